@@ -1,0 +1,12 @@
+/* Subcommands of the `paimon` CLI. Each returns the process exit code and
+ * prints errors to stderr as one line. argv[0] is the subcommand name. */
+#ifndef PM_CLI_CLI_H
+#define PM_CLI_CLI_H
+
+int cli_parquet_main(int argc, char **argv); /* paimon parquet schema|meta|cat|scan|convert */
+int cli_orc_main(int argc, char **argv);     /* paimon orc schema|meta|cat|scan|convert */
+int cli_avro_main(int argc, char **argv);    /* paimon avro schema|cat */
+/* paimon [-w WAREHOUSE] db|table ... ; warehouse may be NULL (then PAIMON_WAREHOUSE). */
+int cli_table_main(const char *warehouse, int argc, char **argv);
+
+#endif
