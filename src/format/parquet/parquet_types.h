@@ -1,0 +1,92 @@
+/* Parquet enum values as numbered in the parquet-format Thrift definition. */
+#ifndef PM_PARQUET_TYPES_H
+#define PM_PARQUET_TYPES_H
+
+enum pm_pq_type {
+  PM_PQ_BOOLEAN = 0,
+  PM_PQ_INT32 = 1,
+  PM_PQ_INT64 = 2,
+  PM_PQ_INT96 = 3,
+  PM_PQ_FLOAT = 4,
+  PM_PQ_DOUBLE = 5,
+  PM_PQ_BYTE_ARRAY = 6,
+  PM_PQ_FIXED_LEN_BYTE_ARRAY = 7
+};
+
+enum pm_pq_converted_type {
+  PM_PQ_CT_UTF8 = 0,
+  PM_PQ_CT_MAP = 1,
+  PM_PQ_CT_MAP_KEY_VALUE = 2,
+  PM_PQ_CT_LIST = 3,
+  PM_PQ_CT_ENUM = 4,
+  PM_PQ_CT_DECIMAL = 5,
+  PM_PQ_CT_DATE = 6,
+  PM_PQ_CT_TIME_MILLIS = 7,
+  PM_PQ_CT_TIME_MICROS = 8,
+  PM_PQ_CT_TIMESTAMP_MILLIS = 9,
+  PM_PQ_CT_TIMESTAMP_MICROS = 10,
+  PM_PQ_CT_UINT_8 = 11,
+  PM_PQ_CT_UINT_16 = 12,
+  PM_PQ_CT_UINT_32 = 13,
+  PM_PQ_CT_UINT_64 = 14,
+  PM_PQ_CT_INT_8 = 15,
+  PM_PQ_CT_INT_16 = 16,
+  PM_PQ_CT_INT_32 = 17,
+  PM_PQ_CT_INT_64 = 18,
+  PM_PQ_CT_JSON = 19,
+  PM_PQ_CT_BSON = 20,
+  PM_PQ_CT_INTERVAL = 21
+};
+
+enum pm_pq_repetition { PM_PQ_REQUIRED = 0, PM_PQ_OPTIONAL = 1, PM_PQ_REPEATED = 2 };
+
+enum pm_pq_encoding {
+  PM_PQ_ENC_PLAIN = 0,
+  PM_PQ_ENC_PLAIN_DICTIONARY = 2,
+  PM_PQ_ENC_RLE = 3,
+  PM_PQ_ENC_BIT_PACKED = 4,
+  PM_PQ_ENC_DELTA_BINARY_PACKED = 5,
+  PM_PQ_ENC_DELTA_LENGTH_BYTE_ARRAY = 6,
+  PM_PQ_ENC_DELTA_BYTE_ARRAY = 7,
+  PM_PQ_ENC_RLE_DICTIONARY = 8,
+  PM_PQ_ENC_BYTE_STREAM_SPLIT = 9
+};
+
+enum pm_pq_codec {
+  PM_PQ_CODEC_UNCOMPRESSED = 0,
+  PM_PQ_CODEC_SNAPPY = 1,
+  PM_PQ_CODEC_GZIP = 2,
+  PM_PQ_CODEC_LZO = 3,
+  PM_PQ_CODEC_BROTLI = 4,
+  PM_PQ_CODEC_LZ4 = 5,
+  PM_PQ_CODEC_ZSTD = 6,
+  PM_PQ_CODEC_LZ4_RAW = 7
+};
+
+enum pm_pq_page_type {
+  PM_PQ_PAGE_DATA = 0,
+  PM_PQ_PAGE_INDEX = 1,
+  PM_PQ_PAGE_DICTIONARY = 2,
+  PM_PQ_PAGE_DATA_V2 = 3
+};
+
+/* LogicalType union field ids. */
+enum pm_pq_logical_kind {
+  PM_PQ_LT_NONE = 0,
+  PM_PQ_LT_STRING = 1,
+  PM_PQ_LT_MAP = 2,
+  PM_PQ_LT_LIST = 3,
+  PM_PQ_LT_ENUM = 4,
+  PM_PQ_LT_DECIMAL = 5,
+  PM_PQ_LT_DATE = 6,
+  PM_PQ_LT_TIME = 7,
+  PM_PQ_LT_TIMESTAMP = 8,
+  PM_PQ_LT_INTEGER = 10,
+  PM_PQ_LT_UNKNOWN = 11,
+  PM_PQ_LT_JSON = 12,
+  PM_PQ_LT_BSON = 13,
+  PM_PQ_LT_UUID = 14,
+  PM_PQ_LT_FLOAT16 = 15
+};
+
+#endif
