@@ -1,0 +1,172 @@
+/*
+ * The internal table handle: where a table lives, which branch is read,
+ * its latest (read) schema, its effective options and the path helpers every
+ * reader needs (bucket directories, data / index file paths, external path
+ * rewrites).
+ *
+ * A pm_table is immutable after pm_table_open except for the schema cache,
+ * which is guarded by a mutex, so one handle may be shared by several reader
+ * threads. Ownership: pm_table_open returns a handle the caller frees with
+ * pm_table_free; every pointer inside it is owned by the handle.
+ */
+#ifndef PM_TABLE_TABLE_H
+#define PM_TABLE_TABLE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/error.h"
+
+struct pm_schema; /* src/meta/schema.h: one parsed schema/schema-<id> file */
+
+/* Ordered string key/value list (table options, dynamic options, catalog options). */
+typedef struct pm_kv {
+  char *key;
+  char *value;
+} pm_kv;
+
+typedef struct pm_options {
+  pm_kv *items; /* owned, keys unique */
+  size_t count;
+} pm_options;
+
+/* Value of key or NULL. */
+const char *pm_options_get(const pm_options *o, const char *key);
+/* Inserts or replaces (strings copied). */
+int pm_options_set(pm_options *o, const char *key, const char *value, pm_error *err);
+int pm_options_copy(const pm_options *src, pm_options *dst, pm_error *err);
+void pm_options_free(pm_options *o); /* leaves o empty */
+/* Parses a boolean option ("true"/"false", case-insensitive); absent -> dflt. */
+int pm_options_bool(const pm_options *o, const char *key, int dflt);
+/* Parses an integer option; absent -> dflt. Malformed -> PAIMON_ERR_INVALID_ARGUMENT. */
+int pm_options_int64(const pm_options *o, const char *key, int64_t dflt, int64_t *out, pm_error *err);
+/* Parses a memory size ("128 mb", "4MB", "1024", "2 gb") into bytes; absent -> dflt. */
+int pm_options_bytes(const pm_options *o, const char *key, int64_t dflt, int64_t *out, pm_error *err);
+
+typedef enum pm_bucket_mode {
+  PM_BUCKET_FIXED,    /* bucket > 0: hash(bucket key) % bucket */
+  PM_BUCKET_DYNAMIC,  /* PK table, bucket = -1 (HASH index) */
+  PM_BUCKET_UNAWARE,  /* append table, bucket = -1: everything in bucket-0 */
+  PM_BUCKET_POSTPONE  /* bucket = -2: bucket-postpone/ */
+} pm_bucket_mode;
+
+typedef enum pm_merge_engine {
+  PM_MERGE_DEDUPLICATE,
+  PM_MERGE_PARTIAL_UPDATE,
+  PM_MERGE_AGGREGATION,
+  PM_MERGE_FIRST_ROW
+} pm_merge_engine;
+
+/* One "FROM=TO" path prefix rewrite (catalog option `path-rewrite`, several
+ * separated by ';'): a stored path starting with FROM is opened as TO + rest.
+ * Used for tables whose manifests record external paths of another machine. */
+typedef struct pm_path_rewrite {
+  char *from;
+  char *to;
+} pm_path_rewrite;
+
+typedef struct pm_table {
+  char *warehouse; /* catalog root, NULL when opened by path */
+  char *database;  /* "default" when opened by path and not derivable */
+  char *name;      /* table name without branch suffix */
+  char *root;      /* table root directory: manifests, index/, data dirs */
+  char *branch;    /* "main" or the branch name */
+  char *meta_root; /* root, or <root>/branch/branch-<b>: schema/, snapshot/, tag/ */
+
+  struct pm_schema *schema; /* latest schema of the branch = read schema (owned) */
+  int64_t schema_id;
+
+  /* Effective options: latest schema options overlaid with dynamic options. */
+  pm_options options;
+  /* Options given at open time that are not table options (catalog + dynamic). */
+  pm_options dynamic_options;
+
+  char **partition_keys; /* declared order */
+  size_t n_partition_keys;
+  char **primary_keys; /* declared order (may include partition keys) */
+  size_t n_primary_keys;
+  char **trimmed_primary_keys; /* primary keys minus partition keys */
+  size_t n_trimmed_primary_keys;
+  char **bucket_keys; /* `bucket-key` or trimmed primary keys */
+  size_t n_bucket_keys;
+
+  int32_t bucket; /* `bucket` option (default -1) */
+  pm_bucket_mode bucket_mode;
+  pm_merge_engine merge_engine;
+  int deletion_vectors;        /* deletion-vectors.enabled */
+  int dv_merge_on_read;        /* deletion-vectors.merge-on-read */
+  int index_in_data_dir;       /* index-file-in-data-file-dir */
+  int data_evolution;          /* data-evolution.enabled */
+  int row_tracking;            /* row-tracking.enabled */
+  int partition_legacy_name;   /* partition.legacy-name (default true) */
+  char *partition_default_name; /* partition.default-name */
+  char *data_path_directory;    /* data-file.path-directory or NULL */
+  char *changelog_producer;     /* changelog-producer (default "none") */
+
+  pm_path_rewrite *rewrites;
+  size_t n_rewrites;
+
+  /* Schema cache by id (guarded by schema_lock). */
+  pthread_mutex_t schema_lock;
+  struct pm_schema **schema_cache;
+  int64_t *schema_cache_ids;
+  size_t n_schema_cache;
+} pm_table;
+
+/*
+ * Opens the table at `root` (a directory holding schema/), reading branch
+ * `branch` (NULL or "main" = main). `dynamic` options override table options
+ * (time travel, scan.*, split sizes...); `catalog` options may hold
+ * `path-rewrite`. Either may be NULL. A table with no schema file is
+ * PAIMON_ERR_NOT_FOUND naming the schema directory. If the table option
+ * `scan.fallback-branch` is set, that is recorded in options only: scan.c
+ * resolves it. database/name may be NULL (derived from the path).
+ */
+int pm_table_open_path(const char *root, const char *database, const char *name, const char *branch,
+                       const pm_options *dynamic, const pm_options *catalog, pm_table **out, pm_error *err);
+/* Same table, another branch / extra dynamic options (overlaid on t's dynamic options). */
+int pm_table_reopen(const pm_table *t, const char *branch, const pm_options *extra_dynamic, pm_table **out,
+                    pm_error *err);
+void pm_table_free(pm_table *t); /* NULL ok */
+
+/* Effective option value or NULL. */
+static inline const char *pm_table_option(const pm_table *t, const char *key) {
+  return pm_options_get(&t->options, key);
+}
+/* 1 for primary-key tables. */
+static inline int pm_table_has_pk(const pm_table *t) { return t->n_primary_keys > 0; }
+
+/* Schema with the given id (cached; owned by t, valid until pm_table_free).
+ * Missing file = PAIMON_ERR_NOT_FOUND naming it. Thread-safe. */
+int pm_table_schema(pm_table *t, int64_t schema_id, const struct pm_schema **out, pm_error *err);
+
+/* Path of <meta_root>/<sub> (e.g. "snapshot/snapshot-3"). Caller frees. */
+char *pm_table_meta_path(const pm_table *t, const char *sub);
+/* Path of <root>/<sub> (e.g. "manifest/manifest-x"). Caller frees. */
+char *pm_table_root_path(const pm_table *t, const char *sub);
+
+/* Turns a path string stored in metadata (external paths, "FILE:/x", "file:///x")
+ * into a local path: applies the first matching rewrite, then strips a
+ * `file:` scheme (any case). *out is malloc'd. */
+int pm_table_resolve_path(const pm_table *t, const char *stored, char **out, pm_error *err);
+
+/* Bucket directory of (partition dir, bucket): <root>[/<data-file.path-directory>][/<partition_dir>]/bucket-<b>
+ * (bucket-postpone for -2). partition_dir is "k=v/k2=v2" (escaped) or "" / NULL
+ * for unpartitioned tables. *out is malloc'd. */
+int pm_table_bucket_path(const pm_table *t, const char *partition_dir, int32_t bucket, char **out, pm_error *err);
+
+/* Local path of a data file: the resolved external path if non-NULL, else bucket_path/file_name. */
+int pm_table_data_file_path(const pm_table *t, const char *bucket_path, const char *file_name,
+                            const char *external_path, char **out, pm_error *err);
+
+/* Local path of an index file (deletion vectors, HASH): the resolved external
+ * path if non-NULL; else bucket_path/name when index-file-in-data-file-dir;
+ * else <root>/index/<name>. */
+int pm_table_index_file_path(const pm_table *t, const char *bucket_path, const char *file_name,
+                             const char *external_path, char **out, pm_error *err);
+
+/* Escapes one partition key or value the way Java names directories (FORMAT §1.2). */
+int pm_partition_escape(const char *s, char **out, pm_error *err);
+
+#endif
