@@ -16,33 +16,10 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "meta/schema.h"
 #include "util/error.h"
 
-struct pm_schema; /* src/meta/schema.h: one parsed schema/schema-<id> file */
-
-/* Ordered string key/value list (table options, dynamic options, catalog options). */
-typedef struct pm_kv {
-  char *key;
-  char *value;
-} pm_kv;
-
-typedef struct pm_options {
-  pm_kv *items; /* owned, keys unique */
-  size_t count;
-} pm_options;
-
-/* Value of key or NULL. */
-const char *pm_options_get(const pm_options *o, const char *key);
-/* Inserts or replaces (strings copied). */
-int pm_options_set(pm_options *o, const char *key, const char *value, pm_error *err);
-int pm_options_copy(const pm_options *src, pm_options *dst, pm_error *err);
-void pm_options_free(pm_options *o); /* leaves o empty */
-/* Parses a boolean option ("true"/"false", case-insensitive); absent -> dflt. */
-int pm_options_bool(const pm_options *o, const char *key, int dflt);
-/* Parses an integer option; absent -> dflt. Malformed -> PAIMON_ERR_INVALID_ARGUMENT. */
-int pm_options_int64(const pm_options *o, const char *key, int64_t dflt, int64_t *out, pm_error *err);
-/* Parses a memory size ("128 mb", "4MB", "1024", "2 gb") into bytes; absent -> dflt. */
-int pm_options_bytes(const pm_options *o, const char *key, int64_t dflt, int64_t *out, pm_error *err);
+/* Options are the ordered string map of meta/schema.h (pm_options_get/set/...). */
 
 typedef enum pm_bucket_mode {
   PM_BUCKET_FIXED,    /* bucket > 0: hash(bucket key) % bucket */
@@ -74,7 +51,7 @@ typedef struct pm_table {
   char *branch;    /* "main" or the branch name */
   char *meta_root; /* root, or <root>/branch/branch-<b>: schema/, snapshot/, tag/ */
 
-  struct pm_schema *schema; /* latest schema of the branch = read schema (owned) */
+  pm_table_schema *schema; /* latest schema of the branch = read schema (owned) */
   int64_t schema_id;
 
   /* Effective options: latest schema options overlaid with dynamic options. */
@@ -109,7 +86,7 @@ typedef struct pm_table {
 
   /* Schema cache by id (guarded by schema_lock). */
   pthread_mutex_t schema_lock;
-  struct pm_schema **schema_cache;
+  pm_table_schema **schema_cache;
   int64_t *schema_cache_ids;
   size_t n_schema_cache;
 } pm_table;
@@ -139,7 +116,7 @@ static inline int pm_table_has_pk(const pm_table *t) { return t->n_primary_keys 
 
 /* Schema with the given id (cached; owned by t, valid until pm_table_free).
  * Missing file = PAIMON_ERR_NOT_FOUND naming it. Thread-safe. */
-int pm_table_schema(pm_table *t, int64_t schema_id, const struct pm_schema **out, pm_error *err);
+int pm_table_schema_by_id(pm_table *t, int64_t schema_id, const pm_table_schema **out, pm_error *err);
 
 /* Path of <meta_root>/<sub> (e.g. "snapshot/snapshot-3"). Caller frees. */
 char *pm_table_meta_path(const pm_table *t, const char *sub);
