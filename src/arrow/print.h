@@ -1,0 +1,92 @@
+/*
+ * Row-wise printing of Arrow record batches (a struct array whose children
+ * are the columns) as JSON lines, CSV or an aligned text table.
+ *
+ * Values use the encoding of the fixtures README ("Value encoding"):
+ *   BOOLEAN true/false; integers (signed and unsigned) as numbers;
+ *   FLOAT/DOUBLE as the shortest number that round-trips (float32 judged as
+ *   float32, so 0.1f prints 0.1); NaN/Infinity/-Infinity as JSON strings;
+ *   DECIMAL as a string with exactly `scale` fraction digits; strings as JSON
+ *   strings (invalid UTF-8 bytes become U+FFFD); binary as base64;
+ *   DATE "YYYY-MM-DD"; TIME "HH:MM:SS[.f]"; TIMESTAMP "YYYY-MM-DDTHH:MM:SS[.f]"
+ *   with as many fraction digits as the unit (s:0 ms:3 us:6 ns:9) unless
+ *   overridden per column, plus "Z" when the type has a time zone;
+ *   lists as arrays, maps as arrays of [key, value] pairs, structs as objects;
+ *   null as null.
+ * JSONL: one object per row keyed by the top-level column names.
+ * CSV: RFC 4180; header line of column names; null is an empty field, an
+ *   empty string is "" (quoted); strings/temporals/decimals as plain text,
+ *   nested values as their JSON text.
+ * Table: header, separator, aligned cells; cells longer than max width are
+ *   truncated with "...". Column widths are fixed by the first batch printed.
+ *
+ * Sliced arrays (offset != 0, at any level) are honoured.
+ */
+#ifndef PM_ARROW_PRINT_H
+#define PM_ARROW_PRINT_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "arrow/type.h"
+#include "paimon/arrow_c.h"
+#include "util/buf.h"
+#include "util/error.h"
+
+typedef enum pm_print_format { PM_PRINT_JSONL = 0, PM_PRINT_CSV = 1, PM_PRINT_TABLE = 2 } pm_print_format;
+
+#define PM_PRINT_DIGITS_DEFAULT (-1)
+
+typedef struct pm_print_options {
+  pm_print_format format;
+  /* Optional: fraction digits for TIME/TIMESTAMP values of top-level column i
+   * (applies to temporal values nested inside that column too). A negative
+   * entry, an index >= n_fraction_digits or a NULL array means "from the
+   * unit". E.g. Paimon TIMESTAMP(0) stored as "tsm:" needs 0. Extra digits
+   * beyond the unit are zero-padded; fewer digits truncate toward -infinity. */
+  const int *fraction_digits;
+  int n_fraction_digits;
+  int no_header;      /* CSV/table: do not print the header line */
+  int max_cell_width; /* table: truncate longer cells (code points); 0 = 40 */
+} pm_print_options;
+
+typedef struct pm_printer pm_printer;
+
+/* Creates a printer for batches of `schema` (must be a struct "+s"). The
+ * schema is parsed and copied; the options arrays are copied too. *out is
+ * owned by the caller: pm_printer_free. opts may be NULL (JSONL defaults). */
+int pm_printer_new(const struct ArrowSchema *schema, const pm_print_options *opts, pm_printer **out, pm_error *err);
+void pm_printer_free(pm_printer *p);
+
+/* Appends the text of every row of batch to out (header first for the first
+ * CSV/table batch). The batch must match the schema; it is read, not
+ * released. Trusts the batch layout: validate untrusted input first with
+ * pm_arrow_validate. */
+int pm_printer_write(pm_printer *p, const struct ArrowArray *batch, pm_buf *out, pm_error *err);
+/* Same, writing to a FILE* (buffered internally, flushed in large chunks). */
+int pm_printer_print(pm_printer *p, const struct ArrowArray *batch, FILE *f, pm_error *err);
+/* For CSV/table with zero batches: emits the header if nothing was printed yet. */
+int pm_printer_finish(pm_printer *p, pm_buf *out, pm_error *err);
+int pm_printer_finish_file(pm_printer *p, FILE *f, pm_error *err);
+
+/* One-shot helpers. */
+int pm_print_batch(const struct ArrowSchema *schema, const struct ArrowArray *batch, const pm_print_options *opts,
+                   FILE *f, pm_error *err);
+int pm_print_batch_to_buf(const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                          const pm_print_options *opts, pm_buf *out, pm_error *err);
+
+/* Appends the JSON encoding of value `row` (logical index, honours offsets)
+ * of array `a` typed `t` to out. fraction_digits < 0 = from the unit. */
+int pm_json_append_value(const pm_type *t, const struct ArrowArray *a, int64_t row, int fraction_digits, pm_buf *out,
+                         pm_error *err);
+
+/* Low-level formatters (no NUL terminator added; return bytes written).
+ * Buffers must hold at least 48 bytes (decimal: 48, timestamp: 48). */
+int pm_format_double(double v, char *buf);
+int pm_format_float(float v, char *buf);
+int pm_format_decimal128(const uint8_t bytes16[16], int32_t scale, char *buf);
+int pm_format_date(int64_t days, char *buf);
+int pm_format_time(int64_t value, pm_time_unit unit, int fraction_digits, char *buf);
+int pm_format_timestamp(int64_t value, pm_time_unit unit, int fraction_digits, int zoned, char *buf);
+
+#endif
