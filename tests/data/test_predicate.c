@@ -1,0 +1,203 @@
+/* Predicates: literal typing, parser, row truth, Java stats rules, Arrow batch bitmaps. */
+#include <math.h>
+
+#include "arrow/arrow.h"
+#include "data/predicate.h"
+#include "harness.h"
+
+static pm_data_type T_INT = {.root = PM_DT_INT, .nullable = 1};
+static pm_data_type T_STR = {.root = PM_DT_VARCHAR, .nullable = 1, .length = PM_DT_MAX_LENGTH};
+static pm_data_type T_DBL = {.root = PM_DT_DOUBLE, .nullable = 1};
+static pm_data_type T_DEC = {.root = PM_DT_DECIMAL, .nullable = 1, .precision = 10, .scale = 2};
+static pm_data_type T_DATE = {.root = PM_DT_DATE, .nullable = 1};
+static pm_data_type T_TS = {.root = PM_DT_TIMESTAMP, .nullable = 1, .precision = 3};
+
+static pm_pred_column COLS[] = {
+    {"id", 0, 0, &T_INT}, {"name", 1, 1, &T_STR}, {"score", 2, 2, &T_DBL},
+    {"amt", 3, 3, &T_DEC}, {"d", 4, 4, &T_DATE},  {"ts", 5, 5, &T_TS},
+};
+#define NCOLS (sizeof COLS / sizeof COLS[0])
+
+static pm_value vint(int64_t x) { pm_value v = {.kind = PM_V_INT}; v.u.i64 = x; return v; }
+static pm_value vdbl(double x) { pm_value v = {.kind = PM_V_DOUBLE}; v.u.f64 = x; return v; }
+static pm_value vstr(const char *s) {
+  pm_value v = {.kind = PM_V_STRING};
+  v.u.bytes.data = (const uint8_t *)s;
+  v.u.bytes.len = strlen(s);
+  return v;
+}
+static pm_value vnull(void) { pm_value v = {.kind = PM_V_NULL}; return v; }
+
+static int eval_text(const char *text, const pm_value *row) {
+  pm_error err = {0};
+  pm_predicate *p = NULL;
+  int rc = pm_pred_parse(text, COLS, NCOLS, 0, &p, &err);
+  if (rc) {
+    fprintf(stderr, "parse '%s': %s\n", text, err.message);
+    return -1;
+  }
+  int r = pm_pred_eval_values(p, row, NCOLS);
+  pm_pred_free(p);
+  return r;
+}
+
+static void test_parse_and_rows(void) {
+  pm_value row[NCOLS] = {vint(7), vstr("alice"), vdbl(NAN), vnull(), vint(19723), vnull()};
+  CHECK_EQ_INT(eval_text("id > 5 and name like 'a%'", row), 1);
+  CHECK_EQ_INT(eval_text("id > 7 or name = 'bob'", row), 0);
+  CHECK_EQ_INT(eval_text("ID in (1, 7, 9)", row), 1);
+  CHECK_EQ_INT(eval_text("id not in (1, null)", row), 0); /* notIn with a null literal is false */
+  CHECK_EQ_INT(eval_text("amt is null and ts is null", row), 1);
+  CHECK_EQ_INT(eval_text("not (id = 7)", row), 0);
+  CHECK_EQ_INT(eval_text("name like '_lic_'", row), 1);
+  CHECK_EQ_INT(eval_text("name like 'a\\%'", row), 0);
+  CHECK_EQ_INT(eval_text("score > 1e300", row), 1); /* Java order: NaN is greatest */
+  CHECK_EQ_INT(eval_text("d = '2024-01-01'", row), 1); /* 19723 days */
+  CHECK_EQ_INT(eval_text("id between 1 and 7", row), 1);
+  CHECK_EQ_INT(eval_text("amt > 1.5", row), 0); /* null never matches */
+
+  pm_error err = {0};
+  pm_predicate *p = NULL;
+  CHECK(pm_pred_parse("id > 'abc'", COLS, NCOLS, 1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "'id'") != NULL);
+  CHECK(pm_pred_parse("id > 3000000000", COLS, NCOLS, 1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(pm_pred_parse("nope = 1", COLS, NCOLS, 1, &p, &err) == PAIMON_ERR_NOT_FOUND);
+  CHECK(pm_pred_parse("ID = 1", COLS, NCOLS, 1, &p, &err) == PAIMON_ERR_NOT_FOUND); /* case-sensitive */
+  CHECK(pm_pred_parse("id = 1 and", COLS, NCOLS, 1, &p, &err) != 0);
+  CHECK(p == NULL);
+
+  CHECK_OK(pm_pred_parse("amt = 12.5 and name <> 'x''y'", COLS, NCOLS, 1, &p, &err), &err);
+  pm_buf b;
+  pm_buf_init(&b);
+  CHECK_OK(pm_pred_to_string(p, &b, &err), &err);
+  pm_buf_push_u8(&b, 0);
+  CHECK_EQ_STR((const char *)b.data, "(amt = 12.50 AND name <> 'x''y')");
+  pm_buf_free(&b);
+  /* remap / extract: keep only conjuncts on field 1 (name), moved to index 0 */
+  int32_t map[NCOLS] = {-1, 0, -1, -1, -1, -1};
+  pm_predicate *ex = NULL;
+  CHECK_OK(pm_pred_extract(p, map, NCOLS, &ex, &err), &err);
+  CHECK(ex && ex->op == PM_PRED_NOT_EQUAL && ex->field_index == 0);
+  pm_pred_free(ex);
+  pm_predicate *neg = NULL;
+  CHECK_OK(pm_pred_negate(p, &neg, &err), &err);
+  CHECK(neg && neg->op == PM_PRED_OR && neg->children[0]->op == PM_PRED_NOT_EQUAL);
+  pm_pred_free(neg);
+  pm_pred_free(p);
+}
+
+static int stats_test(const char *text, int64_t rows, pm_value mn, pm_value mx, int64_t nulls) {
+  pm_error err = {0};
+  pm_predicate *p = NULL;
+  if (pm_pred_parse(text, COLS, NCOLS, 1, &p, &err)) {
+    fprintf(stderr, "%s\n", err.message);
+    return -1;
+  }
+  pm_col_stats st = {mn, mx, nulls};
+  const pm_col_stats *cols[NCOLS] = {&st, &st, &st, &st, &st, &st};
+  int r = pm_pred_test_stats(p, rows, cols, NCOLS);
+  pm_pred_free(p);
+  return r;
+}
+
+static void test_stats(void) {
+  CHECK_EQ_INT(stats_test("id = 5", 10, vint(1), vint(4), 0), 0);
+  CHECK_EQ_INT(stats_test("id = 4", 10, vint(1), vint(4), 0), 1);
+  CHECK_EQ_INT(stats_test("id < 1", 10, vint(1), vint(4), 0), 0);
+  CHECK_EQ_INT(stats_test("id <= 1", 10, vint(1), vint(4), 0), 1);
+  CHECK_EQ_INT(stats_test("id > 4", 10, vint(1), vint(4), 0), 0);
+  CHECK_EQ_INT(stats_test("id <> 3", 10, vint(3), vint(3), 0), 0);
+  CHECK_EQ_INT(stats_test("id in (0, 9)", 10, vint(1), vint(4), 0), 0);
+  CHECK_EQ_INT(stats_test("id in (0, 2)", 10, vint(1), vint(4), 0), 1);
+  CHECK_EQ_INT(stats_test("id is null", 10, vint(1), vint(4), 0), 0);
+  CHECK_EQ_INT(stats_test("id is not null", 10, vnull(), vnull(), 10), 0);
+  CHECK_EQ_INT(stats_test("id = 1", 10, vnull(), vnull(), 10), 0);   /* all null */
+  CHECK_EQ_INT(stats_test("id = 99", 10, vnull(), vnull(), -1), 1);  /* unknown stats never prune */
+  CHECK_EQ_INT(stats_test("id = 99", 10, vnull(), vint(4), 3), 1);   /* min unknown */
+  CHECK_EQ_INT(stats_test("name like 'zz%'", 10, vstr("a"), vstr("b"), 0), 1);
+  CHECK_EQ_INT(stats_test("score > 5", 10, vdbl(1), vdbl(NAN), 0), 1); /* NaN max keeps the file */
+  /* absent column: all null */
+  pm_error err = {0};
+  pm_predicate *p = NULL;
+  CHECK_OK(pm_pred_parse("id > 3", COLS, NCOLS, 1, &p, &err), &err);
+  const pm_col_stats *none[NCOLS] = {0};
+  CHECK_EQ_INT(pm_pred_test_stats(p, 5, none, NCOLS), 0);
+  pm_pred_free(p);
+  CHECK_OK(pm_pred_parse("id is null", COLS, NCOLS, 1, &p, &err), &err);
+  CHECK_EQ_INT(pm_pred_test_stats(p, 5, none, NCOLS), 1);
+  pm_pred_free(p);
+}
+
+/* A 2-column struct batch: id int32 [1, null, 3, 4], name utf8 ["ab", "b", "ac", null]. */
+static void make_batch(struct ArrowSchema *s, struct ArrowArray *a, pm_error *err) {
+  pm_schema_init(s, "+s", "", 0, 2, err);
+  pm_schema_init(s->children[0], "i", "id", ARROW_FLAG_NULLABLE, 0, err);
+  pm_schema_init(s->children[1], "u", "name", ARROW_FLAG_NULLABLE, 0, err);
+  pm_array_init(a, 4, 1, 2, err);
+  struct ArrowArray *c0 = a->children[0], *c1 = a->children[1];
+  pm_array_init(c0, 4, 2, 0, err);
+  uint8_t *v0 = pm_aligned_alloc(8);
+  v0[0] = 0x0d; /* rows 0, 2, 3 valid */
+  int32_t *d0 = pm_aligned_alloc(16);
+  d0[0] = 1, d0[1] = 0, d0[2] = 3, d0[3] = 4;
+  pm_array_set_buffer(c0, 0, v0);
+  pm_array_set_buffer(c0, 1, d0);
+  c0->null_count = 1;
+  pm_array_init(c1, 4, 3, 0, err);
+  uint8_t *v1 = pm_aligned_alloc(8);
+  v1[0] = 0x07;
+  int32_t *o1 = pm_aligned_alloc(20);
+  o1[0] = 0, o1[1] = 2, o1[2] = 3, o1[3] = 5, o1[4] = 5;
+  char *b1 = pm_aligned_alloc(8);
+  memcpy(b1, "abbac", 5);
+  pm_array_set_buffer(c1, 0, v1);
+  pm_array_set_buffer(c1, 1, o1);
+  pm_array_set_buffer(c1, 2, b1);
+  c1->null_count = 1;
+}
+
+static int batch_bits(const char *text) {
+  pm_error err = {0};
+  struct ArrowSchema s;
+  struct ArrowArray a;
+  make_batch(&s, &a, &err);
+  pm_predicate *p = NULL;
+  int r = -1;
+  if (pm_pred_parse(text, COLS, NCOLS, 1, &p, &err) == 0) {
+    uint8_t bits[1] = {0};
+    if (pm_pred_eval_batch_by_name(p, &s, &a, 1, bits, &err) == 0) r = bits[0];
+    else fprintf(stderr, "%s\n", err.message);
+  }
+  pm_pred_free(p);
+  pm_array_release(&a);
+  pm_schema_release(&s);
+  return r;
+}
+
+static void test_batch(void) {
+  CHECK_EQ_INT(batch_bits("id > 1"), 0x0c);
+  CHECK_EQ_INT(batch_bits("id is null"), 0x02);
+  CHECK_EQ_INT(batch_bits("name like 'a%'"), 0x05);
+  CHECK_EQ_INT(batch_bits("name like 'a%' or id = 4"), 0x0d);
+  CHECK_EQ_INT(batch_bits("name starts with 'a'") , -1); /* not in the grammar */
+  CHECK_EQ_INT(batch_bits("score is null"), 0x0f);       /* column missing from the batch: all null */
+  CHECK_EQ_INT(batch_bits("id not in (3)"), 0x09);
+}
+
+static void test_like(void) {
+  const char *s = "h\xc3\xa9llo\nworld";
+  CHECK_EQ_INT(pm_like_match((const uint8_t *)s, strlen(s), (const uint8_t *)"h_llo%", 6), 1);
+  CHECK_EQ_INT(pm_like_match((const uint8_t *)s, strlen(s), (const uint8_t *)"%world", 6), 1);
+  CHECK_EQ_INT(pm_like_match((const uint8_t *)"a%b", 3, (const uint8_t *)"a\\%b", 4), 1);
+  CHECK_EQ_INT(pm_like_match((const uint8_t *)"axb", 3, (const uint8_t *)"a\\%b", 4), 0);
+  CHECK_EQ_INT(pm_like_match((const uint8_t *)"abc", 3, (const uint8_t *)"a\\q", 3), -1);
+  CHECK_EQ_INT(pm_like_match((const uint8_t *)"aXbXc", 5, (const uint8_t *)"%b%c", 4), 1);
+}
+
+int main(void) {
+  RUN_TEST(test_parse_and_rows);
+  RUN_TEST(test_stats);
+  RUN_TEST(test_batch);
+  RUN_TEST(test_like);
+  TEST_MAIN_END();
+}
