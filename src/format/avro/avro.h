@@ -161,6 +161,7 @@ typedef struct pm_avro_bytes {
 
 /* Starts a cursor over a caller-owned byte range (the reader does this for blocks). */
 static inline void pm_avro_cursor_init(pm_avro_cursor *c, const uint8_t *data, size_t len) {
+  if (!data) data = (const uint8_t *)""; /* NULL + 0 is undefined behaviour */
   c->pos = data;
   c->end = data + len;
   c->base = data;
@@ -444,8 +445,9 @@ int pm_avro_reader_cursor_error(const pm_avro_reader *r, const pm_avro_cursor *c
 
 typedef struct pm_avro_value pm_avro_value;
 struct pm_avro_value {
-  const pm_avro_schema *schema; /* writer node of this value (the chosen branch for unions) */
-  int32_t branch;               /* union branch taken when the parent node is a union, else -1 */
+  const pm_avro_schema *schema;   /* writer node of this value (the chosen branch for unions) */
+  const pm_avro_schema *declared; /* node it was decoded with: the union itself for union values */
+  int32_t branch;                 /* union branch taken when declared is a union, else -1 */
   union {
     int boolean;
     int64_t l;                  /* int, long, enum index */
