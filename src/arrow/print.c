@@ -1,5 +1,6 @@
 #include "arrow/print.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,8 @@ int pm_format_double(double v, char *buf) {
   if (!isfinite(v)) return fmt_nonfinite(v, buf);
   /* Any decimal of <= 15 significant digits survives a double round trip,
    * so %.15g is the shortest whenever it round-trips; else try 16, then 17. */
-  for (int prec = 15; prec <= 17; prec++) {
+  /* Subnormals have fewer significant bits: search from 1 digit. */
+  for (int prec = fabs(v) < DBL_MIN ? 1 : 15; prec <= 17; prec++) {
     int n = snprintf(buf, 40, "%.*g", prec, v);
     if (prec == 17 || strtod(buf, NULL) == v) return n;
   }
@@ -54,7 +56,7 @@ int pm_format_double(double v, char *buf) {
 
 int pm_format_float(float v, char *buf) {
   if (!isfinite(v)) return fmt_nonfinite(v, buf);
-  for (int prec = 6; prec <= 9; prec++) {
+  for (int prec = fabsf(v) < FLT_MIN ? 1 : 6; prec <= 9; prec++) {
     int n = snprintf(buf, 40, "%.*g", prec, (double)v);
     if (prec == 9 || strtof(buf, NULL) == v) return n;
   }
