@@ -9,7 +9,7 @@
 
 /* Spec: name ':' format [ '{' spec (';' spec)* '}' ], e.g.
  * "root:+s{a:i;b:+l{item:u};m:+m{entries:+s{key:u;value:d:10,2}}}". All nullable. */
-static const char *tu_parse(const char *p, struct ArrowSchema *s) {
+__attribute__((unused)) static const char *tu_parse(const char *p, struct ArrowSchema *s) {
   char name[64], fmt[64];
   size_t n = 0;
   while (*p && *p != ':') name[n++] = *p++;
@@ -43,9 +43,9 @@ static const char *tu_parse(const char *p, struct ArrowSchema *s) {
   return p;
 }
 
-static void tu_schema(const char *spec, struct ArrowSchema *s) { tu_parse(spec, s); }
+__attribute__((unused)) static void tu_schema(const char *spec, struct ArrowSchema *s) { tu_parse(spec, s); }
 
-static void tu_type(const char *spec, pm_type *t) {
+__attribute__((unused)) static void tu_type(const char *spec, pm_type *t) {
   struct ArrowSchema s;
   pm_error err;
   tu_schema(spec, &s);
@@ -54,7 +54,7 @@ static void tu_type(const char *spec, pm_type *t) {
 }
 
 /* JSON text of rows [0, length) of a as "[v0,v1,...]" into a static buffer. */
-static const char *tu_json(const pm_type *t, const struct ArrowArray *a) {
+__attribute__((unused)) static const char *tu_json(const pm_type *t, const struct ArrowArray *a) {
   static char text[65536];
   pm_buf out;
   pm_error err;
