@@ -226,13 +226,15 @@ static int put_hex(pm_buf *o, const uint8_t *b, size_t n) {
   return pm_buf_push_u8(o, '"');
 }
 
-/* avsc unwraps a union unless two branches fall in the same JavaScript bucket. */
+/* avsc unwraps a union unless two branches fall in the same JavaScript bucket.
+ * avro-dump decodes long with its own exact 64-bit type, which avsc puts in a
+ * bucket of its own, so long never collides with int/float/double there. */
 static int js_bucket(pm_avro_type t) {
   switch (t) {
     case PM_AVRO_NULL: return 0;
     case PM_AVRO_BOOLEAN: return 1;
+    case PM_AVRO_LONG: return 7;
     case PM_AVRO_INT:
-    case PM_AVRO_LONG:
     case PM_AVRO_FLOAT:
     case PM_AVRO_DOUBLE: return 2;
     case PM_AVRO_STRING:
