@@ -85,7 +85,7 @@ int pm_schema_parse(const char *json, size_t len, const char *path, pm_table_sch
 /* Serializes as Java does (Jackson pretty printer, key order of FORMAT.md 2.1), appended to out. */
 int pm_schema_to_json(const pm_table_schema *s, pm_buf *out, pm_error *err);
 void pm_schema_free(pm_table_schema *s); /* NULL ok */
-int pm_schema_copy(const pm_table_schema *src, pm_table_schema **out, pm_error *err);
+int pm_table_schema_copy(const pm_table_schema *src, pm_table_schema **out, pm_error *err);
 
 /* Reads `<meta dir>/schema/schema-<id>`. Missing file ⇒ PAIMON_ERR_NOT_FOUND. */
 int pm_schema_read(const char *table_root, const char *branch, int64_t id, pm_table_schema **out, pm_error *err);
