@@ -1,10 +1,296 @@
+/* paimon orc schema|meta|cat|scan|convert */
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
+#include "arrow/arrow.h"
+#include "arrow/print.h"
 #include "cli/cli.h"
+#include "format/orc/orc_reader.h"
+#include "format/orc/orc_writer.h"
+#include "io/file.h"
+
+static void orc_usage(FILE *f) {
+  fputs("usage: paimon orc schema FILE\n"
+        "       paimon orc meta FILE\n"
+        "       paimon orc cat FILE [--select a,b] [--limit N] [--format jsonl|csv|table]\n"
+        "       paimon orc scan FILE [--select a,b]\n"
+        "       paimon orc convert IN OUT [--codec zstd|zlib|snappy|lz4|none]\n",
+        f);
+}
+
+static int fail(const char *what, const pm_error *err) {
+  fprintf(stderr, "paimon orc %s: %s\n", what, err->message);
+  return 1;
+}
+
+/* Splits "a,b,c" into a malloc'd array of pointers into a malloc'd copy. */
+static char **split_list(const char *s, size_t *n, char **storage) {
+  *storage = strdup(s);
+  if (!*storage) return NULL;
+  size_t cap = 1;
+  for (const char *p = s; *p; p++) cap += *p == ',';
+  char **out = calloc(cap, sizeof *out);
+  if (!out) return NULL;
+  *n = 0;
+  for (char *tok = strtok(*storage, ","); tok; tok = strtok(NULL, ",")) out[(*n)++] = tok;
+  return out;
+}
+
+static void print_indent(int depth) {
+  for (int i = 0; i < depth; i++) fputs("  ", stdout);
+}
+
+static void print_type(const pm_orc_reader *r, uint32_t id, int depth) {
+  const pm_orc_column_info *c = pm_orc_reader_column(r, id);
+  print_indent(depth);
+  printf("%u %s%s%s", id, c->name[0] ? c->name : "", c->name[0] ? ": " : "", pm_orc_kind_name(c->kind));
+  if (c->kind == PM_ORC_DECIMAL) printf("(%u,%u)", c->precision, c->scale);
+  if (c->kind == PM_ORC_CHAR || c->kind == PM_ORC_VARCHAR) printf("(%u)", c->max_length);
+  size_t na = pm_orc_reader_column_attribute_count(r, id);
+  for (size_t i = 0; i < na; i++) {
+    const char *k, *v;
+    pm_orc_reader_column_attribute(r, id, i, &k, &v);
+    printf(" %s=%s", k, v);
+  }
+  putchar('\n');
+  for (uint32_t i = 0; i < c->n_children; i++) print_type(r, c->children[i], depth + 1);
+}
+
+static void print_stats(const pm_orc_column_stats *s) {
+  printf("values=%llu", (unsigned long long)s->num_values);
+  if (s->has_null >= 0) printf(" has_null=%s", s->has_null ? "true" : "false");
+  if (s->null_count >= 0) printf(" nulls=%lld", (long long)s->null_count);
+  if (s->has_int) printf(" min=%lld max=%lld", (long long)s->min_int, (long long)s->max_int);
+  if (s->has_double) printf(" min=%.17g max=%.17g", s->min_double, s->max_double);
+  if (s->has_bytes) printf(" min=\"%.*s\" max=\"%.*s\"", (int)s->min_len, s->min_bytes, (int)s->max_len, s->max_bytes);
+  if (s->has_decimal) printf(" min=%s max=%s", s->min_decimal, s->max_decimal);
+  if (s->has_timestamp)
+    printf(" min_ms=%lld(+%dns) max_ms=%lld(+%dns)", (long long)s->min_ts_millis, (int)s->min_ts_nanos,
+           (long long)s->max_ts_millis, (int)s->max_ts_nanos);
+}
+
+static int cmd_meta(pm_orc_reader *r, pm_error *err) {
+  printf("rows: %llu\n", (unsigned long long)pm_orc_reader_num_rows(r));
+  printf("compression: %s (block size %llu)\n", pm_orc_reader_compression_name(r),
+         (unsigned long long)pm_orc_reader_compression_block_size(r));
+  printf("writer version: %u\n", pm_orc_reader_writer_version(r));
+  printf("software version: %s\n", pm_orc_reader_software_version(r));
+  printf("row index stride: %u\n", pm_orc_reader_row_index_stride(r));
+  size_t nm = pm_orc_reader_user_metadata_count(r);
+  for (size_t i = 0; i < nm; i++) {
+    const char *k;
+    const uint8_t *v;
+    size_t vl;
+    pm_orc_reader_user_metadata(r, i, &k, &v, &vl);
+    printf("metadata: %s (%zu bytes)\n", k, vl);
+  }
+  puts("types:");
+  print_type(r, 0, 1);
+  size_t nc = pm_orc_reader_num_columns(r);
+  puts("file statistics:");
+  for (size_t c = 0; c < nc; c++) {
+    pm_orc_column_stats s;
+    if (pm_orc_reader_file_stats(r, c, &s, err) != 0) continue;
+    printf("  column %zu: ", c);
+    print_stats(&s);
+    putchar('\n');
+  }
+  size_t ns = pm_orc_reader_num_stripes(r);
+  pm_orc_encoding *enc = calloc(nc ? nc : 1, sizeof *enc);
+  uint32_t *dsz = calloc(nc ? nc : 1, sizeof *dsz);
+  if (!enc || !dsz) {
+    free(enc);
+    free(dsz);
+    return PM_NOMEM(err);
+  }
+  for (size_t i = 0; i < ns; i++) {
+    const pm_orc_stripe_info *s = pm_orc_reader_stripe(r, i);
+    printf("stripe %zu: offset=%llu index=%llu data=%llu footer=%llu rows=%llu\n", i, (unsigned long long)s->offset,
+           (unsigned long long)s->index_length, (unsigned long long)s->data_length,
+           (unsigned long long)s->footer_length, (unsigned long long)s->num_rows);
+    if (pm_orc_reader_stripe_encodings(r, i, enc, dsz, err) == 0) {
+      printf("  encodings:");
+      for (size_t c = 0; c < nc; c++) {
+        printf(" %zu:%s", c, pm_orc_encoding_name(enc[c]));
+        if (enc[c] == PM_ORC_ENC_DICTIONARY || enc[c] == PM_ORC_ENC_DICTIONARY_V2) printf("[%u]", dsz[c]);
+      }
+      putchar('\n');
+    } else {
+      free(enc);
+      free(dsz);
+      return err->code;
+    }
+    for (size_t c = 0; c < nc; c++) {
+      pm_orc_column_stats st;
+      if (pm_orc_reader_stripe_stats(r, i, c, &st, err) != 0) break;
+      printf("  column %zu: ", c);
+      print_stats(&st);
+      putchar('\n');
+    }
+  }
+  free(enc);
+  free(dsz);
+  pm_error_clear(err);
+  return 0;
+}
+
+static int parse_codec(const char *s, pm_codec *c) {
+  if (!strcmp(s, "zstd")) *c = PM_CODEC_ZSTD;
+  else if (!strcmp(s, "zlib")) *c = PM_CODEC_DEFLATE;
+  else if (!strcmp(s, "snappy")) *c = PM_CODEC_SNAPPY;
+  else if (!strcmp(s, "lz4")) *c = PM_CODEC_LZ4_RAW;
+  else if (!strcmp(s, "none")) *c = PM_CODEC_NONE;
+  else return -1;
+  return 0;
+}
 
 int cli_orc_main(int argc, char **argv) {
-  (void)argc;
-  (void)argv;
-  fprintf(stderr, "paimon: 'orc' commands are not implemented yet\n");
-  return 2;
+  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+    orc_usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *cmd = argv[1];
+  const char *file = NULL, *out_path = NULL, *select = NULL, *fmt = "jsonl", *codec_name = NULL;
+  long long limit = -1;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--select") && i + 1 < argc) select = argv[++i];
+    else if (!strcmp(argv[i], "--limit") && i + 1 < argc) limit = atoll(argv[++i]);
+    else if (!strcmp(argv[i], "--format") && i + 1 < argc) fmt = argv[++i];
+    else if (!strcmp(argv[i], "--codec") && i + 1 < argc) codec_name = argv[++i];
+    else if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "paimon orc: unknown option %s\n", argv[i]);
+      orc_usage(stderr);
+      return 2;
+    } else if (!file) file = argv[i];
+    else if (!out_path) out_path = argv[i];
+    else {
+      orc_usage(stderr);
+      return 2;
+    }
+  }
+  if (!file || (strcmp(cmd, "schema") && strcmp(cmd, "meta") && strcmp(cmd, "cat") && strcmp(cmd, "scan") &&
+                strcmp(cmd, "convert")) ||
+      (!strcmp(cmd, "convert") && !out_path)) {
+    orc_usage(stderr);
+    return 2;
+  }
+  pm_error err;
+  pm_error_clear(&err);
+  pm_file *f = NULL;
+  pm_orc_reader *r = NULL;
+  char **cols = NULL, *storage = NULL;
+  size_t ncols = 0;
+  int rc = 0, exit_code = 0;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  if ((rc = pm_file_open(file, &f, &err))) {
+    exit_code = fail(cmd, &err);
+    goto done;
+  }
+  pm_orc_read_options o;
+  pm_orc_read_options_init(&o);
+  if (select) {
+    cols = split_list(select, &ncols, &storage);
+    if (!cols) {
+      fprintf(stderr, "paimon orc: out of memory\n");
+      exit_code = 1;
+      goto done;
+    }
+    o.columns = (const char *const *)cols;
+    o.n_columns = ncols;
+  }
+  if ((rc = pm_orc_reader_open(f, &o, &r, &err))) {
+    exit_code = fail(cmd, &err);
+    goto done;
+  }
+  if (!strcmp(cmd, "meta")) {
+    if (cmd_meta(r, &err)) exit_code = fail(cmd, &err);
+    goto done;
+  }
+  struct ArrowSchema schema;
+  if ((rc = pm_orc_reader_schema(r, &schema, &err))) {
+    exit_code = fail(cmd, &err);
+    goto done;
+  }
+  if (!strcmp(cmd, "schema")) {
+    print_type(r, 0, 0);
+    pm_schema_release(&schema);
+    goto done;
+  }
+  if (!strcmp(cmd, "convert")) {
+    pm_orc_writer_options wo;
+    pm_orc_writer_options_init(&wo);
+    if (codec_name && parse_codec(codec_name, &wo.codec)) {
+      fprintf(stderr, "paimon orc convert: unknown codec %s\n", codec_name);
+      pm_schema_release(&schema);
+      exit_code = 2;
+      goto done;
+    }
+    pm_orc_writer *w = NULL;
+    if ((rc = pm_orc_writer_open(out_path, &schema, &wo, &w, &err)) == 0) {
+      for (;;) {
+        struct ArrowArray a;
+        if ((rc = pm_orc_reader_next(r, &a, &err)) || !a.release) break;
+        rc = pm_orc_writer_write(w, &a, &err);
+        a.release(&a);
+        if (rc) break;
+      }
+      if (rc) pm_orc_writer_abort(w);
+      else rc = pm_orc_writer_close(w, &err);
+    }
+    pm_schema_release(&schema);
+    if (rc) exit_code = fail(cmd, &err);
+    goto done;
+  }
+  pm_printer *p = NULL;
+  if (!strcmp(cmd, "cat")) {
+    pm_print_options po;
+    memset(&po, 0, sizeof po);
+    if (!strcmp(fmt, "csv")) po.format = PM_PRINT_CSV;
+    else if (!strcmp(fmt, "table")) po.format = PM_PRINT_TABLE;
+    else if (!strcmp(fmt, "jsonl")) po.format = PM_PRINT_JSONL;
+    else {
+      fprintf(stderr, "paimon orc cat: unknown format %s\n", fmt);
+      pm_schema_release(&schema);
+      exit_code = 2;
+      goto done;
+    }
+    if ((rc = pm_printer_new(&schema, &po, &p, &err))) {
+      pm_schema_release(&schema);
+      exit_code = fail(cmd, &err);
+      goto done;
+    }
+  }
+  long long total = 0;
+  for (;;) {
+    struct ArrowArray a;
+    if ((rc = pm_orc_reader_next(r, &a, &err)) || !a.release) break;
+    if (p) {
+      if (limit >= 0 && total + a.length > limit) a.length = limit - total; /* print only a prefix */
+      rc = pm_printer_print(p, &a, stdout, &err);
+    }
+    total += a.length;
+    a.release(&a);
+    if (rc || (limit >= 0 && total >= limit)) break;
+  }
+  if (rc == 0 && p) rc = pm_printer_finish_file(p, stdout, &err);
+  pm_printer_free(p);
+  pm_schema_release(&schema);
+  if (rc) {
+    exit_code = fail(cmd, &err);
+    goto done;
+  }
+  if (!strcmp(cmd, "scan")) {
+    clock_gettime(CLOCK_MONOTONIC, &t1);
+    double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
+    printf("rows: %lld\nelapsed_ms: %.3f\n", total, ms);
+  }
+done:
+  pm_orc_reader_close(r);
+  pm_file_close(f);
+  free(cols);
+  free(storage);
+  return exit_code;
 }

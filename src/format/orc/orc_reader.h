@@ -19,7 +19,9 @@
  * float "f", double "g", decimal "d:p,s" (decimal128), date "tdD",
  * string/char/varchar "u", binary "z", timestamp "ts?:" with an empty zone,
  * timestamp with local time zone (ORC TIMESTAMP_INSTANT) "ts?:UTC", list "+l",
- * map "+m" (entries struct with "key"/"value"), struct "+s", union "+ud:0,1..".
+ * map "+m" (entries struct with "key"/"value"), struct "+s" (list elements
+ * are named "element"). UNION columns are not supported (PAIMON_ERR_UNSUPPORTED
+ * when selected; Paimon never writes them).
  * The timestamp unit is "n" (nanoseconds) unless the options ask otherwise.
  * A column's Paimon field id (ORC type attribute "paimon.id") is exposed as
  * Arrow field metadata "PARQUET:field_id", the same key the Parquet reader uses.
@@ -218,7 +220,7 @@ typedef struct pm_orc_column_stats {
   double min_double, max_double;
   const uint8_t *min_bytes, *max_bytes; /* borrowed from the reader */
   size_t min_len, max_len;
-  const char *min_decimal, *max_decimal; /* borrowed */
+  char min_decimal[48], max_decimal[48]; /* NUL-terminated decimal strings */
   int64_t min_ts_millis, max_ts_millis;
   int32_t min_ts_nanos, max_ts_nanos; /* extra nanos within the millisecond (0 when absent) */
   uint64_t true_count;                /* BOOLEAN */
