@@ -631,6 +631,197 @@ int pm_builder_append_range(pm_builder *b, const pm_type *src_type, const struct
   return append_range_impl(b, src_type, src, start, n, 0, err);
 }
 
+/* ---------- gather ---------- */
+
+/* Sets validity of the row at builder position pos (rows before pos exist or
+ * are being written in this batch). */
+static int validity_put(pm_builder *b, int64_t pos, int valid) {
+  if (!valid) {
+    if (!b->has_validity) {
+      b->validity.len = 0;
+      if (bits_ensure(&b->validity, pos + 1)) return PAIMON_ERR_NOMEM;
+      pm_bits_set_range(b->validity.data, 0, pos, 1);
+      b->has_validity = 1;
+    } else if (bits_ensure(&b->validity, pos + 1)) {
+      return PAIMON_ERR_NOMEM;
+    }
+    b->null_count++;
+    return 0;
+  }
+  if (b->has_validity) {
+    if (bits_ensure(&b->validity, pos + 1)) return PAIMON_ERR_NOMEM;
+    pm_bit_set(b->validity.data, pos);
+  }
+  return 0;
+}
+
+static int append_take_impl(pm_builder *b, const pm_type *st, const struct ArrowArray *src, const int64_t *idx,
+                            int64_t n, int depth, pm_error *err);
+
+/* Gathers child indices for list-like rows and recurses once. */
+typedef struct idx_vec {
+  int64_t *v;
+  int64_t n, cap;
+} idx_vec;
+
+static int idx_push(idx_vec *iv, int64_t x) {
+  if (iv->n == iv->cap) {
+    int64_t cap = iv->cap ? iv->cap * 2 : 256;
+    int64_t *nv = realloc(iv->v, (size_t)cap * sizeof *nv);
+    if (!nv) return PAIMON_ERR_NOMEM;
+    iv->v = nv;
+    iv->cap = cap;
+  }
+  iv->v[iv->n++] = x;
+  return 0;
+}
+
+static int append_take_impl(pm_builder *b, const pm_type *st, const struct ArrowArray *src, const int64_t *idx,
+                            int64_t n, int depth, pm_error *err) {
+  if (n <= 0) return 0;
+  if (depth > PM_ARROW_MAX_DEPTH) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "builder: nesting too deep");
+  if (st && st->dict) {
+    for (int64_t i = 0; i < n; i++) {
+      if (idx[i] < 0)
+        PM_TRY(append_null_impl(b, err));
+      else
+        PM_TRY(append_from_impl(b, st, src, idx[i], depth, err));
+    }
+    return 0;
+  }
+  if (!src_shape_ok(b, src)) return bad_source(b, "does not match the builder's type layout", 0, err);
+  for (int64_t i = 0; i < n; i++)
+    if (idx[i] >= src->length) return bad_source(b, "take index out of range", idx[i], err);
+  if (b->type->id == PM_T_NULL) {
+    b->length += n;
+    b->null_count += n;
+    return 0;
+  }
+  PM_TRY(pm_builder_reserve(b, n, err));
+  const uint8_t *validity = src->buffers[0];
+  if (src->null_count == 0) validity = NULL;
+  const uint8_t *vals = src->n_buffers > 1 ? src->buffers[1] : NULL;
+  int64_t base = b->length, off = src->offset;
+  /* Validity first (common to all types); nulls_here marks rows to skip. */
+  for (int64_t i = 0; i < n; i++) {
+    int valid = idx[i] >= 0 && (!validity || pm_bit_get(validity, off + idx[i]));
+    if (validity_put(b, base + i, valid)) return PM_NOMEM(err);
+  }
+#define ROW_VALID(i) (idx[i] >= 0 && (!validity || pm_bit_get(validity, off + idx[i])))
+  int rc = 0;
+  switch (b->type->id) {
+    case PM_T_BOOL:
+      if (bits_ensure(&b->values, base + n)) return PM_NOMEM(err);
+      for (int64_t i = 0; i < n; i++)
+        if (idx[i] >= 0 && pm_bit_get(vals, off + idx[i])) pm_bit_set(b->values.data, base + i);
+      break;
+    case PM_T_UTF8:
+    case PM_T_BINARY:
+    case PM_T_LARGE_UTF8:
+    case PM_T_LARGE_BINARY: {
+      int64_t end = last_offset(b);
+      for (int64_t i = 0; i < n; i++) {
+        if (ROW_VALID(i)) {
+          int64_t s, e;
+          if (read_offsets(b, src, off + idx[i], &s, &e)) return bad_source(b, "has decreasing offsets", idx[i], err);
+          if (b->offset_size == 4 && end + (e - s) > INT32_MAX)
+            return pm_errorf(err, PAIMON_ERR_NOMEM, "builder %s: more than 2 GiB in one string array",
+                             b->type->name ? b->type->name : "");
+          if (pm_buf_append(&b->data, (const uint8_t *)src->buffers[2] + s, (size_t)(e - s))) return PM_NOMEM(err);
+          end += e - s;
+        }
+        if (push_offset(b, end)) return PM_NOMEM(err);
+      }
+      break;
+    }
+    case PM_T_LIST:
+    case PM_T_LARGE_LIST:
+    case PM_T_MAP:
+    case PM_T_FIXED_LIST: {
+      idx_vec iv = {0};
+      const struct ArrowArray *child = src->children[0];
+      int64_t end = b->type->id == PM_T_FIXED_LIST ? 0 : last_offset(b);
+      int64_t w = b->type->width;
+      for (int64_t i = 0; i < n && !rc; i++) {
+        int valid = ROW_VALID(i);
+        if (b->type->id == PM_T_FIXED_LIST) {
+          int64_t p = off + idx[i];
+          if (valid && (p + 1) * w > child->length) {
+            rc = bad_source(b, "child is too short", idx[i], err);
+            break;
+          }
+          for (int64_t k = 0; k < w && !rc; k++)
+            if (idx_push(&iv, valid ? p * w + k : -1)) rc = PM_NOMEM(err);
+          continue;
+        }
+        if (valid) {
+          int64_t s, e;
+          if (read_offsets(b, src, off + idx[i], &s, &e) || e > child->length) {
+            rc = bad_source(b, "has offsets out of range", idx[i], err);
+            break;
+          }
+          for (int64_t k = s; k < e && !rc; k++)
+            if (idx_push(&iv, k)) rc = PM_NOMEM(err);
+          end += e - s;
+          if (b->offset_size == 4 && end > INT32_MAX) rc = pm_errorf(err, PAIMON_ERR_NOMEM, "list too long");
+        }
+        if (!rc && push_offset(b, end)) rc = PM_NOMEM(err);
+      }
+      if (!rc)
+        rc = append_take_impl(b->children[0], st ? &st->children[0] : NULL, child, iv.v, iv.n, depth + 1, err);
+      free(iv.v);
+      break;
+    }
+    case PM_T_STRUCT: {
+      int64_t *ci = malloc((size_t)n * sizeof *ci);
+      if (!ci) return PM_NOMEM(err);
+      for (int64_t i = 0; i < n; i++) ci[i] = ROW_VALID(i) ? off + idx[i] : -1;
+      for (int64_t c = 0; c < b->n_children && !rc; c++)
+        rc = append_take_impl(b->children[c], st ? &st->children[c] : NULL, src->children[c], ci, n, depth + 1, err);
+      free(ci);
+      break;
+    }
+    default: {
+      size_t w = (size_t)b->width;
+      if (pm_buf_reserve(&b->values, w * (size_t)n)) return PM_NOMEM(err);
+      uint8_t *dst = b->values.data + b->values.len;
+      switch (w) {
+        case 4:
+          for (int64_t i = 0; i < n; i++) {
+            uint32_t v = 0;
+            if (idx[i] >= 0) memcpy(&v, vals + (off + idx[i]) * 4, 4);
+            memcpy(dst + i * 4, &v, 4);
+          }
+          break;
+        case 8:
+          for (int64_t i = 0; i < n; i++) {
+            uint64_t v = 0;
+            if (idx[i] >= 0) memcpy(&v, vals + (off + idx[i]) * 8, 8);
+            memcpy(dst + i * 8, &v, 8);
+          }
+          break;
+        default:
+          for (int64_t i = 0; i < n; i++) {
+            if (idx[i] >= 0)
+              memcpy(dst + (size_t)i * w, vals + (size_t)(off + idx[i]) * w, w);
+            else
+              memset(dst + (size_t)i * w, 0, w);
+          }
+      }
+      b->values.len += w * (size_t)n;
+    }
+  }
+#undef ROW_VALID
+  if (rc) return rc;
+  b->length += n;
+  return 0;
+}
+
+int pm_builder_append_take(pm_builder *b, const pm_type *src_type, const struct ArrowArray *src,
+                           const int64_t *indices, int64_t n, pm_error *err) {
+  return append_take_impl(b, src_type, src, indices, n, 0, err);
+}
+
 /* ---------- finishing ---------- */
 
 static void *take_buffer(pm_buf *buf) {

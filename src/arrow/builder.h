@@ -79,6 +79,13 @@ int pm_builder_append_from(pm_builder *b, const pm_type *src_type, const struct 
 int pm_builder_append_range(pm_builder *b, const pm_type *src_type, const struct ArrowArray *src, int64_t start,
                             int64_t n, pm_error *err);
 
+/* Appends rows src[indices[0]], src[indices[1]], ... (logical indices; a
+ * negative index appends a null). Indices are checked against src->length.
+ * Gathers fixed-width values directly and recurses into nested children with
+ * one gathered index vector per level (no per-row recursion). */
+int pm_builder_append_take(pm_builder *b, const pm_type *src_type, const struct ArrowArray *src,
+                           const int64_t *indices, int64_t n, pm_error *err);
+
 /* Moves the built array into *out (owned by caller) and resets the builder. */
 int pm_builder_finish(pm_builder *b, struct ArrowArray *out, pm_error *err);
 /* ArrowSchema for the builder's type (owned by caller); name overrides the
