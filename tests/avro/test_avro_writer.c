@@ -95,7 +95,7 @@ static void encode_record(pm_avro_encoder *e, int k) {
   else pm_avro_put_fixed(e, "abcd", 4);
   /* unamb: [null, long, string] (unwrapped) */
   pm_avro_put_union(e, k % 3);
-  if (k % 3 == 1) pm_avro_put_long(e, -(int64_t)k << 40);
+  if (k % 3 == 1) pm_avro_put_long(e, (int64_t)k * -1099511627776LL);
   else if (k % 3 == 2) pm_avro_put_string(e, "x");
   uint8_t dec[2] = {(uint8_t)(k >> 8), (uint8_t)k};
   pm_avro_put_bytes(e, dec, 2);
@@ -286,7 +286,7 @@ static void test_reencode_fixtures(void) {
         pm_buf_init(&got);
         int64_t blocks;
         CHECK_OK(read_as_json(dst, &got, &blocks, &err), &err);
-        CHECK_MSG(got.len == expect.len && memcmp(got.data, expect.data, got.len) == 0, "%s: re-encoded differs",
+        CHECK_MSG(got.len == expect.len && (got.len == 0 || memcmp(got.data, expect.data, got.len) == 0), "%s: re-encoded differs",
                   current);
         pm_buf_free(&got);
         unlink(dst);

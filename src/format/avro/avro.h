@@ -255,6 +255,7 @@ static inline pm_avro_bytes pm_avro_read_bytes(pm_avro_cursor *c) {
   pm_avro_bytes v = {c->pos, 0};
   int64_t n = pm_avro_read_long(c);
   if (__builtin_expect(n < 0 || (uint64_t)n > (uint64_t)(c->end - c->pos), 0)) {
+    if (!c->error) c->pos = v.ptr; /* report the value's offset */
     pm_avro_cursor_fail(c, n < 0 ? "negative bytes/string length" : "bytes/string length past end of block");
     v.ptr = c->end;
     return v;
