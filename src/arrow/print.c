@@ -784,8 +784,11 @@ static int write_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, p
     if (!p->opts.no_header) {
       for (int64_t c = 0; c < nc; c++) {
         const char *name = p->type.children[c].name ? p->type.children[c].name : "";
+        int last_left = c == nc - 1 && !p->right_align[c];
+        int nw = utf8_width((const uint8_t *)name, strlen(name));
+        int width = last_left ? (nw < p->widths[c] ? nw : p->widths[c]) : p->widths[c];
         if ((c && LIT(out, " | ")) ||
-            table_cell(out, (const uint8_t *)name, strlen(name), p->widths[c], max, 0)) {
+            table_cell(out, (const uint8_t *)name, strlen(name), width, max, p->right_align[c])) {
           rc = nomem(err);
           goto done;
         }
