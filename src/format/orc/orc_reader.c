@@ -1626,7 +1626,7 @@ static int append_validity(col_reader *c, const uint8_t *notnull, size_t n, size
 static int col_read(pm_orc_reader *r, col_reader *c, size_t n, const uint8_t *parent_notnull, pm_error *err);
 
 static int grow_values(col_reader *c, size_t bytes, pm_error *err) {
-  if (pm_buf_reserve(&c->values, bytes)) return PM_NOMEM(err);
+  if (pm_buf_reserve(&c->values, bytes ? bytes : 1)) return PM_NOMEM(err);
   return 0;
 }
 
@@ -1785,7 +1785,7 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
         }
         if (total + (uint64_t)cur > INT32_MAX)
           return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: batch holds more than 2 GiB of string data", c->label[SK_DATA]);
-        if (pm_buf_reserve(&c->strdata, (size_t)total)) return PM_NOMEM(err);
+        if (pm_buf_reserve(&c->strdata, (size_t)total + 1)) return PM_NOMEM(err);
         uint8_t *sd = c->strdata.data;
         for (size_t i = 0, j = 0; i < n; i++) {
           if (!notnull || notnull[i]) {
@@ -1807,7 +1807,7 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
           return pm_orc_stream_error(&c->raw, err, "string bytes run past the end");
         if (total + (uint64_t)cur > INT32_MAX)
           return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: batch holds more than 2 GiB of string data", c->label[SK_DATA]);
-        if (pm_buf_append(&c->strdata, c->raw.data + c->raw.pos, (size_t)total)) return PM_NOMEM(err);
+        if (total && pm_buf_append(&c->strdata, c->raw.data + c->raw.pos, (size_t)total)) return PM_NOMEM(err);
         c->raw.pos += (size_t)total;
         for (size_t i = 0, j = 0; i < n; i++) {
           if (!notnull || notnull[i]) cur += c->scratch[j++];
@@ -1927,6 +1927,7 @@ static int read_lengths(col_reader *c, size_t n, size_t nn, const uint8_t *notnu
 }
 
 static int col_read(pm_orc_reader *r, col_reader *c, size_t n, const uint8_t *parent_notnull, pm_error *err) {
+  if (n == 0) return 0;
   const uint8_t *notnull = NULL;
   size_t nn = n;
   if (parent_notnull || c->has_present) {
