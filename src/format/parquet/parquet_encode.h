@@ -1,0 +1,57 @@
+/*
+ * Parquet value and level encoders used by the writer: the RLE/bit-packing
+ * hybrid (levels, dictionary indices), PLAIN helpers, and the dictionary
+ * builder (open-addressing hash table over the dictionary page bytes).
+ *
+ * All functions append to caller-owned pm_buf objects and return 0 or
+ * PAIMON_ERR_NOMEM (with a message when err is given).
+ */
+#ifndef PM_PARQUET_PARQUET_ENCODE_H
+#define PM_PARQUET_PARQUET_ENCODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "util/buf.h"
+#include "util/error.h"
+
+/* Number of bits needed to represent max_value (0 for 0). */
+int pm_pq_enc_bit_width(uint64_t max_value);
+
+/* Appends the RLE/bit-packing hybrid encoding of n values (each < 2^bit_width,
+ * bit_width 0..32) without any length prefix or bit-width byte. Runs of 8 or
+ * more equal values become RLE runs, the rest bit-packed groups of 8 (the last
+ * group zero-padded), as parquet-mr and arrow write them. */
+int pm_pq_enc_rle_u32(const uint32_t *vals, size_t n, int bit_width, pm_buf *out, pm_error *err);
+int pm_pq_enc_rle_u16(const uint16_t *vals, size_t n, int bit_width, pm_buf *out, pm_error *err);
+
+/* Appends n bits as Parquet PLAIN booleans (LSB first), continuing a partial
+ * byte: *bit_pos is the number of bits already used in out's last byte (0..7). */
+int pm_pq_enc_bool_append(pm_buf *out, int *bit_pos, int value, pm_error *err);
+
+/* ---- dictionary builder ---------------------------------------------------- */
+
+typedef struct pm_pq_enc_dict {
+  size_t width;         /* fixed value width in bytes; 0 = BYTE_ARRAY (length-prefixed) */
+  pm_buf page;          /* PLAIN encoding of the entries: the dictionary page body */
+  uint32_t count;       /* number of entries */
+  uint64_t *entry_off;  /* BYTE_ARRAY: offset in page of each entry's 4-byte length */
+  size_t entry_cap;
+  uint32_t *slots;      /* open addressing: entry index + 1, 0 = empty */
+  uint32_t *slot_hash;  /* hash bits of the slot's entry (skips most memcmp) */
+  size_t mask;          /* slot count - 1 (power of two) */
+} pm_pq_enc_dict;
+
+/* width: 4/8/12/N for fixed-size values, 0 for byte arrays. */
+void pm_pq_enc_dict_init(pm_pq_enc_dict *d, size_t width);
+void pm_pq_enc_dict_free(pm_pq_enc_dict *d);
+/* Forgets all entries (keeps memory). */
+void pm_pq_enc_dict_reset(pm_pq_enc_dict *d);
+/* Looks value up, adding it if new; *index receives its dictionary index.
+ * len is ignored for fixed-width dictionaries. */
+int pm_pq_enc_dict_put(pm_pq_enc_dict *d, const void *value, size_t len, uint32_t *index, pm_error *err);
+
+/* A fast 64-bit hash of bytes (not cryptographic). */
+uint64_t pm_pq_enc_hash_bytes(const void *p, size_t n);
+
+#endif
