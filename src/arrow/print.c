@@ -42,8 +42,77 @@ static int fmt_nonfinite(double v, char *buf) {
   return (int)n;
 }
 
+static const double pow10_d[18] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
+                                   1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
+
+/* Writes m / 10^k in positional notation (k fraction digits). */
+static int fmt_scaled(double r, int k, char *buf) {
+  int n = 0;
+  uint64_t m;
+  if (r < 0) {
+    buf[n++] = '-';
+    m = (uint64_t)-r;
+  } else {
+    m = (uint64_t)r;
+  }
+  char digits[24];
+  int nd = fmt_u64(m, digits);
+  if (nd <= k) {
+    buf[n++] = '0';
+    buf[n++] = '.';
+    for (int i = nd; i < k; i++) buf[n++] = '0';
+    memcpy(buf + n, digits, (size_t)nd);
+    return n + nd;
+  }
+  memcpy(buf + n, digits, (size_t)(nd - k));
+  n += nd - k;
+  if (k) {
+    buf[n++] = '.';
+    memcpy(buf + n, digits + nd - k, (size_t)k);
+    n += k;
+  }
+  return n;
+}
+
+/* Fast path for values of moderate magnitude: the smallest k such that the
+ * decimal round(v * 10^k) / 10^k converts back to v. The check divides an
+ * exact integer (< 2^53) by an exact power of ten, which IEEE rounds
+ * correctly, i.e. exactly what parsing the printed text gives. Returns 0 when
+ * the value is not suited (caller falls back to printf). */
+static int try_fixed(double v, int is_float, char *buf) {
+  double a = fabs(v);
+  if (a == 0) {
+    if (signbit(v)) {
+      buf[0] = '-';
+      buf[1] = '0';
+      return 2;
+    }
+    buf[0] = '0';
+    return 1;
+  }
+  if (!(a < 1e15) || a < 1e-4) return 0;
+  int maxk = is_float ? 12 : 17;
+  for (int k = 0; k <= maxk; k++) {
+    double scaled = v * pow10_d[k];
+    if (fabs(scaled) >= 9007199254740992.0) return 0;
+    double r = nearbyint(scaled);
+    double back = r / pow10_d[k];
+    if (is_float ? (float)back == (float)v : back == v) {
+      int n = fmt_scaled(r, k, buf);
+      if (is_float) { /* guard against double rounding: confirm with a real float parse */
+        buf[n] = 0;
+        if (strtof(buf, NULL) != (float)v) return 0;
+      }
+      return n;
+    }
+  }
+  return 0;
+}
+
 int pm_format_double(double v, char *buf) {
   if (!isfinite(v)) return fmt_nonfinite(v, buf);
+  int fast = try_fixed(v, 0, buf);
+  if (fast) return fast;
   /* Any decimal of <= 15 significant digits survives a double round trip,
    * so %.15g is the shortest whenever it round-trips; else try 16, then 17. */
   /* Subnormals have fewer significant bits: search from 1 digit. */
@@ -56,6 +125,8 @@ int pm_format_double(double v, char *buf) {
 
 int pm_format_float(float v, char *buf) {
   if (!isfinite(v)) return fmt_nonfinite(v, buf);
+  int fast = try_fixed(v, 1, buf);
+  if (fast) return fast;
   for (int prec = fabsf(v) < FLT_MIN ? 1 : 6; prec <= 9; prec++) {
     int n = snprintf(buf, 40, "%.*g", prec, (double)v);
     if (prec == 9 || strtof(buf, NULL) == v) return n;

@@ -264,7 +264,45 @@ static void test_formatters(void) {
   CHECK_EQ_STR(buf, "5.11");
 }
 
+/* Every printed float/double parses back to the same value; decimal literals print as written. */
+static void test_float_round_trip(void) {
+  uint64_t state = 88172645463325252ULL;
+  int bad = 0;
+  char buf[64];
+  for (int i = 0; i < 200000; i++) {
+    state ^= state << 13;
+    state ^= state >> 7;
+    state ^= state << 17;
+    double d;
+    if (i % 2) {
+      memcpy(&d, &state, 8); /* any bit pattern */
+    } else {
+      d = (double)(int64_t)(state % 2000000001ULL - 1000000000LL) / pow(10, (double)(state >> 60)); /* literals */
+    }
+    if (!isfinite(d)) continue;
+    int n = pm_format_double(d, buf);
+    buf[n] = 0;
+    if (strtod(buf, NULL) != d) bad++;
+    float f = (float)d;
+    if (!isfinite(f)) continue;
+    n = pm_format_float(f, buf);
+    buf[n] = 0;
+    if (strtof(buf, NULL) != f) bad++;
+  }
+  CHECK_EQ_INT(bad, 0);
+  const char *lits[] = {"0.1", "3.3", "5.11", "-77.022", "1234.5", "0.0001", "999999.9", "12.1", "-0.5", "100"};
+  for (size_t i = 0; i < sizeof lits / sizeof *lits; i++) {
+    int n = pm_format_double(strtod(lits[i], NULL), buf);
+    buf[n] = 0;
+    CHECK_EQ_STR(buf, lits[i]);
+    n = pm_format_float(strtof(lits[i], NULL), buf);
+    buf[n] = 0;
+    CHECK_EQ_STR(buf, lits[i]);
+  }
+}
+
 int main(void) {
+  RUN_TEST(test_float_round_trip);
   RUN_TEST(test_jsonl_every_type);
   RUN_TEST(test_csv_every_type);
   RUN_TEST(test_table);
