@@ -1,0 +1,986 @@
+#include "table/merge.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/builder.h"
+#include "util/buf.h"
+
+const char *pm_rowkind_name(int k) {
+  switch (k) {
+    case PM_ROWKIND_INSERT: return "+I";
+    case PM_ROWKIND_UPDATE_BEFORE: return "-U";
+    case PM_ROWKIND_UPDATE_AFTER: return "+U";
+    case PM_ROWKIND_DELETE: return "-D";
+    default: return NULL;
+  }
+}
+
+int pm_agg_func_parse(const char *s, pm_agg_func *out, pm_error *err) {
+  static const struct {
+    const char *name;
+    pm_agg_func f;
+  } known[] = {{"sum", PM_AGG_SUM},
+               {"product", PM_AGG_PRODUCT},
+               {"max", PM_AGG_MAX},
+               {"min", PM_AGG_MIN},
+               {"last_value", PM_AGG_LAST_VALUE},
+               {"last_non_null_value", PM_AGG_LAST_NON_NULL_VALUE},
+               {"first_value", PM_AGG_FIRST_VALUE},
+               {"first_non_null_value", PM_AGG_FIRST_NON_NULL_VALUE},
+               {"first_not_null_value", PM_AGG_FIRST_NON_NULL_VALUE},
+               {"listagg", PM_AGG_LISTAGG},
+               {"bool_and", PM_AGG_BOOL_AND},
+               {"bool_or", PM_AGG_BOOL_OR},
+               {"primary-key", PM_AGG_PRIMARY_KEY}};
+  for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+    if (!strcmp(s, known[i].name)) {
+      *out = known[i].f;
+      return 0;
+    }
+  static const char *unimplemented[] = {"collect",      "merge_map",   "merge_map_with_keytime",
+                                        "nested_update", "nested_partial_update", "rbm32",
+                                        "rbm64",        "hll_sketch",  "theta_sketch", "count"};
+  for (size_t i = 0; i < sizeof unimplemented / sizeof unimplemented[0]; i++)
+    if (!strcmp(s, unimplemented[i]))
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "aggregate function \"%s\" is not supported yet", s);
+  return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "unknown aggregate function \"%s\"", s);
+}
+
+/* ======================================================================
+ * Value comparison on Arrow buffers
+ * ====================================================================== */
+
+static int cmp_i64(int64_t a, int64_t b) { return a < b ? -1 : a > b; }
+
+/* Java Double.compare: -0.0 < 0.0, NaN greatest and equal to itself. */
+static int cmp_double(double a, double b) {
+  if (a < b) return -1;
+  if (a > b) return 1;
+  int na = isnan(a), nb = isnan(b);
+  if (na || nb) return na - nb;
+  int sa = signbit(a) != 0, sb = signbit(b) != 0;
+  return sb - sa;
+}
+
+static int cmp_bytes(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+  size_t n = an < bn ? an : bn;
+  int c = n ? memcmp(a, b, n) : 0;
+  if (c) return c < 0 ? -1 : 1;
+  return an < bn ? -1 : an > bn;
+}
+
+static void varbin_at(const pm_type *t, const struct ArrowArray *a, int64_t j, const uint8_t **p, size_t *n) {
+  if (pm_type_is_large(t->id)) {
+    const int64_t *o = a->buffers[1];
+    *p = (const uint8_t *)a->buffers[2] + o[j];
+    *n = (size_t)(o[j + 1] - o[j]);
+  } else {
+    const int32_t *o = a->buffers[1];
+    *p = (const uint8_t *)a->buffers[2] + o[j];
+    *n = (size_t)(o[j + 1] - o[j]);
+  }
+}
+
+int pm_compare_values(const pm_type *t, const struct ArrowArray *a, int64_t i, const struct ArrowArray *b, int64_t j) {
+  int va = pm_array_is_valid(a, i), vb = pm_array_is_valid(b, j);
+  if (!va || !vb) return va - vb; /* nulls first */
+  int64_t x = a->offset + i, y = b->offset + j;
+  switch (t->id) {
+    case PM_T_BOOL: return pm_bit_get(a->buffers[1], x) - pm_bit_get(b->buffers[1], y);
+    case PM_T_INT8: return cmp_i64(((const int8_t *)a->buffers[1])[x], ((const int8_t *)b->buffers[1])[y]);
+    case PM_T_UINT8: return cmp_i64(((const uint8_t *)a->buffers[1])[x], ((const uint8_t *)b->buffers[1])[y]);
+    case PM_T_INT16: return cmp_i64(((const int16_t *)a->buffers[1])[x], ((const int16_t *)b->buffers[1])[y]);
+    case PM_T_UINT16: return cmp_i64(((const uint16_t *)a->buffers[1])[x], ((const uint16_t *)b->buffers[1])[y]);
+    case PM_T_INT32:
+    case PM_T_DATE32:
+    case PM_T_TIME32: return cmp_i64(((const int32_t *)a->buffers[1])[x], ((const int32_t *)b->buffers[1])[y]);
+    case PM_T_UINT32: return cmp_i64(((const uint32_t *)a->buffers[1])[x], ((const uint32_t *)b->buffers[1])[y]);
+    case PM_T_INT64:
+    case PM_T_DATE64:
+    case PM_T_TIME64:
+    case PM_T_TIMESTAMP: return cmp_i64(((const int64_t *)a->buffers[1])[x], ((const int64_t *)b->buffers[1])[y]);
+    case PM_T_UINT64: {
+      uint64_t p = ((const uint64_t *)a->buffers[1])[x], q = ((const uint64_t *)b->buffers[1])[y];
+      return p < q ? -1 : p > q;
+    }
+    case PM_T_FLOAT: return cmp_double(((const float *)a->buffers[1])[x], ((const float *)b->buffers[1])[y]);
+    case PM_T_DOUBLE: return cmp_double(((const double *)a->buffers[1])[x], ((const double *)b->buffers[1])[y]);
+    case PM_T_DECIMAL128: {
+      __int128 p, q;
+      memcpy(&p, (const uint8_t *)a->buffers[1] + 16 * x, 16);
+      memcpy(&q, (const uint8_t *)b->buffers[1] + 16 * y, 16);
+      return p < q ? -1 : p > q;
+    }
+    case PM_T_UTF8:
+    case PM_T_LARGE_UTF8:
+    case PM_T_BINARY:
+    case PM_T_LARGE_BINARY: {
+      const uint8_t *p, *q;
+      size_t pn, qn;
+      varbin_at(t, a, x, &p, &pn);
+      varbin_at(t, b, y, &q, &qn);
+      return cmp_bytes(p, pn, q, qn);
+    }
+    case PM_T_FIXED_BINARY:
+      return cmp_bytes((const uint8_t *)a->buffers[1] + (size_t)t->width * (size_t)x, (size_t)t->width,
+                       (const uint8_t *)b->buffers[1] + (size_t)t->width * (size_t)y, (size_t)t->width);
+    default: return 0;
+  }
+}
+
+/* ======================================================================
+ * Multi-source gather
+ * ====================================================================== */
+
+static int is_flat(const pm_type *t) {
+  if (t->dict) return 0;
+  switch (t->id) {
+    case PM_T_NULL:
+    case PM_T_LIST:
+    case PM_T_LARGE_LIST:
+    case PM_T_FIXED_LIST:
+    case PM_T_STRUCT:
+    case PM_T_MAP: return 0;
+    default: return 1;
+  }
+}
+
+int pm_gather(const pm_type *t, struct ArrowArray *const *srcs, const int32_t *src, const int64_t *rows, int64_t n,
+              struct ArrowArray *out, pm_error *err) {
+  if (!is_flat(t)) {
+    /* Nested (or dictionary) values: row-wise through the generic builder. */
+    pm_builder *b;
+    PM_TRY(pm_builder_new(t, &b, err));
+    int rc = pm_builder_reserve(b, n, err);
+    for (int64_t i = 0; i < n && !rc; i++)
+      rc = src[i] < 0 ? pm_builder_append_null(b, err) : pm_builder_append_from(b, t, srcs[src[i]], rows[i], err);
+    if (!rc) rc = pm_builder_finish(b, out, err);
+    pm_builder_free(b);
+    return rc;
+  }
+  int nbuf = pm_type_n_buffers(t->id);
+  PM_TRY(pm_array_init(out, n, nbuf, 0, err));
+  size_t nb = (size_t)(n + 8) / 8;
+  uint8_t *valid = pm_aligned_alloc(nb);
+  if (!valid) goto nomem;
+  memset(valid, 0, nb);
+  pm_array_set_buffer(out, 0, valid);
+  int64_t nulls = 0;
+  for (int64_t i = 0; i < n; i++) {
+    if (src[i] >= 0 && pm_array_is_valid(srcs[src[i]], rows[i])) pm_bit_set(valid, i);
+    else nulls++;
+  }
+  out->null_count = nulls;
+  if (t->id == PM_T_BOOL) {
+    uint8_t *d = pm_aligned_alloc(nb);
+    if (!d) goto nomem;
+    memset(d, 0, nb);
+    for (int64_t i = 0; i < n; i++)
+      if (src[i] >= 0) {
+        const struct ArrowArray *a = srcs[src[i]];
+        if (pm_bit_get(a->buffers[1], a->offset + rows[i])) pm_bit_set(d, i);
+      }
+    pm_array_set_buffer(out, 1, d);
+    return 0;
+  }
+  if (pm_type_is_varbin(t->id)) {
+    int large = pm_type_is_large(t->id);
+    size_t total = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (src[i] >= 0) {
+        const uint8_t *p;
+        size_t len;
+        varbin_at(t, srcs[src[i]], srcs[src[i]]->offset + rows[i], &p, &len);
+        total += len;
+      }
+    if (!large && total > INT32_MAX) {
+      pm_array_release(out);
+      return pm_errorf(err, PAIMON_ERR_NOMEM, "merge: string column exceeds 2 GiB in one batch");
+    }
+    void *offs = pm_aligned_alloc(((size_t)n + 1) * (large ? 8 : 4));
+    uint8_t *data = pm_aligned_alloc(total ? total : 1);
+    if (!offs || !data) {
+      pm_aligned_free(offs);
+      pm_aligned_free(data);
+      goto nomem;
+    }
+    pm_array_set_buffer(out, 1, offs);
+    pm_array_set_buffer(out, 2, data);
+    size_t pos = 0;
+    if (large) ((int64_t *)offs)[0] = 0;
+    else ((int32_t *)offs)[0] = 0;
+    for (int64_t i = 0; i < n; i++) {
+      if (src[i] >= 0) {
+        const uint8_t *p;
+        size_t len;
+        varbin_at(t, srcs[src[i]], srcs[src[i]]->offset + rows[i], &p, &len);
+        if (len) memcpy(data + pos, p, len);
+        pos += len;
+      }
+      if (large) ((int64_t *)offs)[i + 1] = (int64_t)pos;
+      else ((int32_t *)offs)[i + 1] = (int32_t)pos;
+    }
+    return 0;
+  }
+  size_t w = (size_t)pm_type_byte_width(t);
+  uint8_t *d = pm_aligned_alloc((size_t)n * w + 1);
+  if (!d) goto nomem;
+  pm_array_set_buffer(out, 1, d);
+  switch (w) {
+    case 4:
+      for (int64_t i = 0; i < n; i++) {
+        const struct ArrowArray *a = srcs[src[i] < 0 ? 0 : src[i]];
+        ((uint32_t *)d)[i] = src[i] < 0 ? 0 : ((const uint32_t *)a->buffers[1])[a->offset + rows[i]];
+      }
+      break;
+    case 8:
+      for (int64_t i = 0; i < n; i++) {
+        const struct ArrowArray *a = srcs[src[i] < 0 ? 0 : src[i]];
+        ((uint64_t *)d)[i] = src[i] < 0 ? 0 : ((const uint64_t *)a->buffers[1])[a->offset + rows[i]];
+      }
+      break;
+    default:
+      for (int64_t i = 0; i < n; i++) {
+        if (src[i] < 0) {
+          memset(d + (size_t)i * w, 0, w);
+          continue;
+        }
+        const struct ArrowArray *a = srcs[src[i]];
+        memcpy(d + (size_t)i * w, (const uint8_t *)a->buffers[1] + (size_t)(a->offset + rows[i]) * w, w);
+      }
+      break;
+  }
+  return 0;
+nomem:
+  pm_array_release(out);
+  return PM_NOMEM(err);
+}
+
+/* ======================================================================
+ * The k-way merge
+ * ====================================================================== */
+
+typedef struct run_state {
+  pm_merge_source src;
+  struct ArrowArray batch; /* current batch (released when none) */
+  int64_t cursor;          /* next unconsumed row */
+  int64_t end;             /* rows [cursor, end) take part in this round */
+  int done;
+} run_state;
+
+/* A computed value that overrides a gathered one (aggregations). */
+typedef struct patch {
+  int64_t row;
+  int col;
+  int is_null;
+  int64_t i;
+  double d;
+  __int128 dec;
+} patch;
+
+struct pm_merge_reader {
+  const pm_merge_config *cfg;
+  const pm_type *layout;
+  int n_cols;
+  run_state *runs;
+  int n_runs;
+  int per_column; /* partial-update / aggregation: one selection per column */
+  /* output selection */
+  int64_t n_out, cap_out;
+  int32_t *sel_src;
+  int64_t *sel_row;
+  int32_t **col_src; /* per column (per_column mode) */
+  int64_t **col_row;
+  int8_t *out_kind;
+  patch *patches;
+  size_t n_patches, cap_patches;
+  struct ArrowArray **srcs; /* scratch: one column of each run's current batch */
+  /* group scratch */
+  int32_t *g_run;
+  int64_t *g_row;
+};
+
+static void run_close(run_state *r) {
+  pm_array_release(&r->batch);
+  if (r->src.close) r->src.close(r->src.ctx);
+  r->src.close = NULL;
+}
+
+void pm_merge_close(pm_merge_reader *m) {
+  if (!m) return;
+  for (int i = 0; i < m->n_runs; i++) run_close(&m->runs[i]);
+  free(m->runs);
+  free(m->sel_src);
+  free(m->sel_row);
+  if (m->col_src)
+    for (int c = 0; c < m->n_cols; c++) {
+      free(m->col_src[c]);
+      free(m->col_row[c]);
+    }
+  free(m->col_src);
+  free(m->col_row);
+  free(m->out_kind);
+  free(m->patches);
+  free(m->srcs);
+  free(m->g_run);
+  free(m->g_row);
+  free(m);
+}
+
+int pm_merge_open(const pm_merge_config *cfg, const pm_merge_source *sources, int n_sources, pm_merge_reader **out,
+                  pm_error *err) {
+  *out = NULL;
+  pm_merge_reader *m = calloc(1, sizeof *m);
+  if (!m) goto nomem_sources;
+  m->cfg = cfg;
+  m->layout = cfg->layout;
+  m->n_cols = (int)cfg->layout->n_children;
+  m->n_runs = n_sources;
+  m->runs = calloc((size_t)n_sources + 1, sizeof *m->runs);
+  m->srcs = calloc((size_t)n_sources + 1, sizeof *m->srcs);
+  m->g_run = calloc((size_t)n_sources + 1, sizeof *m->g_run);
+  m->g_row = calloc((size_t)n_sources + 1, sizeof *m->g_row);
+  if (!m->runs || !m->srcs || !m->g_run || !m->g_row) {
+    free(m->runs);
+    m->runs = NULL;
+    m->n_runs = 0;
+    pm_merge_close(m);
+    goto nomem_sources;
+  }
+  for (int i = 0; i < n_sources; i++) m->runs[i].src = sources[i];
+  m->per_column = cfg->engine == PM_ENGINE_PARTIAL_UPDATE || cfg->engine == PM_ENGINE_AGGREGATION;
+  if (m->per_column) {
+    m->col_src = calloc((size_t)m->n_cols + 1, sizeof *m->col_src);
+    m->col_row = calloc((size_t)m->n_cols + 1, sizeof *m->col_row);
+    if (!m->col_src || !m->col_row) {
+      pm_merge_close(m);
+      return PM_NOMEM(err);
+    }
+  }
+  if (cfg->engine == PM_ENGINE_AGGREGATION && cfg->columns) {
+    for (int c = 0; c < m->n_cols; c++) {
+      pm_agg_func f = cfg->columns[c].agg;
+      const pm_type *t = &m->layout->children[c];
+      int numeric = (t->id >= PM_T_INT8 && t->id <= PM_T_UINT64) || t->id == PM_T_FLOAT || t->id == PM_T_DOUBLE ||
+                    t->id == PM_T_DECIMAL128;
+      if ((f == PM_AGG_SUM || f == PM_AGG_PRODUCT) && !numeric) {
+        pm_merge_close(m);
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function sum/product needs a numeric column");
+      }
+      if ((f == PM_AGG_BOOL_AND || f == PM_AGG_BOOL_OR) && t->id != PM_T_BOOL) {
+        pm_merge_close(m);
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function bool_and/bool_or needs a BOOLEAN column");
+      }
+      if (f == PM_AGG_LISTAGG) {
+        pm_merge_close(m);
+        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "aggregate function listagg is not supported yet");
+      }
+    }
+  }
+  *out = m;
+  return 0;
+nomem_sources:
+  for (int i = 0; i < n_sources; i++)
+    if (sources[i].close) sources[i].close(sources[i].ctx);
+  return PM_NOMEM(err);
+}
+
+/* Key comparison of run a's row i and run b's row j. */
+static inline int key_cmp(const pm_merge_reader *m, const struct ArrowArray *a, int64_t i, const struct ArrowArray *b,
+                          int64_t j) {
+  const pm_merge_config *cfg = m->cfg;
+  for (int k = 0; k < cfg->n_keys; k++) {
+    int col = cfg->key_cols[k];
+    int c = pm_compare_values(&m->layout->children[col], a->children[col], i, b->children[col], j);
+    if (c) return c;
+  }
+  return 0;
+}
+
+static inline int8_t kind_at(const pm_merge_reader *m, const struct ArrowArray *a, int64_t i) {
+  const struct ArrowArray *k = a->children[m->cfg->kind_col];
+  return ((const int8_t *)k->buffers[1])[k->offset + i];
+}
+
+static inline int64_t seq_at(const pm_merge_reader *m, const struct ArrowArray *a, int64_t i) {
+  const struct ArrowArray *k = a->children[m->cfg->seq_col];
+  return ((const int64_t *)k->buffers[1])[k->offset + i];
+}
+
+/* Order of records of one key: sequence.field (nulls first), seq, retract before add. */
+static int record_cmp(const pm_merge_reader *m, int32_t ra, int64_t ia, int32_t rb, int64_t ib) {
+  const pm_merge_config *cfg = m->cfg;
+  const struct ArrowArray *a = &m->runs[ra].batch, *b = &m->runs[rb].batch;
+  for (int k = 0; k < cfg->n_seq_fields; k++) {
+    int col = cfg->seq_field_cols[k];
+    const struct ArrowArray *x = a->children[col], *y = b->children[col];
+    int vx = pm_array_is_valid(x, ia), vy = pm_array_is_valid(y, ib);
+    if (!vx || !vy) {
+      if (vx != vy) return vx - vy;
+      continue;
+    }
+    int c = pm_compare_values(&m->layout->children[col], x, ia, y, ib);
+    if (c) return cfg->seq_descending ? -c : c;
+  }
+  int c = cmp_i64(seq_at(m, a, ia), seq_at(m, b, ib));
+  if (c) return c;
+  int ka = pm_rowkind_is_retract(kind_at(m, a, ia)), kb = pm_rowkind_is_retract(kind_at(m, b, ib));
+  return kb - ka; /* retract first */
+}
+
+static int ensure_out_cap(pm_merge_reader *m, int64_t need, pm_error *err) {
+  if (need <= m->cap_out) return 0;
+  int64_t cap = m->cap_out ? m->cap_out : 1024;
+  while (cap < need) cap *= 2;
+  void *p;
+  if (!(p = realloc(m->sel_src, (size_t)cap * sizeof *m->sel_src))) return PM_NOMEM(err);
+  m->sel_src = p;
+  if (!(p = realloc(m->sel_row, (size_t)cap * sizeof *m->sel_row))) return PM_NOMEM(err);
+  m->sel_row = p;
+  if (!(p = realloc(m->out_kind, (size_t)cap * sizeof *m->out_kind))) return PM_NOMEM(err);
+  m->out_kind = p;
+  if (m->per_column)
+    for (int c = 0; c < m->n_cols; c++) {
+      if (!(p = realloc(m->col_src[c], (size_t)cap * sizeof **m->col_src))) return PM_NOMEM(err);
+      m->col_src[c] = p;
+      if (!(p = realloc(m->col_row[c], (size_t)cap * sizeof **m->col_row))) return PM_NOMEM(err);
+      m->col_row[c] = p;
+    }
+  m->cap_out = cap;
+  return 0;
+}
+
+static int add_patch(pm_merge_reader *m, const patch *p, pm_error *err) {
+  if (m->n_patches == m->cap_patches) {
+    size_t cap = m->cap_patches ? m->cap_patches * 2 : 64;
+    patch *np = realloc(m->patches, cap * sizeof *np);
+    if (!np) return PM_NOMEM(err);
+    m->patches = np;
+    m->cap_patches = cap;
+  }
+  m->patches[m->n_patches++] = *p;
+  return 0;
+}
+
+/* Emits record (r, i) unchanged (single-record rule, or dedup winner). */
+static void emit_whole(pm_merge_reader *m, int32_t r, int64_t i, int8_t kind) {
+  int64_t o = m->n_out++;
+  m->sel_src[o] = r;
+  m->sel_row[o] = i;
+  m->out_kind[o] = kind;
+  if (m->per_column)
+    for (int c = 0; c < m->n_cols; c++) {
+      m->col_src[c][o] = r;
+      m->col_row[c][o] = i;
+    }
+}
+
+static int is_system_col(const pm_merge_config *cfg, int c) {
+  if (c == cfg->seq_col || c == cfg->kind_col) return 1;
+  for (int k = 0; k < cfg->n_keys; k++)
+    if (cfg->key_cols[k] == c) return 1;
+  return 0;
+}
+
+static int is_seq_field_col(const pm_merge_config *cfg, int c) {
+  for (int k = 0; k < cfg->n_seq_fields; k++)
+    if (cfg->seq_field_cols[k] == c) return 1;
+  return 0;
+}
+
+/* Numeric value of column c at (r, i) for sum/product. */
+typedef struct num {
+  int is_null;
+  int64_t i;
+  double d;
+  __int128 dec;
+} num;
+
+static num num_at(const pm_merge_reader *m, int c, int32_t r, int64_t i) {
+  num v = {0};
+  const struct ArrowArray *a = m->runs[r].batch.children[c];
+  const pm_type *t = &m->layout->children[c];
+  if (!pm_array_is_valid(a, i)) {
+    v.is_null = 1;
+    return v;
+  }
+  int64_t j = a->offset + i;
+  switch (t->id) {
+    case PM_T_BOOL: v.i = pm_bit_get(a->buffers[1], j); break;
+    case PM_T_INT8: v.i = ((const int8_t *)a->buffers[1])[j]; break;
+    case PM_T_INT16: v.i = ((const int16_t *)a->buffers[1])[j]; break;
+    case PM_T_INT32: v.i = ((const int32_t *)a->buffers[1])[j]; break;
+    case PM_T_INT64: v.i = ((const int64_t *)a->buffers[1])[j]; break;
+    case PM_T_UINT8: v.i = ((const uint8_t *)a->buffers[1])[j]; break;
+    case PM_T_UINT16: v.i = ((const uint16_t *)a->buffers[1])[j]; break;
+    case PM_T_UINT32: v.i = ((const uint32_t *)a->buffers[1])[j]; break;
+    case PM_T_UINT64: v.i = (int64_t)((const uint64_t *)a->buffers[1])[j]; break;
+    case PM_T_FLOAT: v.d = ((const float *)a->buffers[1])[j]; break;
+    case PM_T_DOUBLE: v.d = ((const double *)a->buffers[1])[j]; break;
+    case PM_T_DECIMAL128: memcpy(&v.dec, (const uint8_t *)a->buffers[1] + 16 * j, 16); break;
+    default: break;
+  }
+  return v;
+}
+
+static int int_fits(pm_type_id id, int64_t x) {
+  switch (id) {
+    case PM_T_INT8: return x >= INT8_MIN && x <= INT8_MAX;
+    case PM_T_INT16: return x >= INT16_MIN && x <= INT16_MAX;
+    case PM_T_INT32: return x >= INT32_MIN && x <= INT32_MAX;
+    default: return 1;
+  }
+}
+
+/* Combines acc with input x for sum/product (add=1) or their retraction (add=0). */
+static int num_combine(const pm_type *t, pm_agg_func f, num *acc, num x, int add, pm_error *err) {
+  if (x.is_null) return 0;
+  int is_float = t->id == PM_T_FLOAT || t->id == PM_T_DOUBLE, is_dec = t->id == PM_T_DECIMAL128;
+  if (acc->is_null) {
+    if (f == PM_AGG_SUM && !add) { /* retract from null: -x */
+      *acc = x;
+      acc->i = -x.i;
+      acc->d = -x.d;
+      acc->dec = -x.dec;
+      return 0;
+    }
+    if (f == PM_AGG_PRODUCT && !add) return 0; /* null stays null */
+    *acc = x;
+    return 0;
+  }
+  if (f == PM_AGG_SUM) {
+    if (is_float) acc->d = add ? acc->d + x.d : acc->d - x.d;
+    else if (is_dec) acc->dec = add ? acc->dec + x.dec : acc->dec - x.dec;
+    else {
+      int64_t r;
+      if (add ? __builtin_add_overflow(acc->i, x.i, &r) : __builtin_sub_overflow(acc->i, x.i, &r))
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "sum aggregation overflows");
+      if (!int_fits(t->id, r)) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "sum aggregation overflows");
+      acc->i = r;
+    }
+  } else { /* product */
+    if (is_float) acc->d = add ? acc->d * x.d : acc->d / x.d;
+    else if (is_dec) {
+      __int128 s = 1;
+      for (int k = 0; k < t->scale; k++) s *= 10;
+      if (add) acc->dec = acc->dec * x.dec / s;
+      else if (x.dec != 0) acc->dec = acc->dec * s / x.dec;
+    } else {
+      int64_t r;
+      if (add) {
+        if (__builtin_mul_overflow(acc->i, x.i, &r) || !int_fits(t->id, r))
+          return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "product aggregation overflows");
+      } else {
+        if (x.i == 0) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "product retraction divides by zero");
+        r = acc->i / x.i;
+      }
+      acc->i = r;
+    }
+  }
+  return 0;
+}
+
+/* Merges one key group of g records (already sorted oldest -> newest). */
+static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
+  const pm_merge_config *cfg = m->cfg;
+  int32_t *gr = m->g_run;
+  int64_t *gi = m->g_row;
+  if (g == 1) { /* single-record rule */
+    int8_t k = kind_at(m, &m->runs[gr[0]].batch, gi[0]);
+    if (!pm_rowkind_is_retract(k) || cfg->keep_retracts) emit_whole(m, gr[0], gi[0], k);
+    return 0;
+  }
+  /* sort records oldest -> newest (insertion sort; groups are small) */
+  for (int a = 1; a < g; a++) {
+    int32_t r = gr[a];
+    int64_t i = gi[a];
+    int b = a - 1;
+    while (b >= 0 && record_cmp(m, gr[b], gi[b], r, i) > 0) {
+      gr[b + 1] = gr[b];
+      gi[b + 1] = gi[b];
+      b--;
+    }
+    gr[b + 1] = r;
+    gi[b + 1] = i;
+  }
+  switch (cfg->engine) {
+    case PM_ENGINE_DEDUPLICATE: {
+      int w = g - 1;
+      if (cfg->ignore_delete)
+        while (w >= 0 && pm_rowkind_is_retract(kind_at(m, &m->runs[gr[w]].batch, gi[w]))) w--;
+      if (w < 0) return 0;
+      int8_t k = kind_at(m, &m->runs[gr[w]].batch, gi[w]);
+      if (!pm_rowkind_is_retract(k) || cfg->keep_retracts) emit_whole(m, gr[w], gi[w], k);
+      return 0;
+    }
+    case PM_ENGINE_FIRST_ROW: {
+      if (!cfg->ignore_delete) /* Java checks every record it is given */
+        for (int w = 0; w < g; w++)
+          if (pm_rowkind_is_retract(kind_at(m, &m->runs[gr[w]].batch, gi[w])))
+            return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                             "first-row merge engine received a retract record (set ignore-delete)");
+      for (int w = 0; w < g; w++) {
+        int8_t k = kind_at(m, &m->runs[gr[w]].batch, gi[w]);
+        if (pm_rowkind_is_retract(k)) {
+          if (!cfg->ignore_delete)
+            return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                             "first-row merge engine received a retract record (set ignore-delete)");
+          continue;
+        }
+        emit_whole(m, gr[w], gi[w], k);
+        return 0;
+      }
+      return 0;
+    }
+    case PM_ENGINE_PARTIAL_UPDATE:
+    case PM_ENGINE_AGGREGATION: break;
+  }
+  /* Per-column merge. State starts all-null; walk records in order. */
+  int agg = cfg->engine == PM_ENGINE_AGGREGATION;
+  int64_t o = m->n_out;
+  for (int c = 0; c < m->n_cols; c++) {
+    m->col_src[c][o] = -1;
+    m->col_row[c][o] = 0;
+  }
+  int is_delete = 0, seen_add = 0, last = -1;
+  /* Find the starting record: a -D under remove-record-on-delete resets the state. */
+  int start = 0;
+  for (int w = 0; w < g; w++) {
+    int8_t k = kind_at(m, &m->runs[gr[w]].batch, gi[w]);
+    if (!pm_rowkind_is_retract(k)) continue;
+    if (cfg->ignore_delete) continue;
+    if (cfg->remove_record_on_delete) {
+      if (k == PM_ROWKIND_DELETE) start = w;
+      continue;
+    }
+    if (!agg)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "partial update can not accept delete records (set ignore-delete or "
+                       "partial-update.remove-record-on-delete)");
+  }
+  num *acc = NULL;
+  if (agg) {
+    acc = calloc((size_t)m->n_cols + 1, sizeof *acc);
+    if (!acc) return PM_NOMEM(err);
+    for (int c = 0; c < m->n_cols; c++) acc[c].is_null = 1;
+  }
+  int rc = 0;
+  for (int w = start; w < g && !rc; w++) {
+    int32_t r = gr[w];
+    int64_t i = gi[w];
+    const struct ArrowArray *b = &m->runs[r].batch;
+    int8_t k = kind_at(m, b, i);
+    int retract = pm_rowkind_is_retract(k);
+    if (retract && cfg->remove_record_on_delete && w == start && k == PM_ROWKIND_DELETE) {
+      /* state := the -D record's values */
+      for (int c = 0; c < m->n_cols; c++) {
+        m->col_src[c][o] = r;
+        m->col_row[c][o] = i;
+        if (agg) acc[c] = num_at(m, c, r, i);
+      }
+      is_delete = 1;
+      last = w;
+      continue;
+    }
+    if (retract) {
+      if (cfg->remove_record_on_delete) continue; /* -U ignored */
+      if (cfg->ignore_delete) {
+        if (w == 0 && !agg) { /* Java initialises the state from a first skipped retract */
+          for (int c = 0; c < m->n_cols; c++) {
+            m->col_src[c][o] = r;
+            m->col_row[c][o] = i;
+          }
+        }
+        continue;
+      }
+    }
+    last = w;
+    if (!retract) {
+      seen_add = 1;
+      is_delete = 0;
+    }
+    for (int c = 0; c < m->n_cols && !rc; c++) {
+      if (is_system_col(cfg, c)) continue;
+      const struct ArrowArray *col = b->children[c];
+      if (!agg) { /* partial update: non-null overlay */
+        if (pm_array_is_valid(col, i)) {
+          m->col_src[c][o] = r;
+          m->col_row[c][o] = i;
+        }
+        continue;
+      }
+      pm_agg_func f = cfg->columns ? cfg->columns[c].agg : PM_AGG_NONE;
+      if (is_seq_field_col(cfg, c)) f = PM_AGG_LAST_VALUE;
+      if (f == PM_AGG_NONE) f = PM_AGG_LAST_NON_NULL_VALUE;
+      int ignore_retract = cfg->columns ? cfg->columns[c].ignore_retract : 0;
+      int valid = pm_array_is_valid(col, i);
+      if (retract) {
+        if (ignore_retract) continue;
+        switch (f) {
+          case PM_AGG_SUM:
+          case PM_AGG_PRODUCT: rc = num_combine(&m->layout->children[c], f, &acc[c], num_at(m, c, r, i), 0, err); break;
+          case PM_AGG_LAST_VALUE: m->col_src[c][o] = -1; break;
+          case PM_AGG_LAST_NON_NULL_VALUE:
+            if (valid) m->col_src[c][o] = -1;
+            break;
+          case PM_AGG_PRIMARY_KEY:
+            m->col_src[c][o] = r;
+            m->col_row[c][o] = i;
+            break;
+          default:
+            rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                           "aggregate function of column %d does not support retraction (set "
+                           "fields.<f>.ignore-retract)",
+                           c);
+        }
+        continue;
+      }
+      switch (f) {
+        case PM_AGG_SUM:
+        case PM_AGG_PRODUCT: rc = num_combine(&m->layout->children[c], f, &acc[c], num_at(m, c, r, i), 1, err); break;
+        case PM_AGG_LAST_VALUE:
+        case PM_AGG_PRIMARY_KEY:
+          m->col_src[c][o] = r;
+          m->col_row[c][o] = i;
+          break;
+        case PM_AGG_LAST_NON_NULL_VALUE:
+          if (valid) {
+            m->col_src[c][o] = r;
+            m->col_row[c][o] = i;
+          }
+          break;
+        case PM_AGG_FIRST_VALUE:
+          if (!acc[c].i) { /* acc.i marks "taken" */
+            acc[c].i = 1;
+            m->col_src[c][o] = r;
+            m->col_row[c][o] = i;
+          }
+          break;
+        case PM_AGG_FIRST_NON_NULL_VALUE:
+          if (valid && m->col_src[c][o] < 0) {
+            m->col_src[c][o] = r;
+            m->col_row[c][o] = i;
+          }
+          break;
+        case PM_AGG_MAX:
+        case PM_AGG_MIN:
+          if (valid) {
+            int32_t cr = m->col_src[c][o];
+            int better = cr < 0;
+            if (!better) {
+              int cmp = pm_compare_values(&m->layout->children[c], col, i, m->runs[cr].batch.children[c],
+                                          m->col_row[c][o]);
+              better = f == PM_AGG_MAX ? cmp > 0 : cmp < 0;
+            }
+            if (better) {
+              m->col_src[c][o] = r;
+              m->col_row[c][o] = i;
+            }
+          }
+          break;
+        case PM_AGG_BOOL_AND:
+        case PM_AGG_BOOL_OR:
+          if (valid) {
+            num x = num_at(m, c, r, i);
+            if (acc[c].is_null) acc[c] = x;
+            else acc[c].i = f == PM_AGG_BOOL_AND ? (acc[c].i && x.i) : (acc[c].i || x.i);
+          }
+          break;
+        default: rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "aggregate function not supported"); break;
+      }
+    }
+  }
+  if (rc) {
+    free(acc);
+    return rc;
+  }
+  if (last < 0) last = g - 1;
+  /* key and sequence columns come from the last processed record */
+  for (int c = 0; c < m->n_cols; c++)
+    if (is_system_col(cfg, c)) {
+      m->col_src[c][o] = gr[last];
+      m->col_row[c][o] = gi[last];
+    }
+  int8_t kind = (is_delete || !seen_add) ? PM_ROWKIND_DELETE : PM_ROWKIND_INSERT;
+  if (agg) {
+    for (int c = 0; c < m->n_cols && !rc; c++) {
+      if (is_system_col(cfg, c) || !cfg->columns) continue;
+      pm_agg_func f = cfg->columns[c].agg;
+      if (is_seq_field_col(cfg, c)) continue;
+      if (f == PM_AGG_SUM || f == PM_AGG_PRODUCT || f == PM_AGG_BOOL_AND || f == PM_AGG_BOOL_OR) {
+        patch p = {o, c, acc[c].is_null, acc[c].i, acc[c].d, acc[c].dec};
+        rc = add_patch(m, &p, err);
+      }
+    }
+  }
+  free(acc);
+  if (rc) return rc;
+  if (pm_rowkind_is_retract(kind) && !cfg->keep_retracts) {
+    /* drop: undo the patches of this row */
+    while (m->n_patches && m->patches[m->n_patches - 1].row == o) m->n_patches--;
+    return 0;
+  }
+  m->sel_src[o] = gr[last];
+  m->sel_row[o] = gi[last];
+  m->out_kind[o] = kind;
+  m->n_out++;
+  return 0;
+}
+
+static void apply_patch(struct ArrowArray *a, const pm_type *t, const patch *p) {
+  uint8_t *valid = (uint8_t *)a->buffers[0];
+  int64_t j = a->offset + p->row;
+  if (p->is_null) {
+    if (pm_array_is_valid(a, p->row)) a->null_count++;
+    pm_bit_clear(valid, j);
+    return;
+  }
+  if (!pm_array_is_valid(a, p->row)) a->null_count--;
+  pm_bit_set(valid, j);
+  void *d = (void *)a->buffers[1];
+  switch (t->id) {
+    case PM_T_BOOL:
+      if (p->i) pm_bit_set(d, j);
+      else pm_bit_clear(d, j);
+      break;
+    case PM_T_INT8:
+    case PM_T_UINT8: ((int8_t *)d)[j] = (int8_t)p->i; break;
+    case PM_T_INT16:
+    case PM_T_UINT16: ((int16_t *)d)[j] = (int16_t)p->i; break;
+    case PM_T_INT32:
+    case PM_T_UINT32: ((int32_t *)d)[j] = (int32_t)p->i; break;
+    case PM_T_INT64:
+    case PM_T_UINT64: ((int64_t *)d)[j] = p->i; break;
+    case PM_T_FLOAT: ((float *)d)[j] = (float)p->d; break;
+    case PM_T_DOUBLE: ((double *)d)[j] = p->d; break;
+    case PM_T_DECIMAL128: memcpy((uint8_t *)d + 16 * j, &p->dec, 16); break;
+    default: break;
+  }
+}
+
+/* Builds the output batch from the selections. */
+static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
+  int64_t n = m->n_out;
+  PM_TRY(pm_array_init(out, n, 1, m->n_cols, err));
+  for (int c = 0; c < m->n_cols; c++) {
+    const int32_t *s = m->per_column ? m->col_src[c] : m->sel_src;
+    const int64_t *r = m->per_column ? m->col_row[c] : m->sel_row;
+    for (int i = 0; i < m->n_runs; i++)
+      m->srcs[i] = m->runs[i].batch.release ? m->runs[i].batch.children[c] : NULL;
+    int rc = pm_gather(&m->layout->children[c], m->srcs, s, r, n, out->children[c], err);
+    if (rc) {
+      pm_array_release(out);
+      return rc;
+    }
+  }
+  /* row kinds */
+  struct ArrowArray *k = out->children[m->cfg->kind_col];
+  int8_t *kd = (int8_t *)k->buffers[1];
+  for (int64_t i = 0; i < n; i++) kd[k->offset + i] = m->out_kind[i];
+  for (size_t p = 0; p < m->n_patches; p++)
+    apply_patch(out->children[m->patches[p].col], &m->layout->children[m->patches[p].col], &m->patches[p]);
+  m->n_patches = 0;
+  m->n_out = 0;
+  return 0;
+}
+
+/* Loads the next non-empty batch of run r (or marks it done). */
+static int run_advance(run_state *r, pm_error *err) {
+  while (!r->done && (!r->batch.release || r->cursor >= r->batch.length)) {
+    pm_array_release(&r->batch);
+    r->cursor = 0;
+    int rc = r->src.next(r->src.ctx, &r->batch, err);
+    if (rc) return rc;
+    if (!r->batch.release) r->done = 1;
+  }
+  return 0;
+}
+
+int pm_merge_next(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  const pm_merge_config *cfg = m->cfg;
+  for (;;) {
+    int active = 0, rb = -1;
+    for (int i = 0; i < m->n_runs; i++) {
+      PM_TRY(run_advance(&m->runs[i], err));
+      if (m->runs[i].done) continue;
+      active++;
+      run_state *r = &m->runs[i];
+      if (rb < 0 || key_cmp(m, &r->batch, r->batch.length - 1, &m->runs[rb].batch,
+                            m->runs[rb].batch.length - 1) < 0)
+        rb = i;
+    }
+    if (!active) return 0;
+    /* Rows with key <= bound (the smallest last key of the current batches)
+     * are complete in every run: each run holds a key at most once. */
+    const struct ArrowArray *bb = &m->runs[rb].batch;
+    int64_t bi = bb->length - 1;
+    int64_t total = 0;
+    for (int i = 0; i < m->n_runs; i++) {
+      run_state *r = &m->runs[i];
+      if (r->done) {
+        r->end = r->cursor;
+        continue;
+      }
+      if (i == rb) {
+        r->end = r->batch.length;
+      } else {
+        int64_t lo = r->cursor, hi = r->batch.length; /* first row with key > bound */
+        while (lo < hi) {
+          int64_t mid = lo + (hi - lo) / 2;
+          if (key_cmp(m, &r->batch, mid, bb, bi) <= 0) lo = mid + 1;
+          else hi = mid;
+        }
+        r->end = lo;
+      }
+      total += r->end - r->cursor;
+    }
+    PM_TRY(ensure_out_cap(m, total + 1, err));
+    /* k-way merge of the ranges */
+    for (;;) {
+      int g = 0, single = -1, n_live = 0;
+      for (int i = 0; i < m->n_runs; i++)
+        if (m->runs[i].cursor < m->runs[i].end) {
+          n_live++;
+          single = i;
+        }
+      if (!n_live) break;
+      if (n_live == 1) { /* only one run left in range: every row is its own key */
+        run_state *r = &m->runs[single];
+        for (int64_t i = r->cursor; i < r->end; i++) {
+          m->g_run[0] = single;
+          m->g_row[0] = i;
+          PM_TRY(merge_group(m, 1, err));
+        }
+        r->cursor = r->end;
+        break;
+      }
+      int best = -1;
+      for (int i = 0; i < m->n_runs; i++) {
+        run_state *r = &m->runs[i];
+        if (r->cursor >= r->end) continue;
+        if (best < 0) {
+          best = i;
+          continue;
+        }
+        int c = key_cmp(m, &r->batch, r->cursor, &m->runs[best].batch, m->runs[best].cursor);
+        if (c < 0) best = i;
+      }
+      for (int i = 0; i < m->n_runs; i++) {
+        run_state *r = &m->runs[i];
+        if (r->cursor >= r->end) continue;
+        if (i == best || key_cmp(m, &r->batch, r->cursor, &m->runs[best].batch, m->runs[best].cursor) == 0) {
+          m->g_run[g] = i;
+          m->g_row[g] = r->cursor;
+          g++;
+        }
+      }
+      for (int k = 0; k < g; k++) m->runs[m->g_run[k]].cursor++;
+      PM_TRY(merge_group(m, g, err));
+    }
+    (void)cfg;
+    if (m->n_out > 0) return build_output(m, out, err);
+  }
+}
