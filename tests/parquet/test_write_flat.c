@@ -19,7 +19,7 @@ static void test_flat_all_types(void) {
     CHECK_EQ_INT(r->num_rows, 4);
     CHECK_EQ_INT(r->num_row_groups, 1);
     CHECK_EQ_INT(r->num_columns, 27);
-    const pm_pq_column_stats *c = &r->columns[0];
+    const pm_pq_write_column_stats *c = &r->columns[0];
     CHECK_EQ_STR(c->path, "i32");
     CHECK_EQ_INT(c->null_count, 1);
     CHECK(c->has_min_max && c->min_i64 == -4 && c->max_i64 == 3);

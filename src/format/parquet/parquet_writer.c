@@ -162,7 +162,7 @@ struct pm_pq_writer {
   pm_buf scratch, comp, hdr, tmp;
   double bytes_per_row; /* largest column's estimated page bytes per row */
   pm_pq_write_result result;
-  pm_pq_column_stats *stats;
+  pm_pq_write_column_stats *stats;
 };
 
 /* ---- small helpers --------------------------------------------------------------- */
@@ -1763,7 +1763,7 @@ static int build_results(pm_pq_writer *w, pm_error *err) {
   if (!w->stats) return PM_NOMEM(err);
   for (size_t k = 0; k < w->n_cols; k++) {
     colw *c = &w->cols[k];
-    pm_pq_column_stats *s = &w->stats[k];
+    pm_pq_write_column_stats *s = &w->stats[k];
     const wnode *n = c->leaf;
     s->path = c->path;
     s->top_level_field = c->top_field;

@@ -53,7 +53,7 @@ typedef struct pm_pq_write_options {
 void pm_pq_write_options_default(pm_pq_write_options *o);
 
 /* Statistics of one leaf column over the whole file, available after close. */
-typedef struct pm_pq_column_stats {
+typedef struct pm_pq_write_column_stats {
   const char *path;      /* dotted path of the leaf ("f.list.element") */
   int top_level_field;   /* index of the Arrow top-level field the leaf belongs to */
   int nested;            /* 1 if the leaf sits under a list, map or struct */
@@ -68,14 +68,14 @@ typedef struct pm_pq_column_stats {
   size_t min_len, max_len;
   int64_t min_i64, max_i64; /* BOOLEAN/INT32/INT64 values (INT32 sign-extended) */
   double min_f64, max_f64;  /* FLOAT/DOUBLE values */
-} pm_pq_column_stats;
+} pm_pq_write_column_stats;
 
 typedef struct pm_pq_write_result {
   uint64_t file_size;
   int64_t num_rows;
   int num_row_groups;
   size_t num_columns;                 /* leaf columns */
-  const pm_pq_column_stats *columns;  /* owned by the writer */
+  const pm_pq_write_column_stats *columns;  /* owned by the writer */
 } pm_pq_write_result;
 
 typedef struct pm_pq_writer pm_pq_writer;
