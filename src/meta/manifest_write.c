@@ -1,0 +1,631 @@
+/* Manifest encoders (Avro, as Java master writes them, FORMAT.md 4.1-4.5) and copies. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "data/binary_row.h"
+#include "format/avro/avro.h"
+#include "io/file.h"
+#include "meta/manifest.h"
+
+/* Writer schemas, byte for byte as Java master serializes them. */
+static const char MANIFEST_SCHEMA[] =
+    "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\",\"fields\":["
+    "{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_KIND\",\"type\":\"int\"},"
+    "{\"name\":\"_PARTITION\",\"type\":\"bytes\"},{\"name\":\"_BUCKET\",\"type\":\"int\"},"
+    "{\"name\":\"_TOTAL_BUCKETS\",\"type\":\"int\"},"
+    "{\"name\":\"_FILE\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE\",\"fields\":["
+    "{\"name\":\"_FILE_NAME\",\"type\":\"string\"},{\"name\":\"_FILE_SIZE\",\"type\":\"long\"},"
+    "{\"name\":\"_ROW_COUNT\",\"type\":\"long\"},{\"name\":\"_MIN_KEY\",\"type\":\"bytes\"},"
+    "{\"name\":\"_MAX_KEY\",\"type\":\"bytes\"},"
+    "{\"name\":\"_KEY_STATS\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE__KEY_STATS\",\"fields\":["
+    "{\"name\":\"_MIN_VALUES\",\"type\":\"bytes\"},{\"name\":\"_MAX_VALUES\",\"type\":\"bytes\"},"
+    "{\"name\":\"_NULL_COUNTS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",\"long\"]}],\"default\":null}]}},"
+    "{\"name\":\"_VALUE_STATS\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE__VALUE_STATS\",\"fields\":["
+    "{\"name\":\"_MIN_VALUES\",\"type\":\"bytes\"},{\"name\":\"_MAX_VALUES\",\"type\":\"bytes\"},"
+    "{\"name\":\"_NULL_COUNTS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",\"long\"]}],\"default\":null}]}},"
+    "{\"name\":\"_MIN_SEQUENCE_NUMBER\",\"type\":\"long\"},{\"name\":\"_MAX_SEQUENCE_NUMBER\",\"type\":\"long\"},"
+    "{\"name\":\"_SCHEMA_ID\",\"type\":\"long\"},{\"name\":\"_LEVEL\",\"type\":\"int\"},"
+    "{\"name\":\"_EXTRA_FILES\",\"type\":{\"type\":\"array\",\"items\":\"string\"}},"
+    "{\"name\":\"_CREATION_TIME\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null},"
+    "{\"name\":\"_DELETE_ROW_COUNT\",\"type\":[\"null\",\"long\"],\"default\":null},"
+    "{\"name\":\"_EMBEDDED_FILE_INDEX\",\"type\":[\"null\",\"bytes\"],\"default\":null},"
+    "{\"name\":\"_FILE_SOURCE\",\"type\":[\"null\",\"int\"],\"default\":null},"
+    "{\"name\":\"_VALUE_STATS_COLS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}],\"default\":null},"
+    "{\"name\":\"_EXTERNAL_PATH\",\"type\":[\"null\",\"string\"],\"default\":null},"
+    "{\"name\":\"_FIRST_ROW_ID\",\"type\":[\"null\",\"long\"],\"default\":null},"
+    "{\"name\":\"_WRITE_COLS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}],\"default\":null},"
+    "{\"name\":\"_WRITE_COLS_SEQUENCES\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\"}],\"default\":null}"
+    "]}}]}";
+
+static const char LIST_SCHEMA[] =
+    "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\",\"fields\":["
+    "{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_FILE_NAME\",\"type\":\"string\"},"
+    "{\"name\":\"_FILE_SIZE\",\"type\":\"long\"},{\"name\":\"_NUM_ADDED_FILES\",\"type\":\"long\"},"
+    "{\"name\":\"_NUM_DELETED_FILES\",\"type\":\"long\"},"
+    "{\"name\":\"_PARTITION_STATS\",\"type\":{\"type\":\"record\",\"name\":\"record__PARTITION_STATS\",\"fields\":["
+    "{\"name\":\"_MIN_VALUES\",\"type\":\"bytes\"},{\"name\":\"_MAX_VALUES\",\"type\":\"bytes\"},"
+    "{\"name\":\"_NULL_COUNTS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",\"long\"]}],\"default\":null}]}},"
+    "{\"name\":\"_SCHEMA_ID\",\"type\":\"long\"},"
+    "{\"name\":\"_MIN_BUCKET\",\"type\":[\"null\",\"int\"],\"default\":null},"
+    "{\"name\":\"_MAX_BUCKET\",\"type\":[\"null\",\"int\"],\"default\":null},"
+    "{\"name\":\"_MIN_LEVEL\",\"type\":[\"null\",\"int\"],\"default\":null},"
+    "{\"name\":\"_MAX_LEVEL\",\"type\":[\"null\",\"int\"],\"default\":null},"
+    "{\"name\":\"_MIN_ROW_ID\",\"type\":[\"null\",\"long\"],\"default\":null},"
+    "{\"name\":\"_MAX_ROW_ID\",\"type\":[\"null\",\"long\"],\"default\":null}]}";
+
+static const char INDEX_SCHEMA[] =
+    "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\",\"fields\":["
+    "{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_KIND\",\"type\":\"int\"},"
+    "{\"name\":\"_PARTITION\",\"type\":\"bytes\"},{\"name\":\"_BUCKET\",\"type\":\"int\"},"
+    "{\"name\":\"_INDEX_TYPE\",\"type\":\"string\"},{\"name\":\"_FILE_NAME\",\"type\":\"string\"},"
+    "{\"name\":\"_FILE_SIZE\",\"type\":\"long\"},{\"name\":\"_ROW_COUNT\",\"type\":\"long\"},"
+    "{\"name\":\"_DELETIONS_VECTORS_RANGES\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",{\"type\":\"record\","
+    "\"name\":\"record__DELETIONS_VECTORS_RANGES\",\"fields\":[{\"name\":\"f0\",\"type\":\"string\"},"
+    "{\"name\":\"f1\",\"type\":\"int\"},{\"name\":\"f2\",\"type\":\"int\"},"
+    "{\"name\":\"_CARDINALITY\",\"type\":[\"null\",\"long\"],\"default\":null}]}]}],\"default\":null},"
+    "{\"name\":\"_EXTERNAL_PATH\",\"type\":[\"null\",\"string\"],\"default\":null},"
+    "{\"name\":\"_GLOBAL_INDEX\",\"type\":[\"null\",{\"type\":\"record\",\"name\":\"record__GLOBAL_INDEX\",\"fields\":["
+    "{\"name\":\"_ROW_RANGE_START\",\"type\":\"long\"},{\"name\":\"_ROW_RANGE_END\",\"type\":\"long\"},"
+    "{\"name\":\"_INDEX_FIELD_ID\",\"type\":\"int\"},"
+    "{\"name\":\"_EXTRA_FIELD_IDS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"int\"}],\"default\":null},"
+    "{\"name\":\"_INDEX_META\",\"type\":[\"null\",\"bytes\"],\"default\":null},"
+    "{\"name\":\"_SOURCE_META\",\"type\":[\"null\",\"bytes\"],\"default\":null}]}],\"default\":null}]}";
+
+#define SYNC_INTERVAL 64000
+
+/* ---------------- container ---------------- */
+
+typedef struct container {
+  pm_buf *out;
+  pm_avro_encoder rec;   /* buffered records of the current block */
+  int64_t block_count;
+  pm_codec codec;
+  int level;
+  uint8_t sync[16];
+  pm_buf tmp;
+} container;
+
+static void put_raw_long(pm_buf *b, int64_t v, int *bad) {
+  pm_avro_encoder e = {*b, 0};
+  pm_avro_put_long(&e, v);
+  *b = e.buf;
+  if (e.failed) *bad = 1;
+}
+
+static int container_begin(container *c, const char *schema, const pm_manifest_write_opts *opts, pm_buf *out,
+                           pm_error *err) {
+  memset(c, 0, sizeof(*c));
+  c->out = out;
+  c->codec = opts ? opts->codec : PM_CODEC_ZSTD;
+  c->level = opts && opts->level ? opts->level : 1;
+  if (c->codec != PM_CODEC_ZSTD && c->codec != PM_CODEC_NONE && c->codec != PM_CODEC_DEFLATE &&
+      c->codec != PM_CODEC_SNAPPY)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "manifest codec %s is not an Avro codec", pm_codec_name(c->codec));
+  if (opts && opts->sync) {
+    memcpy(c->sync, opts->sync, 16);
+  } else {
+    FILE *f = fopen("/dev/urandom", "rb");
+    if (!f || fread(c->sync, 1, 16, f) != 16) {
+      for (int i = 0; i < 16; i++) c->sync[i] = (uint8_t)(rand() >> 3);
+    }
+    if (f) fclose(f);
+  }
+  pm_buf_init(&c->rec.buf);
+  pm_buf_init(&c->tmp);
+  int bad = 0;
+  const char *codec_name = pm_avro_codec_name(c->codec);
+  bad |= pm_buf_append(out, "Obj\x01", 4) != 0;
+  put_raw_long(out, 2, &bad);
+  put_raw_long(out, 11, &bad);
+  bad |= pm_buf_append(out, "avro.schema", 11) != 0;
+  put_raw_long(out, (int64_t)strlen(schema), &bad);
+  bad |= pm_buf_append(out, schema, strlen(schema)) != 0;
+  put_raw_long(out, 10, &bad);
+  bad |= pm_buf_append(out, "avro.codec", 10) != 0;
+  put_raw_long(out, (int64_t)strlen(codec_name), &bad);
+  bad |= pm_buf_append(out, codec_name, strlen(codec_name)) != 0;
+  put_raw_long(out, 0, &bad);
+  bad |= pm_buf_append(out, c->sync, 16) != 0;
+  return bad ? PM_NOMEM(err) : 0;
+}
+
+static int container_flush(container *c, pm_error *err) {
+  if (c->block_count == 0) return 0;
+  if (c->rec.failed) return PM_NOMEM(err);
+  const uint8_t *data = c->rec.buf.data;
+  size_t len = c->rec.buf.len;
+  c->tmp.len = 0;
+  if (c->codec != PM_CODEC_NONE) {
+    PM_TRY(pm_compress(c->codec, c->level, data, len, &c->tmp, err));
+    if (c->codec == PM_CODEC_SNAPPY) { /* Avro snappy: block + CRC32 (BE) of the uncompressed bytes */
+      uint32_t crc = (uint32_t)crc32(0L, data, (uInt)len);
+      uint8_t be[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
+      if (pm_buf_append(&c->tmp, be, 4)) return PM_NOMEM(err);
+    }
+    data = c->tmp.data;
+    len = c->tmp.len;
+  }
+  int bad = 0;
+  put_raw_long(c->out, c->block_count, &bad);
+  put_raw_long(c->out, (int64_t)len, &bad);
+  bad |= pm_buf_append(c->out, data, len) != 0;
+  bad |= pm_buf_append(c->out, c->sync, 16) != 0;
+  c->rec.buf.len = 0;
+  c->block_count = 0;
+  return bad ? PM_NOMEM(err) : 0;
+}
+
+static int container_end_record(container *c, pm_error *err) {
+  c->block_count++;
+  if (c->rec.failed) return PM_NOMEM(err);
+  if (c->rec.buf.len >= SYNC_INTERVAL) return container_flush(c, err);
+  return 0;
+}
+
+static void container_free(container *c) {
+  pm_buf_free(&c->rec.buf);
+  pm_buf_free(&c->tmp);
+}
+
+/* ---------------- record encoding ---------------- */
+
+static void put_bytes(pm_avro_encoder *e, pm_bytes b) { pm_avro_put_bytes(e, b.data ? b.data : (const uint8_t *)"", b.len); }
+
+static void put_stats(pm_avro_encoder *e, const pm_simple_stats *s) {
+  put_bytes(e, s->min_values);
+  put_bytes(e, s->max_values);
+  if (s->null_counts_is_null) {
+    pm_avro_put_union(e, 0);
+    return;
+  }
+  pm_avro_put_union(e, 1);
+  if (s->n_null_counts > 0) {
+    pm_avro_put_block_count(e, s->n_null_counts);
+    for (int32_t i = 0; i < s->n_null_counts; i++) {
+      if (s->null_counts[i] == PM_NULL_COUNT_UNKNOWN) {
+        pm_avro_put_union(e, 0);
+      } else {
+        pm_avro_put_union(e, 1);
+        pm_avro_put_long(e, s->null_counts[i]);
+      }
+    }
+  }
+  pm_avro_put_block_end(e);
+}
+
+static void put_str_array(pm_avro_encoder *e, const pm_str_list *l) {
+  if (l->n > 0) {
+    pm_avro_put_block_count(e, l->n);
+    for (int32_t i = 0; i < l->n; i++) pm_avro_put_string(e, l->items[i] ? l->items[i] : "");
+  }
+  pm_avro_put_block_end(e);
+}
+
+static void put_opt_str_array(pm_avro_encoder *e, const pm_str_list *l) {
+  if (l->is_null) {
+    pm_avro_put_union(e, 0);
+    return;
+  }
+  pm_avro_put_union(e, 1);
+  put_str_array(e, l);
+}
+
+static void put_opt_long(pm_avro_encoder *e, int has, int64_t v) {
+  pm_avro_put_union(e, has ? 1 : 0);
+  if (has) pm_avro_put_long(e, v);
+}
+
+static void put_opt_string(pm_avro_encoder *e, const char *s) {
+  pm_avro_put_union(e, s ? 1 : 0);
+  if (s) pm_avro_put_string(e, s);
+}
+
+static void encode_entry(pm_avro_encoder *e, const pm_manifest_entry *me) {
+  const pm_data_file_meta *f = &me->file;
+  pm_avro_put_int(e, 2);
+  pm_avro_put_int(e, me->kind);
+  put_bytes(e, me->partition);
+  pm_avro_put_int(e, me->bucket);
+  pm_avro_put_int(e, me->total_buckets);
+  pm_avro_put_string(e, f->file_name ? f->file_name : "");
+  pm_avro_put_long(e, f->file_size);
+  pm_avro_put_long(e, f->row_count);
+  put_bytes(e, f->min_key);
+  put_bytes(e, f->max_key);
+  put_stats(e, &f->key_stats);
+  put_stats(e, &f->value_stats);
+  pm_avro_put_long(e, f->min_sequence_number);
+  pm_avro_put_long(e, f->max_sequence_number);
+  pm_avro_put_long(e, f->schema_id);
+  pm_avro_put_int(e, f->level);
+  put_str_array(e, &f->extra_files);
+  put_opt_long(e, f->has_creation_time, f->creation_time_millis);
+  put_opt_long(e, f->has_delete_row_count, f->delete_row_count);
+  pm_avro_put_union(e, f->has_embedded_index ? 1 : 0);
+  if (f->has_embedded_index) put_bytes(e, f->embedded_index);
+  put_opt_long(e, f->file_source >= 0, f->file_source);
+  put_opt_str_array(e, &f->value_stats_cols);
+  put_opt_string(e, f->external_path);
+  put_opt_long(e, f->has_first_row_id, f->first_row_id);
+  put_opt_str_array(e, &f->write_cols);
+  if (f->write_cols_sequences_is_null) {
+    pm_avro_put_union(e, 0);
+  } else {
+    pm_avro_put_union(e, 1);
+    if (f->n_write_cols_sequences > 0) {
+      pm_avro_put_block_count(e, f->n_write_cols_sequences);
+      for (int32_t i = 0; i < f->n_write_cols_sequences; i++) pm_avro_put_long(e, f->write_cols_sequences[i]);
+    }
+    pm_avro_put_block_end(e);
+  }
+}
+
+int pm_manifest_encode(const pm_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts, pm_buf *out,
+                       pm_error *err) {
+  container c;
+  int rc = container_begin(&c, MANIFEST_SCHEMA, opts, out, err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    encode_entry(&c.rec, &entries[i]);
+    rc = container_end_record(&c, err);
+  }
+  if (!rc) rc = container_flush(&c, err);
+  container_free(&c);
+  return rc;
+}
+
+static void encode_list_entry(pm_avro_encoder *e, const pm_manifest_file_meta *m) {
+  pm_avro_put_int(e, 2);
+  pm_avro_put_string(e, m->file_name ? m->file_name : "");
+  pm_avro_put_long(e, m->file_size);
+  pm_avro_put_long(e, m->num_added_files);
+  pm_avro_put_long(e, m->num_deleted_files);
+  put_stats(e, &m->partition_stats);
+  pm_avro_put_long(e, m->schema_id);
+  put_opt_long(e, m->has_bucket_range, m->min_bucket);
+  put_opt_long(e, m->has_bucket_range, m->max_bucket);
+  put_opt_long(e, m->has_level_range, m->min_level);
+  put_opt_long(e, m->has_level_range, m->max_level);
+  put_opt_long(e, m->has_row_id_range, m->min_row_id);
+  put_opt_long(e, m->has_row_id_range, m->max_row_id);
+}
+
+int pm_manifest_list_encode(const pm_manifest_file_meta *metas, size_t n, const pm_manifest_write_opts *opts,
+                            pm_buf *out, pm_error *err) {
+  container c;
+  int rc = container_begin(&c, LIST_SCHEMA, opts, out, err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    encode_list_entry(&c.rec, &metas[i]);
+    rc = container_end_record(&c, err);
+  }
+  if (!rc) rc = container_flush(&c, err);
+  container_free(&c);
+  return rc;
+}
+
+static void encode_index_entry(pm_avro_encoder *e, const pm_index_manifest_entry *ie) {
+  const pm_index_file_meta *m = &ie->index_file;
+  pm_avro_put_int(e, 1);
+  pm_avro_put_int(e, ie->kind);
+  put_bytes(e, ie->partition);
+  pm_avro_put_int(e, ie->bucket);
+  pm_avro_put_string(e, m->index_type ? m->index_type : "");
+  pm_avro_put_string(e, m->file_name ? m->file_name : "");
+  pm_avro_put_long(e, m->file_size);
+  pm_avro_put_long(e, m->row_count);
+  if (m->dv_ranges_is_null) {
+    pm_avro_put_union(e, 0);
+  } else {
+    pm_avro_put_union(e, 1);
+    if (m->n_dv_ranges > 0) {
+      pm_avro_put_block_count(e, m->n_dv_ranges);
+      for (int32_t i = 0; i < m->n_dv_ranges; i++) {
+        const pm_dv_range *r = &m->dv_ranges[i];
+        pm_avro_put_union(e, 1);
+        pm_avro_put_string(e, r->data_file_name ? r->data_file_name : "");
+        pm_avro_put_int(e, r->offset);
+        pm_avro_put_int(e, r->length);
+        put_opt_long(e, r->has_cardinality, r->cardinality);
+      }
+    }
+    pm_avro_put_block_end(e);
+  }
+  put_opt_string(e, m->external_path);
+  if (!m->has_global_index) {
+    pm_avro_put_union(e, 0);
+    return;
+  }
+  const pm_global_index_meta *g = &m->global_index;
+  pm_avro_put_union(e, 1);
+  pm_avro_put_long(e, g->row_range_start);
+  pm_avro_put_long(e, g->row_range_end);
+  pm_avro_put_int(e, g->index_field_id);
+  if (g->extra_field_ids_is_null) {
+    pm_avro_put_union(e, 0);
+  } else {
+    pm_avro_put_union(e, 1);
+    if (g->n_extra_field_ids > 0) {
+      pm_avro_put_block_count(e, g->n_extra_field_ids);
+      for (int32_t i = 0; i < g->n_extra_field_ids; i++) pm_avro_put_int(e, g->extra_field_ids[i]);
+    }
+    pm_avro_put_block_end(e);
+  }
+  pm_avro_put_union(e, g->has_index_meta ? 1 : 0);
+  if (g->has_index_meta) put_bytes(e, g->index_meta);
+  pm_avro_put_union(e, g->has_source_meta ? 1 : 0);
+  if (g->has_source_meta) put_bytes(e, g->source_meta);
+}
+
+int pm_index_manifest_encode(const pm_index_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts,
+                             pm_buf *out, pm_error *err) {
+  container c;
+  int rc = container_begin(&c, INDEX_SCHEMA, opts, out, err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    encode_index_entry(&c.rec, &entries[i]);
+    rc = container_end_record(&c, err);
+  }
+  if (!rc) rc = container_flush(&c, err);
+  container_free(&c);
+  return rc;
+}
+
+/* ---------------- file writers ---------------- */
+
+static const char *base_name(const char *path) {
+  const char *s = strrchr(path, '/');
+  return s ? s + 1 : path;
+}
+
+/* Partition stats over the entries' partitions ("all mode"). */
+static int partition_stats(const pm_manifest_entry *entries, size_t n, const pm_data_type *ptype, pm_arena *arena,
+                           pm_simple_stats *out, pm_error *err) {
+  size_t arity = ptype ? ptype->n_fields : 0;
+  if (arity == 0) {
+    pm_simple_stats_empty(out);
+    return 0;
+  }
+  pm_value *mins = calloc(arity, sizeof(pm_value)), *maxs = calloc(arity, sizeof(pm_value));
+  int64_t *nulls = pm_arena_alloc(arena, arity * sizeof(int64_t));
+  int rc = 0;
+  if (!mins || !maxs || !nulls) rc = PM_NOMEM(err);
+  for (size_t i = 0; !rc && i < arity; i++) nulls[i] = 0;
+  for (size_t e = 0; !rc && e < n; e++) {
+    pm_binary_row row;
+    rc = pm_binary_row_open_serialized(entries[e].partition.data, entries[e].partition.len, "_PARTITION", &row, err);
+    if (!rc && (size_t)row.arity != arity)
+      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition of arity %d, partition type has %zu fields", row.arity, arity);
+    for (size_t i = 0; !rc && i < arity; i++) {
+      pm_value v;
+      rc = pm_binary_row_get(&row, (int32_t)i, ptype->fields[i].type, &v, err);
+      if (rc) break;
+      if (v.kind == PM_V_NULL) {
+        nulls[i]++;
+        continue;
+      }
+      if (mins[i].kind == PM_V_NULL || pm_value_compare(&v, &mins[i]) < 0) mins[i] = v;
+      if (maxs[i].kind == PM_V_NULL || pm_value_compare(&v, &maxs[i]) > 0) maxs[i] = v;
+    }
+  }
+  pm_binary_row_writer wmin, wmax;
+  int wi = 0;
+  pm_buf bmin, bmax;
+  pm_buf_init(&bmin);
+  pm_buf_init(&bmax);
+  if (!rc) rc = pm_row_writer_init(&wmin, (int32_t)arity, err);
+  if (!rc) {
+    wi = 1;
+    rc = pm_row_writer_init(&wmax, (int32_t)arity, err);
+    if (!rc) wi = 2;
+  }
+  for (size_t i = 0; !rc && i < arity; i++) {
+    pm_data_type t = *ptype->fields[i].type;
+    t.nullable = 1;
+    rc = pm_row_writer_write(&wmin, (int32_t)i, &t, &mins[i], err);
+    if (!rc) rc = pm_row_writer_write(&wmax, (int32_t)i, &t, &maxs[i], err);
+  }
+  if (!rc) rc = pm_row_writer_finish(&wmin, 1, &bmin, err);
+  if (!rc) rc = pm_row_writer_finish(&wmax, 1, &bmax, err);
+  if (!rc) {
+    memset(out, 0, sizeof(*out));
+    out->min_values.data = pm_arena_memdup(arena, bmin.data, bmin.len);
+    out->min_values.len = bmin.len;
+    out->max_values.data = pm_arena_memdup(arena, bmax.data, bmax.len);
+    out->max_values.len = bmax.len;
+    out->null_counts = nulls;
+    out->n_null_counts = (int32_t)arity;
+    if (!out->min_values.data || !out->max_values.data) rc = PM_NOMEM(err);
+  }
+  if (wi >= 1) pm_row_writer_free(&wmin);
+  if (wi >= 2) pm_row_writer_free(&wmax);
+  pm_buf_free(&bmin);
+  pm_buf_free(&bmax);
+  free(mins);
+  free(maxs);
+  return rc;
+}
+
+int pm_manifest_write(const char *path, const pm_manifest_entry *entries, size_t n,
+                      const pm_data_type *partition_type, int64_t default_schema_id,
+                      const pm_manifest_write_opts *opts, pm_arena *arena, pm_manifest_file_meta *meta,
+                      pm_error *err) {
+  pm_buf b;
+  pm_buf_init(&b);
+  int rc = pm_manifest_encode(entries, n, opts, &b, err);
+  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc && meta) {
+    memset(meta, 0, sizeof(*meta));
+    meta->file_name = pm_arena_strdup(arena, base_name(path));
+    if (!meta->file_name) rc = PM_NOMEM(err);
+    meta->file_size = (int64_t)b.len;
+    meta->schema_id = n ? INT64_MIN : default_schema_id;
+    int row_ids = n > 0;
+    for (size_t i = 0; i < n; i++) {
+      const pm_manifest_entry *e = &entries[i];
+      if (e->kind == PM_FILE_ADD) meta->num_added_files++;
+      else meta->num_deleted_files++;
+      if (e->file.schema_id > meta->schema_id) meta->schema_id = e->file.schema_id;
+      if (i == 0 || e->bucket < meta->min_bucket) meta->min_bucket = e->bucket;
+      if (i == 0 || e->bucket > meta->max_bucket) meta->max_bucket = e->bucket;
+      if (i == 0 || e->file.level < meta->min_level) meta->min_level = e->file.level;
+      if (i == 0 || e->file.level > meta->max_level) meta->max_level = e->file.level;
+      if (!e->file.has_first_row_id) {
+        row_ids = 0;
+      } else {
+        int64_t lo = e->file.first_row_id, hi = e->file.first_row_id + e->file.row_count - 1;
+        if (i == 0 || lo < meta->min_row_id) meta->min_row_id = lo;
+        if (i == 0 || hi > meta->max_row_id) meta->max_row_id = hi;
+      }
+    }
+    meta->has_bucket_range = meta->has_level_range = n > 0;
+    meta->has_row_id_range = row_ids;
+    if (!rc) rc = partition_stats(entries, n, partition_type, arena, &meta->partition_stats, err);
+  }
+  pm_buf_free(&b);
+  return rc;
+}
+
+int pm_manifest_list_write(const char *path, const pm_manifest_file_meta *metas, size_t n,
+                           const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
+  pm_buf b;
+  pm_buf_init(&b);
+  int rc = pm_manifest_list_encode(metas, n, opts, &b, err);
+  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc && file_size) *file_size = (int64_t)b.len;
+  pm_buf_free(&b);
+  return rc;
+}
+
+int pm_index_manifest_write(const char *path, const pm_index_manifest_entry *entries, size_t n,
+                            const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
+  pm_buf b;
+  pm_buf_init(&b);
+  int rc = pm_index_manifest_encode(entries, n, opts, &b, err);
+  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc && file_size) *file_size = (int64_t)b.len;
+  pm_buf_free(&b);
+  return rc;
+}
+
+/* ---------------- copies ---------------- */
+
+typedef struct copier {
+  pm_arena *a;
+  int oom;
+} copier;
+
+static const char *cp_str(copier *c, const char *s) {
+  if (!s) return NULL;
+  char *d = pm_arena_strdup(c->a, s);
+  if (!d) c->oom = 1;
+  return d;
+}
+
+static pm_bytes cp_bytes(copier *c, pm_bytes b) {
+  pm_bytes r = {NULL, b.len};
+  r.data = pm_arena_memdup(c->a, b.data ? b.data : (const uint8_t *)"", b.len);
+  if (!r.data) c->oom = 1;
+  return r;
+}
+
+static void *cp_mem(copier *c, const void *p, size_t n) {
+  if (!p || !n) return NULL;
+  void *d = pm_arena_memdup(c->a, p, n);
+  if (!d) c->oom = 1;
+  return d;
+}
+
+static pm_str_list cp_list(copier *c, pm_str_list l) {
+  pm_str_list r = l;
+  if (l.n > 0) {
+    const char **v = pm_arena_alloc(c->a, (size_t)l.n * sizeof(char *));
+    if (!v) {
+      c->oom = 1;
+      r.n = 0;
+      r.items = NULL;
+      return r;
+    }
+    for (int32_t i = 0; i < l.n; i++) v[i] = cp_str(c, l.items[i]);
+    r.items = v;
+  } else {
+    r.items = NULL;
+  }
+  return r;
+}
+
+static void cp_stats(copier *c, const pm_simple_stats *s, pm_simple_stats *d) {
+  *d = *s;
+  d->min_values = cp_bytes(c, s->min_values);
+  d->max_values = cp_bytes(c, s->max_values);
+  d->null_counts = s->n_null_counts > 0 ? cp_mem(c, s->null_counts, (size_t)s->n_null_counts * sizeof(int64_t)) : NULL;
+}
+
+int pm_data_file_meta_copy(const pm_data_file_meta *src, pm_data_file_meta *dst, pm_arena *arena, pm_error *err) {
+  copier c = {arena, 0};
+  *dst = *src;
+  dst->file_name = cp_str(&c, src->file_name);
+  dst->min_key = cp_bytes(&c, src->min_key);
+  dst->max_key = cp_bytes(&c, src->max_key);
+  cp_stats(&c, &src->key_stats, &dst->key_stats);
+  cp_stats(&c, &src->value_stats, &dst->value_stats);
+  dst->extra_files = cp_list(&c, src->extra_files);
+  if (src->has_embedded_index) dst->embedded_index = cp_bytes(&c, src->embedded_index);
+  dst->value_stats_cols = cp_list(&c, src->value_stats_cols);
+  dst->external_path = cp_str(&c, src->external_path);
+  dst->write_cols = cp_list(&c, src->write_cols);
+  dst->write_cols_sequences = src->n_write_cols_sequences > 0
+                                  ? cp_mem(&c, src->write_cols_sequences, (size_t)src->n_write_cols_sequences * sizeof(int64_t))
+                                  : NULL;
+  return c.oom ? PM_NOMEM(err) : 0;
+}
+
+int pm_manifest_entry_copy(const pm_manifest_entry *src, pm_manifest_entry *dst, pm_arena *arena, pm_error *err) {
+  copier c = {arena, 0};
+  *dst = *src;
+  dst->partition = cp_bytes(&c, src->partition);
+  if (c.oom) return PM_NOMEM(err);
+  return pm_data_file_meta_copy(&src->file, &dst->file, arena, err);
+}
+
+int pm_manifest_file_meta_copy(const pm_manifest_file_meta *src, pm_manifest_file_meta *dst, pm_arena *arena,
+                               pm_error *err) {
+  copier c = {arena, 0};
+  *dst = *src;
+  dst->file_name = cp_str(&c, src->file_name);
+  cp_stats(&c, &src->partition_stats, &dst->partition_stats);
+  return c.oom ? PM_NOMEM(err) : 0;
+}
+
+int pm_index_file_meta_copy(const pm_index_file_meta *src, pm_index_file_meta *dst, pm_arena *arena, pm_error *err) {
+  copier c = {arena, 0};
+  *dst = *src;
+  dst->index_type = cp_str(&c, src->index_type);
+  dst->file_name = cp_str(&c, src->file_name);
+  dst->external_path = cp_str(&c, src->external_path);
+  if (src->n_dv_ranges > 0) {
+    pm_dv_range *v = cp_mem(&c, src->dv_ranges, (size_t)src->n_dv_ranges * sizeof(pm_dv_range));
+    for (int32_t i = 0; v && i < src->n_dv_ranges; i++) v[i].data_file_name = cp_str(&c, src->dv_ranges[i].data_file_name);
+    dst->dv_ranges = v;
+  } else {
+    dst->dv_ranges = NULL;
+  }
+  const pm_global_index_meta *g = &src->global_index;
+  if (g->n_extra_field_ids > 0)
+    dst->global_index.extra_field_ids = cp_mem(&c, g->extra_field_ids, (size_t)g->n_extra_field_ids * sizeof(int32_t));
+  if (g->has_index_meta) dst->global_index.index_meta = cp_bytes(&c, g->index_meta);
+  if (g->has_source_meta) dst->global_index.source_meta = cp_bytes(&c, g->source_meta);
+  return c.oom ? PM_NOMEM(err) : 0;
+}
+
+int pm_manifest_entries_push(pm_manifest_entries *v, const pm_manifest_entry *e, pm_error *err) {
+  if (v->n == v->cap) {
+    size_t nc = v->cap ? v->cap * 2 : 64;
+    void *p = realloc(v->items, nc * sizeof(v->items[0]));
+    if (!p) return PM_NOMEM(err);
+    v->items = p;
+    v->cap = nc;
+  }
+  PM_TRY(pm_manifest_entry_copy(e, &v->items[v->n], &v->arena, err));
+  v->n++;
+  return 0;
+}
