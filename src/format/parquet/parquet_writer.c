@@ -1857,7 +1857,7 @@ static int write_footer(pm_pq_writer *w, pm_error *err) {
     pm_tw_field_i64(&t, 3, rg->num_rows);
     pm_tw_field_i64(&t, 5, (int64_t)rg->file_offset);
     pm_tw_field_i64(&t, 6, rg->total_compressed);
-    pm_tw_field_i32(&t, 7, (int32_t)r);
+    pm_tw_field_i16(&t, 7, (int16_t)r); /* i16 in the Thrift IDL */
     pm_tw_struct_end(&t);
   }
   pm_tw_field_string(&t, 6, w->created_by);

@@ -105,6 +105,11 @@ void pm_tw_field_i64(pm_tw *w, int16_t fid, int64_t v) {
   pm_tw_i64(w, v);
 }
 
+void pm_tw_field_i16(pm_tw *w, int16_t fid, int16_t v) {
+  pm_tw_field_header(w, fid, PM_TW_I16);
+  pm_tw_i32(w, v);
+}
+
 void pm_tw_field_i8(pm_tw *w, int16_t fid, int8_t v) {
   pm_tw_field_header(w, fid, PM_TW_BYTE);
   uint8_t b = (uint8_t)v;

@@ -71,6 +71,7 @@ void pm_tw_struct_end(pm_tw *w);
 void pm_tw_field_header(pm_tw *w, int16_t fid, enum pm_tw_type type);
 void pm_tw_field_i32(pm_tw *w, int16_t fid, int32_t v);
 void pm_tw_field_i64(pm_tw *w, int16_t fid, int64_t v);
+void pm_tw_field_i16(pm_tw *w, int16_t fid, int16_t v);
 void pm_tw_field_i8(pm_tw *w, int16_t fid, int8_t v); /* compact BYTE: one raw byte */
 void pm_tw_field_bool(pm_tw *w, int16_t fid, int v);
 void pm_tw_field_binary(pm_tw *w, int16_t fid, const void *data, size_t len);
