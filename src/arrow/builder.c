@@ -112,6 +112,7 @@ int pm_builder_new(const pm_type *type, pm_builder **out, pm_error *err) {
   *out = NULL;
   pm_type root;
   PM_TRY(pm_type_copy(type, &root, err));
+  pm_type_decode_dictionaries(&root); /* a dictionary-encoded type builds decoded values */
   /* The root node lives inside the builder struct; create children against it
    * after the struct exists so pointers stay stable. */
   pm_builder *b = NULL;

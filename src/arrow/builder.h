@@ -5,8 +5,14 @@
  * Supported types (pm_type ids): null, bool, int8..uint64, half float,
  * float, double, decimal128, date32/64, time32/64, timestamp (any unit,
  * with or without zone), utf8/binary (+large), fixed-size binary, list
- * (+large), fixed-size list, struct, map. Dictionary-encoded builders are not
- * supported (a dictionary-encoded *source* is decoded by the append_from calls).
+ * (+large), fixed-size list, struct, map. Dictionary-encoded output is not
+ * produced: a builder created for a dictionary-encoded type builds its
+ * decoded value type (see pm_type_decode_dictionaries), and the append_from /
+ * append_range / append_take calls decode dictionary-encoded sources when
+ * src_type says so.
+ *
+ * After an append call fails, the builder's content is unspecified: free it
+ * (or finish and discard).
  *
  * Nested values are built bottom-up: append the items / fields to the child
  * builders (pm_builder_child), then call pm_builder_append_valid on the

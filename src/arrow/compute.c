@@ -7,7 +7,8 @@
 #include "arrow/bits.h"
 #include "arrow/builder.h"
 
-static const pm_type *output_type(const pm_type *t) { return t->dict ? t->dict : t; }
+/* The builder decodes dictionary-encoded types itself. */
+static const pm_type *output_type(const pm_type *t) { return t; }
 
 int pm_take(const pm_type *type, const struct ArrowArray *src, const int64_t *indices, int64_t n,
             struct ArrowArray *out, pm_error *err) {

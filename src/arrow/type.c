@@ -304,6 +304,23 @@ nomem:
   return PM_NOMEM(err);
 }
 
+void pm_type_decode_dictionaries(pm_type *t) {
+  while (t->dict) {
+    pm_type *v = t->dict;
+    char *name = t->name;
+    int nullable = t->nullable;
+    t->name = NULL;
+    t->dict = NULL;
+    pm_type_free(t); /* the index node (no children) */
+    *t = *v;
+    free(v);
+    free(t->name);
+    t->name = name;
+    t->nullable = nullable;
+  }
+  for (int64_t i = 0; i < t->n_children; i++) pm_type_decode_dictionaries(&t->children[i]);
+}
+
 int pm_type_format(const pm_type *t, char *buf, size_t cap) {
   static const char units[] = "smun";
   const char *simple = NULL;

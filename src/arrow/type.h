@@ -73,6 +73,11 @@ int pm_type_from_schema(const struct ArrowSchema *schema, pm_type *out, pm_error
 void pm_type_free(pm_type *t);
 int pm_type_copy(const pm_type *src, pm_type *dst, pm_error *err);
 
+/* Replaces, in place and recursively, every dictionary-encoded node by its
+ * value type, keeping the node's name and nullability: the type of the
+ * arrays that decoding produces. */
+void pm_type_decode_dictionaries(pm_type *t);
+
 /* Writes the canonical format string for t (without children) into buf. */
 int pm_type_format(const pm_type *t, char *buf, size_t cap);
 /* Builds an ArrowSchema (owned by caller) from the tree. */

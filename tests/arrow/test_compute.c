@@ -247,6 +247,21 @@ static void test_take_dictionary_source(void) {
   CHECK_OK(pm_filter(&t, &a, &sel, 0, &out, &err), &err);
   CHECK_EQ_STR(tu_json(t.dict, &out), "[\"z\",\"y\"]");
   pm_array_release(&out);
+  /* A builder created for the dictionary type builds decoded values, named like the column. */
+  CHECK_OK(pm_builder_new(&t, &b, &err), &err);
+  CHECK_EQ_INT(pm_builder_type(b)->id, PM_T_UTF8);
+  CHECK_OK(pm_builder_append_from(b, &t, &a, 3, &err), &err);
+  CHECK_OK(pm_builder_append_from(b, &t, &a, 2, &err), &err);
+  struct ArrowSchema os;
+  CHECK_OK(pm_builder_schema(b, NULL, &os, &err), &err);
+  CHECK_EQ_STR(os.format, "u");
+  CHECK_EQ_STR(os.name, "d");
+  CHECK(os.dictionary == NULL);
+  pm_schema_release(&os);
+  CHECK_OK(pm_builder_finish(b, &out, &err), &err);
+  CHECK_EQ_STR(tu_json(t.dict, &out), "[\"y\",null]");
+  pm_array_release(&out);
+  pm_builder_free(b);
   pm_array_release(&a);
   pm_type_free(&t);
   pm_schema_release(&s);
