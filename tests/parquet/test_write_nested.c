@@ -138,7 +138,8 @@ static void check_schema(const char *p) {
   /* field ids: list group 1, element 100, repeated group none */
   CHECK(strstr(sc, "\"name\":\"lst\",") && strstr(strstr(sc, "\"name\":\"lst\","), "\"field_id\":1,"));
   const char *el = strstr(sc, "\"name\":\"element\"");
-  CHECK(el && strstr(el, "\"field_id\":100,") && strstr(el, "\"field_id\":100,") < strchr(el, '\n'));
+  const char *id100 = el ? strstr(el, "\"field_id\":100,") : NULL;
+  CHECK(id100 && id100 < strchr(el, '\n'));
   free(sc);
 }
 

@@ -107,6 +107,7 @@ static inline void tw_struct(struct ArrowArray *a, int64_t n, int nchild, const 
 /* ---- oracles ---- */
 static char tw_dir[256];
 static char tw_last_sha[80]; /* sha256 printed by the last tw_check */
+static char tw_last_check[4096]; /* output of the last tw_check */
 
 static inline const char *tw_path(const char *name) {
   static char p[512];
@@ -141,6 +142,7 @@ static inline int tw_check(const char *file) {
     out[n] = 0;
     fclose(f);
   }
+  snprintf(tw_last_check, sizeof tw_last_check, "%s", out);
   tw_last_sha[0] = 0;
   const char *sh = strstr(out, "sha256=");
   if (sh) {
