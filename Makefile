@@ -33,6 +33,7 @@ test-asan: deps $(ASAN_BUILD)/CMakeCache.txt
 test: test-fast test-asan
 
 bench: build
+	$(CMAKE) --build $(BUILD) --target benchmarks -j $(JOBS)
 	bench/run
 
 FUZZ_SECONDS ?= 60
