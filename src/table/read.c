@@ -1,0 +1,1599 @@
+#include "table/read.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/type.h"
+#include "data/binary_row.h"
+#include "format/orc/orc_reader.h"
+#include "format/parquet/parquet_reader.h"
+#include "io/file.h"
+#include "meta/deletion_vector.h"
+#include "table/evolution.h"
+#include "table/merge.h"
+
+void pm_read_options_init(pm_read_options *o) {
+  memset(o, 0, sizeof *o);
+  o->limit = -1;
+}
+
+/* ======================================================================
+ * Read context: everything derived once from the table and the options
+ * ====================================================================== */
+
+enum { OUT_COL = 0, OUT_ROW_KIND = 1 };
+
+typedef struct out_col {
+  int kind;  /* OUT_COL / OUT_ROW_KIND */
+  int col;   /* layout child */
+  char *name;
+} out_col;
+
+typedef struct read_ctx {
+  pm_table *t;
+  const pm_table_schema *schema;
+  size_t nf;                 /* table fields */
+  pm_type layout;            /* struct: table fields + extras */
+  struct ArrowSchema layout_schema;
+  pm_evo_field *evo_fields;  /* per layout child */
+  int n_cols;
+  int col_seq, col_kind, col_row_id; /* -1 when absent */
+  int has_pk;
+  int *key_cols;
+  int n_keys;
+  int *seq_field_cols;
+  int n_seq_fields;
+  pm_merge_config merge;
+  pm_merge_column *merge_columns;
+  int row_tracking, data_evolution;
+  pm_tz *tz;
+  pm_cast_options cast;
+  out_col *out;
+  int n_out;
+  const pm_predicate *filter;
+  int32_t *col_of_field;
+  int64_t limit;
+  int with_row_kind;
+  int64_t batch_rows;
+  int parallelism;
+  pm_data_type **key_types; /* borrowed: trimmed key field types (for min/max keys) */
+} read_ctx;
+
+static void ctx_free(read_ctx *c) {
+  if (!c) return;
+  pm_type_free(&c->layout);
+  pm_schema_release(&c->layout_schema);
+  free(c->evo_fields);
+  free(c->key_cols);
+  free(c->seq_field_cols);
+  free(c->merge_columns);
+  pm_tz_free(c->tz);
+  if (c->out)
+    for (int i = 0; i < c->n_out; i++) free(c->out[i].name);
+  free(c->out);
+  free(c->col_of_field);
+  free(c->key_types);
+  free(c);
+}
+
+static int opt_bool(pm_table *t, const char *key, int def, pm_error *err, int *out) {
+  return pm_options_get_bool(&t->options, key, def, out, err);
+}
+
+/* Splits a comma list into trimmed tokens (malloc'd array of malloc'd strings). */
+static int split_list(const char *s, char ***out, int *n) {
+  *out = NULL;
+  *n = 0;
+  if (!s) return 0;
+  int cap = 1;
+  for (const char *p = s; *p; p++) cap += *p == ',';
+  char **v = calloc((size_t)cap, sizeof *v);
+  if (!v) return -1;
+  const char *p = s;
+  while (*p) {
+    const char *e = strchr(p, ',');
+    if (!e) e = p + strlen(p);
+    const char *a = p, *b = e;
+    while (a < b && isspace((unsigned char)*a)) a++;
+    while (b > a && isspace((unsigned char)b[-1])) b--;
+    if (b > a) {
+      v[*n] = strndup(a, (size_t)(b - a));
+      if (!v[*n]) {
+        for (int i = 0; i < *n; i++) free(v[i]);
+        free(v);
+        return -1;
+      }
+      (*n)++;
+    }
+    p = *e ? e + 1 : e;
+  }
+  *out = v;
+  return 0;
+}
+
+static void free_list(char **v, int n) {
+  for (int i = 0; i < n; i++) free(v[i]);
+  free(v);
+}
+
+static int field_index(const pm_table_schema *s, const char *name) { return pm_schema_field_index(s, name); }
+
+static int setup_merge(read_ctx *c, pm_error *err) {
+  pm_table *t = c->t;
+  const pm_table_schema *s = c->schema;
+  c->n_keys = (int)t->n_trimmed_primary_keys;
+  c->key_cols = calloc((size_t)c->n_keys + 1, sizeof *c->key_cols);
+  c->key_types = calloc((size_t)c->n_keys + 1, sizeof *c->key_types);
+  if (!c->key_cols || !c->key_types) return PM_NOMEM(err);
+  for (int k = 0; k < c->n_keys; k++) {
+    int idx = field_index(s, t->trimmed_primary_keys[k]);
+    if (idx < 0)
+      return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: primary key \"%s\" is not a column", t->root,
+                       t->trimmed_primary_keys[k]);
+    c->key_cols[k] = idx;
+    c->key_types[k] = s->fields[idx].type;
+  }
+  char **seq;
+  int n_seq;
+  if (split_list(pm_table_option(t, "sequence.field"), &seq, &n_seq)) return PM_NOMEM(err);
+  c->seq_field_cols = calloc((size_t)n_seq + 1, sizeof *c->seq_field_cols);
+  if (!c->seq_field_cols) {
+    free_list(seq, n_seq);
+    return PM_NOMEM(err);
+  }
+  for (int k = 0; k < n_seq; k++) {
+    int idx = field_index(s, seq[k]);
+    if (idx < 0) {
+      int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: sequence.field \"%s\" is not a column", t->root,
+                         seq[k]);
+      free_list(seq, n_seq);
+      return rc;
+    }
+    c->seq_field_cols[k] = idx;
+  }
+  free_list(seq, n_seq);
+  c->n_seq_fields = n_seq;
+  const char *order = pm_table_option(t, "sequence.field.sort-order");
+  int desc = order && !strcasecmp(order, "descending");
+
+  pm_merge_config *m = &c->merge;
+  memset(m, 0, sizeof *m);
+  m->layout = &c->layout;
+  m->n_keys = c->n_keys;
+  m->key_cols = c->key_cols;
+  m->seq_col = c->col_seq;
+  m->kind_col = c->col_kind;
+  m->n_seq_fields = c->n_seq_fields;
+  m->seq_field_cols = c->seq_field_cols;
+  m->seq_descending = desc;
+  m->engine = (int)t->merge_engine;
+  m->keep_retracts = c->with_row_kind;
+  m->batch_rows = c->batch_rows;
+  int ign = 0, v;
+  static const char *ignore_keys[] = {"ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete",
+                                      "partial-update.ignore-delete"};
+  for (size_t i = 0; i < sizeof ignore_keys / sizeof ignore_keys[0]; i++) {
+    PM_TRY(opt_bool(t, ignore_keys[i], 0, err, &v));
+    ign |= v;
+  }
+  m->ignore_delete = ign;
+  int rr1, rr2;
+  PM_TRY(opt_bool(t, "partial-update.remove-record-on-delete", 0, err, &rr1));
+  PM_TRY(opt_bool(t, "aggregation.remove-record-on-delete", 0, err, &rr2));
+  m->remove_record_on_delete = m->engine == PM_ENGINE_PARTIAL_UPDATE ? rr1 : m->engine == PM_ENGINE_AGGREGATION ? rr2 : 0;
+  /* sequence groups are not implemented: refuse rather than return wrong rows */
+  for (size_t i = 0; i < t->options.n; i++) {
+    const char *k = t->options.keys[i];
+    size_t kl = strlen(k);
+    if (!strncmp(k, "fields.", 7) && kl > 15 && !strcmp(k + kl - 15, ".sequence-group"))
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: partial-update sequence groups (%s) are not supported yet",
+                       t->root, k);
+  }
+  c->merge_columns = calloc((size_t)c->n_cols + 1, sizeof *c->merge_columns);
+  if (!c->merge_columns) return PM_NOMEM(err);
+  m->columns = c->merge_columns;
+  const char *def_agg = pm_table_option(t, "fields.default-aggregate-function");
+  for (size_t f = 0; f < c->nf; f++) {
+    pm_merge_column *mc = &c->merge_columns[f];
+    const char *name = s->fields[f].name;
+    char key[512];
+    snprintf(key, sizeof key, "fields.%s.aggregate-function", name);
+    const char *agg = pm_table_option(t, key);
+    int is_key = 0;
+    for (int k = 0; k < c->n_keys; k++) is_key |= c->key_cols[k] == (int)f;
+    for (size_t k = 0; k < t->n_primary_keys; k++) is_key |= !strcmp(t->primary_keys[k], name);
+    if (is_key) {
+      mc->agg = PM_AGG_PRIMARY_KEY;
+      continue;
+    }
+    if (!agg && m->engine == PM_ENGINE_AGGREGATION) agg = def_agg;
+    if (agg && m->engine == PM_ENGINE_AGGREGATION) PM_TRY(pm_agg_func_parse(agg, &mc->agg, err));
+    if (agg && m->engine == PM_ENGINE_PARTIAL_UPDATE && strcmp(agg, "last_non_null_value"))
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: %s outside a sequence group is not supported", t->root, key);
+    snprintf(key, sizeof key, "fields.%s.ignore-retract", name);
+    PM_TRY(opt_bool(t, key, 0, err, &mc->ignore_retract));
+  }
+  return 0;
+}
+
+static int find_out_column(read_ctx *c, const char *name) {
+  for (size_t f = 0; f < c->nf; f++)
+    if (!strcmp(c->schema->fields[f].name, name)) return (int)f;
+  if (!strcmp(name, PM_SYSTEM_FIELD_ROW_ID) && c->col_row_id >= 0) return c->col_row_id;
+  if (!strcmp(name, PM_SYSTEM_FIELD_SEQUENCE_NUMBER) && c->col_seq >= 0) return c->col_seq;
+  return -1;
+}
+
+static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_error *err) {
+  *out = NULL;
+  read_ctx *c = calloc(1, sizeof *c);
+  if (!c) return PM_NOMEM(err);
+  c->t = t;
+  c->schema = t->schema;
+  c->nf = t->schema->n_fields;
+  c->has_pk = pm_table_has_pk(t);
+  c->row_tracking = t->row_tracking && !c->has_pk;
+  c->data_evolution = t->data_evolution && !c->has_pk;
+  c->filter = opt->filter;
+  c->limit = opt->limit;
+  c->with_row_kind = opt->with_row_kind;
+  c->col_seq = c->col_kind = c->col_row_id = -1;
+  int rc = 0;
+  int64_t bs = opt->batch_rows;
+  if (bs <= 0) rc = pm_options_get_int64(&t->options, "read.batch-size", 65536, &bs, err);
+  if (!rc && bs <= 0) bs = 65536;
+  c->batch_rows = bs;
+  int32_t par = opt->parallelism;
+  if (!rc && par <= 0) rc = pm_options_get_int(&t->options, "read.parallelism", 1, &par, err);
+  c->parallelism = par > 0 ? par : 1;
+  const char *tzname = opt->session_time_zone;
+  if (!tzname) tzname = pm_options_get(&t->options, "session_time_zone");
+  if (!tzname) tzname = pm_options_get(&t->options, "local-time-zone");
+  if (!rc) rc = pm_tz_load(tzname, &c->tz, err);
+  c->cast.session_tz = c->tz;
+  if (rc) goto fail;
+
+  /* layout: table fields + system columns */
+  int extras = c->has_pk ? 2 : c->row_tracking ? 2 : 0;
+  c->n_cols = (int)c->nf + extras;
+  struct ArrowSchema *ls = &c->layout_schema;
+  if ((rc = pm_schema_init(ls, "+s", "", 0, c->n_cols, err))) goto fail;
+  for (size_t f = 0; f < c->nf && !rc; f++) {
+    pm_schema_release(ls->children[f]);
+    rc = pm_dfield_to_arrow(&c->schema->fields[f], ls->children[f], err);
+  }
+  if (rc) goto fail;
+  if (extras) {
+    const char *names[2];
+    const char *fmts[2];
+    int32_t ids[2];
+    if (c->has_pk) {
+      c->col_seq = (int)c->nf;
+      c->col_kind = (int)c->nf + 1;
+      names[0] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER, fmts[0] = "l", ids[0] = PM_FIELD_ID_SEQUENCE_NUMBER;
+      names[1] = "_VALUE_KIND", fmts[1] = "c", ids[1] = PM_FIELD_ID_VALUE_KIND;
+    } else {
+      c->col_row_id = (int)c->nf;
+      c->col_seq = (int)c->nf + 1;
+      names[0] = PM_SYSTEM_FIELD_ROW_ID, fmts[0] = "l", ids[0] = PM_FIELD_ID_ROW_ID;
+      names[1] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER, fmts[1] = "l", ids[1] = PM_FIELD_ID_SEQUENCE_NUMBER;
+    }
+    for (int e = 0; e < 2 && !rc; e++) {
+      struct ArrowSchema *ch = ls->children[c->nf + (size_t)e];
+      pm_schema_release(ch);
+      rc = pm_schema_init(ch, fmts[e], names[e], 0, 0, err);
+      char idbuf[16];
+      snprintf(idbuf, sizeof idbuf, "%d", (int)ids[e]);
+      const char *k[1] = {"PARQUET:field_id"}, *v[1] = {idbuf};
+      if (!rc) rc = pm_schema_set_metadata(ch, 1, k, v, err);
+    }
+    if (rc) goto fail;
+  }
+  if ((rc = pm_type_from_schema(ls, &c->layout, err))) goto fail;
+  c->evo_fields = calloc((size_t)c->n_cols + 1, sizeof *c->evo_fields);
+  if (!c->evo_fields) goto nomem;
+  for (int i = 0; i < c->n_cols; i++) {
+    c->evo_fields[i].id = pm_arrow_field_id(ls->children[i]);
+    c->evo_fields[i].name = ls->children[i]->name;
+    c->evo_fields[i].type = &c->layout.children[i];
+  }
+  c->col_of_field = malloc((c->nf + 1) * sizeof *c->col_of_field);
+  if (!c->col_of_field) goto nomem;
+  for (size_t f = 0; f < c->nf; f++) c->col_of_field[f] = (int32_t)f;
+
+  if (c->has_pk && (rc = setup_merge(c, err))) goto fail;
+
+  /* output columns */
+  size_t n_req = opt->columns ? opt->n_columns : c->nf;
+  c->out = calloc(n_req + 2, sizeof *c->out);
+  if (!c->out) goto nomem;
+  for (size_t i = 0; i < n_req; i++) {
+    const char *name = opt->columns ? opt->columns[i] : c->schema->fields[i].name;
+    int col = find_out_column(c, name);
+    if (col < 0) {
+      rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: no column \"%s\" to read", t->root, name);
+      goto fail;
+    }
+    c->out[c->n_out].kind = OUT_COL;
+    c->out[c->n_out].col = col;
+    c->out[c->n_out].name = strdup(name);
+    if (!c->out[c->n_out++].name) goto nomem;
+  }
+  if (c->with_row_kind) {
+    c->out[c->n_out].kind = OUT_ROW_KIND;
+    c->out[c->n_out].col = c->col_kind;
+    c->out[c->n_out].name = strdup(PM_READ_ROW_KIND_COLUMN);
+    if (!c->out[c->n_out++].name) goto nomem;
+  }
+  *out = c;
+  return 0;
+nomem:
+  rc = PM_NOMEM(err);
+fail:
+  ctx_free(c);
+  return rc;
+}
+
+int pm_read_schema(pm_table *t, const pm_read_options *opt, struct ArrowSchema *out, pm_error *err) {
+  read_ctx *c;
+  PM_TRY(ctx_new(t, opt, &c, err));
+  int rc = pm_schema_init(out, "+s", "", 0, c->n_out, err);
+  for (int i = 0; i < c->n_out && !rc; i++) {
+    pm_schema_release(out->children[i]);
+    if (c->out[i].kind == OUT_ROW_KIND) {
+      rc = pm_schema_init(out->children[i], "u", c->out[i].name, 0, 0, err);
+    } else {
+      rc = pm_schema_copy(c->layout_schema.children[c->out[i].col], out->children[i], err);
+      if (!rc && strcmp(out->children[i]->name ? out->children[i]->name : "", c->out[i].name)) {
+        /* renamed through projection of a system column alias: rebuild the name */
+        struct ArrowSchema tmp;
+        rc = pm_schema_init(&tmp, out->children[i]->format, c->out[i].name, out->children[i]->flags, 0, err);
+        if (!rc) {
+          pm_schema_release(out->children[i]);
+          pm_schema_move(&tmp, out->children[i]);
+        }
+      }
+    }
+  }
+  if (rc) pm_schema_release(out);
+  ctx_free(c);
+  return rc;
+}
+
+/* ======================================================================
+ * File source: one data file -> batches in the layout
+ * ====================================================================== */
+
+typedef struct file_source {
+  read_ctx *c;
+  const pm_data_file_meta *meta;
+  char *path;
+  pm_file *file;
+  pm_pq_reader *pq;
+  pm_orc_reader *orc;
+  pm_evo_mapping map;
+  int map_ready;
+  int64_t *ranges; /* kept row ranges (pairs) or NULL = all rows */
+  size_t n_ranges;
+  size_t range_i;
+  int64_t range_pos; /* next position inside ranges */
+  const pm_table_schema *file_schema;
+} file_source;
+
+static void file_source_close(file_source *s) {
+  if (!s) return;
+  pm_pq_reader_close(s->pq);
+  pm_orc_reader_close(s->orc);
+  pm_file_close(s->file);
+  if (s->map_ready) pm_evo_mapping_free(&s->map);
+  free(s->ranges);
+  free(s->path);
+  free(s);
+}
+
+static int ends_with(const char *s, const char *suf) {
+  size_t a = strlen(s), b = strlen(suf);
+  return a >= b && !strcasecmp(s + a - b, suf);
+}
+
+static int32_t name_to_id(void *ctx, const char *name) {
+  file_source *s = ctx;
+  if (!strcmp(name, "_SEQUENCE_NUMBER")) return PM_FIELD_ID_SEQUENCE_NUMBER;
+  if (!strcmp(name, "_VALUE_KIND")) return PM_FIELD_ID_VALUE_KIND;
+  if (!strcmp(name, "_ROW_ID")) return PM_FIELD_ID_ROW_ID;
+  if (!strncmp(name, "_KEY_", 5)) return -1;
+  if (s->file_schema) {
+    int i = pm_schema_field_index(s->file_schema, name);
+    if (i >= 0) return s->file_schema->fields[i].id;
+  }
+  return -1;
+}
+
+/* A TIMESTAMP_LTZ column stored without a UTC flag (Parquet INT96) is still
+ * an instant, and a zone-less TIMESTAMP flagged as UTC is still wall-clock:
+ * the file's schema decides. */
+static int fix_file_type(void *ctx, int32_t id, pm_type *t, pm_error *err) {
+  file_source *s = ctx;
+  if (t->id != PM_T_TIMESTAMP || !s->file_schema) return 0;
+  int i = pm_schema_field_index_by_id(s->file_schema, id);
+  if (i < 0) return 0;
+  pm_dtype_root r = s->file_schema->fields[i].type->root;
+  if (r == PM_DT_TIMESTAMP_LTZ && !t->tz) {
+    t->tz = strdup("UTC");
+    if (!t->tz) return PM_NOMEM(err);
+  } else if (r == PM_DT_TIMESTAMP && t->tz) {
+    free(t->tz);
+    t->tz = NULL;
+  }
+  return 0;
+}
+
+/* Columns a data-evolution file physically holds (write_cols or its schema). */
+static int file_has_field(read_ctx *c, const pm_data_file_meta *m, const pm_table_schema *fs, int32_t id) {
+  if (id == PM_FIELD_ID_ROW_ID || id == PM_FIELD_ID_SEQUENCE_NUMBER) return 1;
+  const char *name = NULL;
+  if (fs) {
+    int i = pm_schema_field_index_by_id(fs, id);
+    if (i < 0) return 0;
+    name = fs->fields[i].name;
+  }
+  if (m->write_cols.is_null || !m->write_cols.items) return fs != NULL;
+  for (int32_t k = 0; k < m->write_cols.n; k++)
+    if (name && !strcmp(m->write_cols.items[k], name)) return 1;
+  (void)c;
+  return 0;
+}
+
+/* Opens one data file; dv may be NULL. `only_ids` (n) restricts the columns read (NULL = all layout columns). */
+static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_data_file_meta *m,
+                            const pm_deletion_file *dv, file_source **out, pm_error *err) {
+  *out = NULL;
+  file_source *s = calloc(1, sizeof *s);
+  if (!s) return PM_NOMEM(err);
+  s->c = c;
+  s->meta = m;
+  int rc = pm_table_data_file_path(c->t, split->bucket_path, m->file_name, m->external_path, &s->path, err);
+  if (!rc) {
+    rc = pm_table_schema_by_id(c->t, m->schema_id, &s->file_schema, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) { /* name mapping falls back to ids in the file */
+      s->file_schema = NULL;
+      rc = 0;
+    }
+  }
+  if (!rc && dv && dv->path) {
+    char *dvpath = NULL;
+    rc = pm_table_resolve_path(c->t, dv->path, &dvpath, err);
+    pm_deletion_vector *v = NULL;
+    if (!rc) rc = pm_dv_read(dvpath, dv->offset, dv->length, &v, err);
+    if (!rc) {
+      size_t n;
+      rc = pm_dv_kept_ranges(v, m->row_count, &s->ranges, &n, err);
+      s->n_ranges = n;
+      if (!rc && !s->ranges) {
+        s->ranges = malloc(2 * sizeof *s->ranges); /* everything deleted */
+        if (!s->ranges) rc = PM_NOMEM(err);
+        s->n_ranges = 0;
+      }
+    }
+    pm_dv_free(v);
+    free(dvpath);
+  }
+  if (rc) goto fail;
+  int32_t ids[1024];
+  size_t n_ids = 0;
+  for (int i = 0; i < c->n_cols && n_ids < 1024; i++)
+    if (c->evo_fields[i].id >= 0) ids[n_ids++] = c->evo_fields[i].id;
+  if (s->ranges && s->n_ranges == 0) {
+    /* every row deleted: nothing to open */
+  } else if (ends_with(m->file_name, ".parquet")) {
+    pm_pq_read_options o;
+    pm_pq_read_options_init(&o);
+    o.field_ids = ids;
+    o.n_field_ids = n_ids;
+    o.batch_rows = c->batch_rows;
+    pm_pq_row_range *rr = NULL;
+    if (s->ranges) {
+      rr = malloc(s->n_ranges * sizeof *rr + 1);
+      if (!rr) {
+        rc = PM_NOMEM(err);
+        goto fail;
+      }
+      for (size_t i = 0; i < s->n_ranges; i++) rr[i].start = s->ranges[2 * i], rr[i].end = s->ranges[2 * i + 1];
+      o.row_ranges = rr;
+      o.n_row_ranges = s->n_ranges;
+    }
+    rc = pm_pq_reader_open_path(s->path, &o, &s->pq, err);
+    if (!rc) {
+      /* Files written without field ids (old writers): read every column and
+       * map them by name through the file's schema. */
+      struct ArrowSchema fs;
+      rc = pm_pq_reader_schema(s->pq, &fs, err);
+      int no_ids = !rc && fs.n_children == 0;
+      if (!rc) pm_schema_release(&fs);
+      if (no_ids) {
+        pm_pq_reader_close(s->pq);
+        s->pq = NULL;
+        o.field_ids = NULL;
+        o.n_field_ids = 0;
+        rc = pm_pq_reader_open_path(s->path, &o, &s->pq, err);
+      }
+    }
+    free(rr);
+  } else if (ends_with(m->file_name, ".orc")) {
+    rc = pm_file_open(s->path, &s->file, err);
+    pm_orc_read_options o;
+    pm_orc_read_options_init(&o);
+    pm_orc_reader *probe = NULL;
+    if (!rc) rc = pm_orc_reader_open(s->file, &o, &probe, err);
+    int32_t present[1024];
+    size_t n_present = 0;
+    pm_orc_ts_unit units[1024];
+    size_t n_units = 0;
+    if (!rc) {
+      for (size_t i = 0; i < n_ids; i++)
+        if (pm_orc_reader_find_field_id(probe, ids[i]) >= 0) present[n_present++] = ids[i];
+      for (int i = 0; i < c->n_cols; i++) {
+        const pm_type *ty = &c->layout.children[i];
+        if (ty->id == PM_T_TIMESTAMP && c->evo_fields[i].id >= 0) {
+          static const char u[] = "smun";
+          units[n_units].column = NULL;
+          units[n_units].field_id = c->evo_fields[i].id;
+          units[n_units].unit = u[ty->unit & 3];
+          n_units++;
+        }
+      }
+    }
+    pm_orc_reader_close(probe);
+    if (!rc) {
+      o.field_ids = present;
+      o.n_field_ids = n_present;
+      o.batch_size = c->batch_rows;
+      o.row_ranges = s->ranges;
+      o.n_row_ranges = s->ranges ? s->n_ranges : 0;
+      o.ts_units = units;
+      o.n_ts_units = n_units;
+      if (n_present == 0) {
+        /* No column found by id (old writers without paimon.id, or every wanted
+         * column added later): read all columns, mapped by name through the file schema. */
+        o.field_ids = NULL;
+        o.n_field_ids = 0;
+      }
+      rc = pm_orc_reader_open(s->file, &o, &s->orc, err);
+    }
+  } else {
+    const char *dot = strrchr(m->file_name, '.');
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: data file format \"%s\" is not supported for table reads",
+                   s->path, dot ? dot + 1 : "?");
+  }
+  if (rc) goto fail;
+  if (s->pq || s->orc) {
+    struct ArrowSchema fs;
+    rc = s->pq ? pm_pq_reader_schema(s->pq, &fs, err) : pm_orc_reader_schema(s->orc, &fs, err);
+    if (!rc) {
+      rc = pm_evo_mapping_init2(&s->map, &fs, c->evo_fields, c->n_cols, name_to_id, fix_file_type, s, &c->cast,
+                                s->path, err);
+      pm_schema_release(&fs);
+      s->map_ready = !rc;
+    }
+    if (rc) goto fail;
+  }
+  *out = s;
+  return 0;
+fail:
+  file_source_close(s);
+  return rc;
+}
+
+/* File row positions of the next n rows the reader returns (rows of the
+ * kept ranges, in order); advances the position cursor. pos may be NULL. */
+static void take_positions(file_source *s, int64_t n, int64_t *pos) {
+  if (!s->ranges) {
+    for (int64_t i = 0; pos && i < n; i++) pos[i] = s->range_pos + i;
+    s->range_pos += n;
+    return;
+  }
+  int64_t i = 0;
+  while (i < n && s->range_i < s->n_ranges) {
+    int64_t a = s->ranges[2 * s->range_i], e = s->ranges[2 * s->range_i + 1];
+    if (s->range_pos < a) s->range_pos = a;
+    while (i < n && s->range_pos < e) {
+      if (pos) pos[i] = s->range_pos;
+      i++;
+      s->range_pos++;
+    }
+    if (s->range_pos >= e) s->range_i++;
+  }
+  for (; pos && i < n; i++) pos[i] = s->range_pos++; /* defensive: reader returned more rows than ranges */
+}
+
+/* Fills _ROW_ID / _SEQUENCE_NUMBER where the file has no (or a null) value (SEMANTICS 9.1). */
+static int fill_row_tracking(file_source *s, struct ArrowArray *b, const int64_t *pos, pm_error *err) {
+  read_ctx *c = s->c;
+  const pm_data_file_meta *m = s->meta;
+  int cols[2] = {c->col_row_id, c->col_seq};
+  for (int k = 0; k < 2; k++) {
+    struct ArrowArray *a = b->children[cols[k]];
+    if (a->null_count == 0) continue;
+    int64_t n = a->length;
+    int64_t *vals = pm_aligned_alloc((size_t)n * 8 + 8);
+    if (!vals) return PM_NOMEM(err);
+    for (int64_t i = 0; i < n; i++) {
+      if (pm_array_is_valid(a, i)) vals[i] = ((const int64_t *)a->buffers[1])[a->offset + i];
+      else if (k == 0) vals[i] = (m->has_first_row_id ? m->first_row_id : 0) + pos[i];
+      else vals[i] = m->max_sequence_number;
+    }
+    struct ArrowArray na;
+    int rc = pm_array_init(&na, n, 2, 0, err);
+    if (rc) {
+      pm_aligned_free(vals);
+      return rc;
+    }
+    pm_array_set_buffer(&na, 1, vals);
+    pm_array_release(a);
+    pm_array_move(&na, a);
+  }
+  return 0;
+}
+
+static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  file_source *s = ctx;
+  memset(out, 0, sizeof *out);
+  if (!s->pq && !s->orc) return 0;
+  struct ArrowArray fb;
+  int rc = s->pq ? pm_pq_reader_next(s->pq, &fb, err) : pm_orc_reader_next(s->orc, &fb, err);
+  if (rc) return pm_error_prefix(err, "%s: ", s->path);
+  if (!fb.release) return 0;
+  int64_t n = fb.length;
+  rc = pm_evo_apply(&s->map, &fb, out, err);
+  if (rc) return rc;
+  if (s->c->row_tracking) {
+    int64_t *pos = malloc((size_t)n * sizeof *pos + 8);
+    if (!pos) rc = PM_NOMEM(err);
+    if (!rc) take_positions(s, n, pos);
+    if (!rc) rc = fill_row_tracking(s, out, pos, err);
+    free(pos);
+    if (rc) pm_array_release(out);
+    return rc;
+  }
+  return 0; /* positions are only needed for row tracking */
+}
+
+/* ======================================================================
+ * Split readers
+ * ====================================================================== */
+
+typedef struct batch_source {
+  void *ctx;
+  int (*next)(void *ctx, struct ArrowArray *out, pm_error *err);
+  void (*close)(void *ctx);
+} batch_source;
+
+/* --- raw: files one after another --- */
+
+typedef struct raw_reader {
+  read_ctx *c;
+  const pm_data_split *split;
+  size_t next_file;
+  size_t *order; /* file indices in read order */
+  size_t n_order;
+  file_source *cur;
+} raw_reader;
+
+static void raw_close(void *ctx) {
+  raw_reader *r = ctx;
+  if (!r) return;
+  file_source_close(r->cur);
+  free(r->order);
+  free(r);
+}
+
+static int raw_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  raw_reader *r = ctx;
+  memset(out, 0, sizeof *out);
+  for (;;) {
+    if (!r->cur) {
+      if (r->next_file >= r->n_order) return 0;
+      size_t fi = r->order[r->next_file++];
+      const pm_deletion_file *dv = r->split->deletion_files ? &r->split->deletion_files[fi] : NULL;
+      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, &r->cur, err));
+    }
+    PM_TRY(file_source_next(r->cur, out, err));
+    if (out->release) return 0;
+    file_source_close(r->cur);
+    r->cur = NULL;
+  }
+}
+
+static int raw_open(read_ctx *c, const pm_data_split *split, const size_t *files, size_t n, batch_source *out,
+                    pm_error *err) {
+  raw_reader *r = calloc(1, sizeof *r);
+  if (!r) return PM_NOMEM(err);
+  r->c = c;
+  r->split = split;
+  r->order = malloc((n + 1) * sizeof *r->order);
+  if (!r->order) {
+    free(r);
+    return PM_NOMEM(err);
+  }
+  memcpy(r->order, files, n * sizeof *files);
+  r->n_order = n;
+  out->ctx = r;
+  out->next = raw_next;
+  out->close = raw_close;
+  return 0;
+}
+
+/* --- merge: sections of sorted runs --- */
+
+typedef struct key_bound {
+  pm_value *min, *max; /* n_keys values each */
+} key_bound;
+
+static int key_values(read_ctx *c, const pm_bytes *b, pm_value *out, const char *what, pm_error *err) {
+  pm_binary_row row;
+  PM_TRY(pm_binary_row_open_serialized(b->data, b->len, what, &row, err));
+  if (row.arity < c->n_keys)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: key row has arity %d, expected %d", what, (int)row.arity,
+                     c->n_keys);
+  for (int k = 0; k < c->n_keys; k++) PM_TRY(pm_binary_row_get(&row, k, c->key_types[k], &out[k], err));
+  return 0;
+}
+
+static int key_values_cmp(const read_ctx *c, const pm_value *a, const pm_value *b) {
+  for (int k = 0; k < c->n_keys; k++) {
+    int na = a[k].kind == PM_V_NULL, nb = b[k].kind == PM_V_NULL;
+    if (na || nb) {
+      if (na != nb) return na ? -1 : 1;
+      continue;
+    }
+    int r = pm_pred_value_compare(&a[k], &b[k]);
+    if (r) return r;
+  }
+  return 0;
+}
+
+typedef struct run_source {
+  read_ctx *c;
+  const pm_data_split *split;
+  size_t *files; /* in key order */
+  size_t n_files, next_file;
+  file_source *cur;
+} run_source;
+
+static void run_source_close(void *ctx) {
+  run_source *r = ctx;
+  if (!r) return;
+  file_source_close(r->cur);
+  free(r->files);
+  free(r);
+}
+
+static int run_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  run_source *r = ctx;
+  memset(out, 0, sizeof *out);
+  for (;;) {
+    if (!r->cur) {
+      if (r->next_file >= r->n_files) return 0;
+      size_t fi = r->files[r->next_file++];
+      const pm_deletion_file *dv = r->split->deletion_files ? &r->split->deletion_files[fi] : NULL;
+      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, &r->cur, err));
+    }
+    PM_TRY(file_source_next(r->cur, out, err));
+    if (out->release) return 0;
+    file_source_close(r->cur);
+    r->cur = NULL;
+  }
+}
+
+typedef struct section {
+  size_t *files; /* sorted by (minKey, maxKey) */
+  size_t n;
+} section;
+
+typedef struct merge_split_reader {
+  read_ctx *c;
+  const pm_data_split *split;
+  section *sections;
+  size_t n_sections, next_section;
+  pm_value *mins, *maxs; /* per file n_keys values */
+  pm_merge_reader *cur;
+} merge_split_reader;
+
+static void merge_split_close(void *ctx) {
+  merge_split_reader *r = ctx;
+  if (!r) return;
+  pm_merge_close(r->cur);
+  for (size_t i = 0; i < r->n_sections; i++) free(r->sections[i].files);
+  free(r->sections);
+  free(r->mins);
+  free(r->maxs);
+  free(r);
+}
+
+static merge_split_reader *g_sort_reader; /* only used under sort_lock */
+static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static int file_key_cmp(const void *pa, const void *pb) {
+  merge_split_reader *r = g_sort_reader;
+  size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+  int nk = r->c->n_keys;
+  int c = key_values_cmp(r->c, &r->mins[a * (size_t)nk], &r->mins[b * (size_t)nk]);
+  if (c) return c;
+  c = key_values_cmp(r->c, &r->maxs[a * (size_t)nk], &r->maxs[b * (size_t)nk]);
+  if (c) return c;
+  return a < b ? -1 : a > b;
+}
+
+/* Greedy run assignment inside one section (SEMANTICS §5.2). */
+static int open_section(merge_split_reader *r, section *sec, pm_error *err) {
+  read_ctx *c = r->c;
+  int nk = c->n_keys;
+  size_t n = sec->n;
+  /* runs: each a list of files; run_last = index of its last file */
+  size_t *run_of = malloc((n + 1) * sizeof *run_of);
+  size_t *run_last = malloc((n + 1) * sizeof *run_last);
+  size_t *run_len = calloc(n + 1, sizeof *run_len);
+  if (!run_of || !run_last || !run_len) {
+    free(run_of);
+    free(run_last);
+    free(run_len);
+    return PM_NOMEM(err);
+  }
+  size_t n_runs = 0;
+  for (size_t i = 0; i < n; i++) {
+    size_t f = sec->files[i];
+    /* run with the smallest last maxKey */
+    size_t best = (size_t)-1;
+    for (size_t k = 0; k < n_runs; k++)
+      if (best == (size_t)-1 ||
+          key_values_cmp(c, &r->maxs[run_last[k] * (size_t)nk], &r->maxs[run_last[best] * (size_t)nk]) < 0)
+        best = k;
+    if (best != (size_t)-1 && key_values_cmp(c, &r->mins[f * (size_t)nk], &r->maxs[run_last[best] * (size_t)nk]) > 0) {
+      run_of[i] = best;
+    } else {
+      best = n_runs++;
+      run_of[i] = best;
+    }
+    run_last[best] = f;
+    run_len[best]++;
+  }
+  pm_merge_source *sources = calloc(n_runs + 1, sizeof *sources);
+  int rc = sources ? 0 : PM_NOMEM(err);
+  size_t made = 0;
+  for (size_t k = 0; k < n_runs && !rc; k++) {
+    run_source *rs = calloc(1, sizeof *rs);
+    if (rs) rs->files = malloc((run_len[k] + 1) * sizeof *rs->files);
+    if (!rs || !rs->files) {
+      free(rs);
+      rc = PM_NOMEM(err);
+      break;
+    }
+    rs->c = c;
+    rs->split = r->split;
+    for (size_t i = 0; i < n; i++)
+      if (run_of[i] == k) rs->files[rs->n_files++] = sec->files[i];
+    sources[k].ctx = rs;
+    sources[k].next = run_source_next;
+    sources[k].close = run_source_close;
+    made++;
+  }
+  free(run_of);
+  free(run_last);
+  free(run_len);
+  if (rc) {
+    for (size_t k = 0; k < made; k++) run_source_close(sources[k].ctx);
+    free(sources);
+    return rc;
+  }
+  rc = pm_merge_open(&c->merge, sources, (int)n_runs, &r->cur, err);
+  free(sources);
+  return rc;
+}
+
+static int merge_split_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  merge_split_reader *r = ctx;
+  memset(out, 0, sizeof *out);
+  for (;;) {
+    if (!r->cur) {
+      if (r->next_section >= r->n_sections) return 0;
+      PM_TRY(open_section(r, &r->sections[r->next_section++], err));
+    }
+    PM_TRY(pm_merge_next(r->cur, out, err));
+    if (out->release) return 0;
+    pm_merge_close(r->cur);
+    r->cur = NULL;
+  }
+}
+
+static int merge_open(read_ctx *c, const pm_data_split *split, batch_source *out, pm_error *err) {
+  merge_split_reader *r = calloc(1, sizeof *r);
+  if (!r) return PM_NOMEM(err);
+  r->c = c;
+  r->split = split;
+  size_t n = split->n_data_files;
+  int nk = c->n_keys;
+  r->mins = calloc(n * (size_t)nk + 1, sizeof *r->mins);
+  r->maxs = calloc(n * (size_t)nk + 1, sizeof *r->maxs);
+  size_t *order = malloc((n + 1) * sizeof *order);
+  int rc = (r->mins && r->maxs && order) ? 0 : PM_NOMEM(err);
+  for (size_t i = 0; i < n && !rc; i++) {
+    order[i] = i;
+    rc = key_values(c, &split->data_files[i].min_key, &r->mins[i * (size_t)nk], split->data_files[i].file_name, err);
+    if (!rc)
+      rc = key_values(c, &split->data_files[i].max_key, &r->maxs[i * (size_t)nk], split->data_files[i].file_name,
+                      err);
+  }
+  if (!rc) {
+    pthread_mutex_lock(&sort_lock);
+    g_sort_reader = r;
+    qsort(order, n, sizeof *order, file_key_cmp);
+    g_sort_reader = NULL;
+    pthread_mutex_unlock(&sort_lock);
+    /* sections: a new one starts when minKey > bound (max maxKey so far) */
+    r->sections = calloc(n + 1, sizeof *r->sections);
+    if (!r->sections) rc = PM_NOMEM(err);
+    size_t start = 0;
+    const pm_value *bound = NULL;
+    for (size_t i = 0; i <= n && !rc; i++) {
+      int new_section = i == n || (bound && key_values_cmp(c, &r->mins[order[i] * (size_t)nk], bound) > 0);
+      if (new_section && i > start) {
+        section *s = &r->sections[r->n_sections++];
+        s->files = malloc((i - start) * sizeof *s->files);
+        if (!s->files) {
+          rc = PM_NOMEM(err);
+          break;
+        }
+        memcpy(s->files, order + start, (i - start) * sizeof *order);
+        s->n = i - start;
+        start = i;
+        bound = NULL;
+      }
+      if (i < n) {
+        const pm_value *mx = &r->maxs[order[i] * (size_t)nk];
+        if (!bound || key_values_cmp(c, mx, bound) > 0) bound = mx;
+      }
+    }
+  }
+  free(order);
+  if (rc) {
+    merge_split_close(r);
+    return rc;
+  }
+  out->ctx = r;
+  out->next = merge_split_next;
+  out->close = merge_split_close;
+  return 0;
+}
+
+/* --- data evolution: groups of files covering the same row-id range --- */
+
+typedef struct de_reader {
+  read_ctx *c;
+  const pm_data_split *split;
+  size_t *order; /* files by first_row_id */
+  size_t n;
+  size_t next; /* next index into order */
+  /* current group */
+  file_source **srcs;
+  size_t n_srcs;
+  int *col_src;            /* per layout column: index into srcs, or -1 */
+  struct ArrowArray *bufs; /* per source current batch */
+  int64_t *cur;            /* per source cursor within its batch */
+} de_reader;
+
+static void de_close_group(de_reader *r) {
+  for (size_t i = 0; i < r->n_srcs; i++) {
+    file_source_close(r->srcs[i]);
+    pm_array_release(&r->bufs[i]);
+  }
+  free(r->srcs);
+  free(r->bufs);
+  free(r->cur);
+  free(r->col_src);
+  r->srcs = NULL;
+  r->bufs = NULL;
+  r->cur = NULL;
+  r->col_src = NULL;
+  r->n_srcs = 0;
+}
+
+static void de_close(void *ctx) {
+  de_reader *r = ctx;
+  if (!r) return;
+  de_close_group(r);
+  free(r->order);
+  free(r);
+}
+
+static int is_blob_file(const char *name) { return ends_with(name, ".blob"); }
+
+static const pm_data_split *g_de_split; /* under sort_lock */
+static int de_order_cmp(const void *pa, const void *pb) {
+  const pm_data_file_meta *a = &g_de_split->data_files[*(const size_t *)pa];
+  const pm_data_file_meta *b = &g_de_split->data_files[*(const size_t *)pb];
+  int64_t fa = a->has_first_row_id ? a->first_row_id : -1, fb = b->has_first_row_id ? b->first_row_id : -1;
+  if (fa != fb) return fa < fb ? -1 : 1;
+  int ba = is_blob_file(a->file_name), bb = is_blob_file(b->file_name);
+  if (ba != bb) return ba - bb;
+  if (a->max_sequence_number != b->max_sequence_number) return a->max_sequence_number > b->max_sequence_number ? -1 : 1;
+  return 0;
+}
+
+static int de_open_group(de_reader *r, pm_error *err) {
+  read_ctx *c = r->c;
+  const pm_data_split *sp = r->split;
+  size_t g0 = r->next;
+  const pm_data_file_meta *first = &sp->data_files[r->order[g0]];
+  int64_t lo = first->has_first_row_id ? first->first_row_id : 0;
+  int64_t hi = lo + first->row_count;
+  size_t g1 = g0 + 1;
+  while (g1 < r->n) {
+    const pm_data_file_meta *m = &sp->data_files[r->order[g1]];
+    int64_t f = m->has_first_row_id ? m->first_row_id : 0;
+    if (!first->has_first_row_id || f >= hi) break;
+    if (f + m->row_count > hi) hi = f + m->row_count;
+    g1++;
+  }
+  r->next = g1;
+  size_t n = g1 - g0;
+  r->srcs = calloc(n + 1, sizeof *r->srcs);
+  r->bufs = calloc(n + 1, sizeof *r->bufs);
+  r->cur = calloc(n + 1, sizeof *r->cur);
+  r->col_src = malloc(((size_t)c->n_cols + 1) * sizeof *r->col_src);
+  if (!r->srcs || !r->bufs || !r->cur || !r->col_src) return PM_NOMEM(err);
+  for (int k = 0; k < c->n_cols; k++) r->col_src[k] = -1;
+  /* choose, per column, the first file (newest data file first) that has it */
+  size_t used = 0;
+  size_t *file_of_src = malloc((n + 1) * sizeof *file_of_src);
+  if (!file_of_src) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) {
+    const pm_data_file_meta *m = &sp->data_files[r->order[g0 + i]];
+    if (is_blob_file(m->file_name)) {
+      free(file_of_src);
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: blob files are not supported yet", m->file_name);
+    }
+    if (n > 1 && m->row_count != first->row_count) {
+      free(file_of_src);
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: data-evolution group with files of different row counts",
+                       m->file_name);
+    }
+    const pm_table_schema *fs = NULL;
+    int rc = pm_table_schema_by_id(c->t, m->schema_id, &fs, err);
+    if (rc) {
+      free(file_of_src);
+      return rc;
+    }
+    int contributes = 0;
+    for (int k = 0; k < c->n_cols; k++)
+      if (r->col_src[k] < 0 && file_has_field(c, m, fs, c->evo_fields[k].id) &&
+          !(k == c->col_row_id || k == c->col_seq)) {
+        r->col_src[k] = (int)used;
+        contributes = 1;
+      }
+    if (i == 0 || contributes) {
+      if (i == 0) {
+        /* row tracking columns always come from the newest file */
+        if (c->col_row_id >= 0) r->col_src[c->col_row_id] = (int)used;
+        if (c->col_seq >= 0) r->col_src[c->col_seq] = (int)used;
+      }
+      file_of_src[used++] = r->order[g0 + i];
+    }
+  }
+  int rc = 0;
+  for (size_t i = 0; i < used && !rc; i++) {
+    size_t fi = file_of_src[i];
+    const pm_deletion_file *dv = sp->deletion_files ? &sp->deletion_files[fi] : NULL;
+    if (dv && dv->path && n > 1)
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on data-evolution groups are not supported",
+                     sp->data_files[fi].file_name);
+    if (!rc) rc = file_source_open(c, sp, &sp->data_files[fi], dv, &r->srcs[i], err);
+    if (!rc) r->n_srcs = i + 1;
+  }
+  free(file_of_src);
+  return rc;
+}
+
+static int de_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  de_reader *r = ctx;
+  read_ctx *c = r->c;
+  memset(out, 0, sizeof *out);
+  for (;;) {
+    if (!r->srcs) {
+      if (r->next >= r->n) return 0;
+      int rc = de_open_group(r, err);
+      if (rc) {
+        de_close_group(r);
+        return rc;
+      }
+    }
+    /* make sure every source has rows available */
+    int ended = 0;
+    int64_t avail = INT64_MAX;
+    for (size_t i = 0; i < r->n_srcs; i++) {
+      if (!r->bufs[i].release || r->cur[i] >= r->bufs[i].length) {
+        pm_array_release(&r->bufs[i]);
+        r->cur[i] = 0;
+        PM_TRY(file_source_next(r->srcs[i], &r->bufs[i], err));
+        if (!r->bufs[i].release) {
+          ended = 1;
+          continue;
+        }
+      }
+      int64_t a = r->bufs[i].length - r->cur[i];
+      if (a < avail) avail = a;
+    }
+    if (ended) {
+      de_close_group(r);
+      continue;
+    }
+    if (r->n_srcs == 1) { /* single file: pass the batch through */
+      if (r->cur[0] == 0) {
+        pm_array_move(&r->bufs[0], out);
+        return 0;
+      }
+    }
+    int64_t *rows = malloc((size_t)avail * sizeof *rows + 8);
+    int32_t *srcidx = malloc((size_t)avail * sizeof *srcidx + 8);
+    int rc = (rows && srcidx) ? 0 : PM_NOMEM(err);
+    if (!rc) rc = pm_array_init(out, avail, 1, c->n_cols, err);
+    for (int k = 0; k < c->n_cols && !rc; k++) {
+      int s = r->col_src[k];
+      struct ArrowArray *child = out->children[k];
+      if (s < 0) {
+        rc = pm_make_null_array(&c->layout.children[k], avail, child, err);
+        continue;
+      }
+      for (int64_t i = 0; i < avail; i++) {
+        rows[i] = r->cur[s] + i;
+        srcidx[i] = 0;
+      }
+      struct ArrowArray *src = r->bufs[s].children[k];
+      rc = pm_gather(&c->layout.children[k], &src, srcidx, rows, avail, child, err);
+    }
+    free(rows);
+    free(srcidx);
+    if (rc) {
+      pm_array_release(out);
+      return rc;
+    }
+    for (size_t i = 0; i < r->n_srcs; i++) r->cur[i] += avail;
+    return 0;
+  }
+}
+
+static int de_open(read_ctx *c, const pm_data_split *split, batch_source *out, pm_error *err) {
+  de_reader *r = calloc(1, sizeof *r);
+  if (!r) return PM_NOMEM(err);
+  r->c = c;
+  r->split = split;
+  r->n = split->n_data_files;
+  r->order = malloc((r->n + 1) * sizeof *r->order);
+  if (!r->order) {
+    free(r);
+    return PM_NOMEM(err);
+  }
+  for (size_t i = 0; i < r->n; i++) r->order[i] = i;
+  pthread_mutex_lock(&sort_lock);
+  g_de_split = split;
+  qsort(r->order, r->n, sizeof *r->order, de_order_cmp);
+  g_de_split = NULL;
+  pthread_mutex_unlock(&sort_lock);
+  out->ctx = r;
+  out->next = de_next;
+  out->close = de_close;
+  return 0;
+}
+
+/* Chooses how to read one split. */
+static int split_open(read_ctx *c, const pm_data_split *split, batch_source *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  size_t n = split->n_data_files;
+  if (n == 0) return raw_open(c, split, NULL, 0, out, err);
+  if (c->has_pk) {
+    int raw = split->raw_convertible && !split->is_streaming && !c->with_row_kind;
+    for (size_t i = 0; i < n && raw; i++) raw = split->data_files[i].has_delete_row_count;
+    if (!raw) return merge_open(c, split, out, err);
+  } else if (c->data_evolution) {
+    return de_open(c, split, out, err);
+  }
+  size_t *files = malloc((n + 1) * sizeof *files);
+  if (!files) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) files[i] = i;
+  int rc = raw_open(c, split, files, n, out, err);
+  free(files);
+  return rc;
+}
+
+/* ======================================================================
+ * Stream: splits -> filter -> projection -> limit
+ * ====================================================================== */
+
+typedef struct prefetch prefetch;
+
+typedef struct read_stream {
+  read_ctx *c;
+  pm_data_split *const *splits;
+  pm_data_split **owned_splits;
+  size_t n_splits;
+  size_t next_split;
+  batch_source cur;
+  int64_t emitted;
+  pm_error err;
+  int failed;
+  prefetch *pf;
+} read_stream;
+
+/* Filters, projects and builds the output batch. Consumes `b`. */
+static int finish_batch(read_ctx *c, struct ArrowArray *b, struct ArrowArray *out, int64_t max_rows, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  int64_t n = b->length;
+  int64_t *sel = NULL;
+  int64_t n_sel = n;
+  if (c->filter) {
+    size_t nb = (size_t)(n + 8) / 8;
+    uint8_t *bits = calloc(nb, 1);
+    sel = malloc((size_t)n * sizeof *sel + 8);
+    if (!bits || !sel) {
+      free(bits);
+      free(sel);
+      pm_array_release(b);
+      return PM_NOMEM(err);
+    }
+    int rc = pm_pred_eval_batch(c->filter, &c->layout_schema, b, c->col_of_field, c->nf, bits, err);
+    if (rc) {
+      free(bits);
+      free(sel);
+      pm_array_release(b);
+      return rc;
+    }
+    n_sel = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (pm_bit_get(bits, i)) sel[n_sel++] = i;
+    free(bits);
+  }
+  if (max_rows >= 0 && n_sel > max_rows) {
+    if (!sel) {
+      sel = malloc((size_t)max_rows * sizeof *sel + 8);
+      if (!sel) {
+        pm_array_release(b);
+        return PM_NOMEM(err);
+      }
+      for (int64_t i = 0; i < max_rows; i++) sel[i] = i;
+    }
+    n_sel = max_rows;
+  }
+  int rc = pm_array_init(out, n_sel, 1, c->n_out, err);
+  int32_t *zeros = NULL;
+  if (!rc && sel) {
+    zeros = calloc((size_t)n_sel + 1, sizeof *zeros);
+    if (!zeros) rc = PM_NOMEM(err);
+  }
+  for (int i = 0; i < c->n_out && !rc; i++) {
+    struct ArrowArray *dst = out->children[i];
+    if (c->out[i].kind == OUT_ROW_KIND) {
+      /* utf8 "+I"/"-U"/"+U"/"-D" from the kind column (PK) or "+I" */
+      int32_t *offs = pm_aligned_alloc(((size_t)n_sel + 1) * 4);
+      uint8_t *data = pm_aligned_alloc((size_t)n_sel * 2 + 1);
+      if (!offs || !data) {
+        pm_aligned_free(offs);
+        pm_aligned_free(data);
+        rc = PM_NOMEM(err);
+        break;
+      }
+      offs[0] = 0;
+      const struct ArrowArray *k = c->col_kind >= 0 ? b->children[c->col_kind] : NULL;
+      for (int64_t r = 0; r < n_sel; r++) {
+        int64_t row = sel ? sel[r] : r;
+        int kind = k ? ((const int8_t *)k->buffers[1])[k->offset + row] : 0;
+        const char *s = pm_rowkind_name(kind);
+        if (!s) s = "+I";
+        memcpy(data + 2 * r, s, 2);
+        offs[r + 1] = (int32_t)(2 * (r + 1));
+      }
+      rc = pm_array_init(dst, n_sel, 3, 0, err);
+      if (rc) {
+        pm_aligned_free(offs);
+        pm_aligned_free(data);
+        break;
+      }
+      pm_array_set_buffer(dst, 1, offs);
+      pm_array_set_buffer(dst, 2, data);
+      continue;
+    }
+    int col = c->out[i].col;
+    struct ArrowArray *src = b->children[col];
+    int used_later = 0;
+    for (int j = i + 1; j < c->n_out; j++) used_later |= c->out[j].kind == OUT_COL && c->out[j].col == col;
+    if (!sel && !used_later && src->release) {
+      pm_array_move(src, dst);
+    } else if (!sel) {
+      int64_t *rows = malloc((size_t)n * sizeof *rows + 8);
+      int32_t *z = calloc((size_t)n + 1, sizeof *z);
+      if (!rows || !z) rc = PM_NOMEM(err);
+      for (int64_t r = 0; r < n && !rc; r++) rows[r] = r;
+      if (!rc) rc = pm_gather(&c->layout.children[col], &src, z, rows, n, dst, err);
+      free(rows);
+      free(z);
+    } else {
+      rc = pm_gather(&c->layout.children[col], &src, zeros, sel, n_sel, dst, err);
+    }
+  }
+  free(zeros);
+  free(sel);
+  pm_array_release(b);
+  if (rc) pm_array_release(out);
+  return rc;
+}
+
+/* Next raw (unprojected) batch of split i's source. */
+static int source_next_batch(read_stream *s, batch_source *src, struct ArrowArray *out, pm_error *err) {
+  return src->next(src->ctx, out, err);
+}
+
+/* ---- parallel prefetch: worker threads read whole splits ahead ---- */
+
+#define PF_QUEUE 4
+
+typedef struct pf_slot {
+  struct ArrowArray batches[PF_QUEUE];
+  int head, count;
+  int done;   /* producer finished this split */
+  int rc;
+  pm_error err;
+} pf_slot;
+
+struct prefetch {
+  read_stream *s;
+  pthread_t *threads;
+  int n_threads;
+  pthread_mutex_t mu;
+  pthread_cond_t cv;
+  size_t next_to_claim;
+  size_t consumer_split;
+  pf_slot *slots; /* one per split */
+  int stop;
+};
+
+static void *pf_worker(void *arg) {
+  prefetch *p = arg;
+  read_stream *s = p->s;
+  for (;;) {
+    pthread_mutex_lock(&p->mu);
+    /* read ahead at most n_threads splits beyond the consumer */
+    while (!p->stop && p->next_to_claim < s->n_splits &&
+           p->next_to_claim >= p->consumer_split + (size_t)p->n_threads)
+      pthread_cond_wait(&p->cv, &p->mu);
+    if (p->stop || p->next_to_claim >= s->n_splits) {
+      pthread_mutex_unlock(&p->mu);
+      return NULL;
+    }
+    size_t i = p->next_to_claim++;
+    pthread_mutex_unlock(&p->mu);
+    pf_slot *slot = &p->slots[i];
+    batch_source src;
+    pm_error err;
+    pm_error_clear(&err);
+    int rc = split_open(s->c, s->splits[i], &src, &err);
+    while (!rc) {
+      struct ArrowArray b;
+      rc = src.next(src.ctx, &b, &err);
+      if (rc || !b.release) break;
+      pthread_mutex_lock(&p->mu);
+      while (!p->stop && slot->count == PF_QUEUE) pthread_cond_wait(&p->cv, &p->mu);
+      if (p->stop) {
+        pthread_mutex_unlock(&p->mu);
+        pm_array_release(&b);
+        break;
+      }
+      pm_array_move(&b, &slot->batches[(slot->head + slot->count) % PF_QUEUE]);
+      slot->count++;
+      pthread_cond_broadcast(&p->cv);
+      pthread_mutex_unlock(&p->mu);
+    }
+    if (src.close) src.close(src.ctx);
+    pthread_mutex_lock(&p->mu);
+    slot->done = 1;
+    slot->rc = rc;
+    if (rc) slot->err = err;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+  }
+}
+
+static void pf_free(prefetch *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  p->stop = 1;
+  pthread_cond_broadcast(&p->cv);
+  pthread_mutex_unlock(&p->mu);
+  for (int i = 0; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
+  for (size_t i = 0; i < p->s->n_splits; i++)
+    for (int k = 0; k < p->slots[i].count; k++)
+      pm_array_release(&p->slots[i].batches[(p->slots[i].head + k) % PF_QUEUE]);
+  pthread_mutex_destroy(&p->mu);
+  pthread_cond_destroy(&p->cv);
+  free(p->slots);
+  free(p->threads);
+  free(p);
+}
+
+static int pf_start(read_stream *s, int n_threads, pm_error *err) {
+  prefetch *p = calloc(1, sizeof *p);
+  if (!p) return PM_NOMEM(err);
+  p->s = s;
+  p->slots = calloc(s->n_splits + 1, sizeof *p->slots);
+  p->threads = calloc((size_t)n_threads, sizeof *p->threads);
+  if (!p->slots || !p->threads) {
+    free(p->slots);
+    free(p->threads);
+    free(p);
+    return PM_NOMEM(err);
+  }
+  pthread_mutex_init(&p->mu, NULL);
+  pthread_cond_init(&p->cv, NULL);
+  for (int i = 0; i < n_threads; i++) {
+    if (pthread_create(&p->threads[i], NULL, pf_worker, p) != 0) break;
+    p->n_threads++;
+  }
+  if (p->n_threads == 0) {
+    pf_free(p);
+    return pm_errorf(err, PAIMON_ERR_IO, "cannot start read threads");
+  }
+  s->pf = p;
+  return 0;
+}
+
+/* Next batch from the prefetch queues, in split order. */
+static int pf_next(read_stream *s, struct ArrowArray *out, pm_error *err) {
+  prefetch *p = s->pf;
+  memset(out, 0, sizeof *out);
+  pthread_mutex_lock(&p->mu);
+  for (;;) {
+    if (p->consumer_split >= s->n_splits) break;
+    pf_slot *slot = &p->slots[p->consumer_split];
+    if (slot->count > 0) {
+      pm_array_move(&slot->batches[slot->head], out);
+      slot->head = (slot->head + 1) % PF_QUEUE;
+      slot->count--;
+      pthread_cond_broadcast(&p->cv);
+      break;
+    }
+    if (slot->done) {
+      if (slot->rc) {
+        int rc = slot->rc;
+        *err = slot->err;
+        pthread_mutex_unlock(&p->mu);
+        return rc;
+      }
+      p->consumer_split++;
+      pthread_cond_broadcast(&p->cv);
+      continue;
+    }
+    pthread_cond_wait(&p->cv, &p->mu);
+  }
+  pthread_mutex_unlock(&p->mu);
+  return 0;
+}
+
+static int stream_next_raw(read_stream *s, struct ArrowArray *out, pm_error *err) {
+  if (s->pf) return pf_next(s, out, err);
+  memset(out, 0, sizeof *out);
+  for (;;) {
+    if (!s->cur.ctx) {
+      if (s->next_split >= s->n_splits) return 0;
+      PM_TRY(split_open(s->c, s->splits[s->next_split++], &s->cur, err));
+    }
+    PM_TRY(source_next_batch(s, &s->cur, out, err));
+    if (out->release) return 0;
+    s->cur.close(s->cur.ctx);
+    memset(&s->cur, 0, sizeof s->cur);
+  }
+}
+
+static int rs_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *out) {
+  read_stream *s = st->private_data;
+  read_ctx *c = s->c;
+  pm_error *err = &s->err;
+  int rc = pm_schema_init(out, "+s", "", 0, c->n_out, err);
+  for (int i = 0; i < c->n_out && !rc; i++) {
+    pm_schema_release(out->children[i]);
+    if (c->out[i].kind == OUT_ROW_KIND) rc = pm_schema_init(out->children[i], "u", c->out[i].name, 0, 0, err);
+    else rc = pm_schema_copy(c->layout_schema.children[c->out[i].col], out->children[i], err);
+  }
+  if (rc) pm_schema_release(out);
+  return rc ? 5 /* EIO */ : 0;
+}
+
+static int rs_get_next(struct ArrowArrayStream *st, struct ArrowArray *out) {
+  read_stream *s = st->private_data;
+  memset(out, 0, sizeof *out);
+  if (s->failed) return 5;
+  for (;;) {
+    if (s->c->limit >= 0 && s->emitted >= s->c->limit) return 0;
+    struct ArrowArray b;
+    int rc = stream_next_raw(s, &b, &s->err);
+    if (!rc && !b.release) return 0;
+    if (!rc) {
+      int64_t left = s->c->limit >= 0 ? s->c->limit - s->emitted : -1;
+      rc = finish_batch(s->c, &b, out, left, &s->err);
+    }
+    if (rc) {
+      s->failed = 1;
+      return 5;
+    }
+    if (out->length == 0) {
+      pm_array_release(out);
+      continue;
+    }
+    s->emitted += out->length;
+    return 0;
+  }
+}
+
+static const char *rs_last_error(struct ArrowArrayStream *st) {
+  read_stream *s = st->private_data;
+  return s->err.message[0] ? s->err.message : NULL;
+}
+
+static void rs_release(struct ArrowArrayStream *st) {
+  if (!st || !st->release) return;
+  read_stream *s = st->private_data;
+  pf_free(s->pf);
+  if (s->cur.ctx) s->cur.close(s->cur.ctx);
+  ctx_free(s->c);
+  free(s->owned_splits);
+  free(s);
+  st->release = NULL;
+}
+
+int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm_read_options *opt,
+                   struct ArrowArrayStream *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  pm_read_options defaults;
+  if (!opt) {
+    pm_read_options_init(&defaults);
+    opt = &defaults;
+  }
+  read_stream *s = calloc(1, sizeof *s);
+  if (!s) return PM_NOMEM(err);
+  int rc = ctx_new(t, opt, &s->c, err);
+  if (rc) {
+    free(s);
+    return rc;
+  }
+  s->splits = splits;
+  s->n_splits = n;
+  if (s->c->parallelism > 1 && n > 1) {
+    rc = pf_start(s, s->c->parallelism < (int)n ? s->c->parallelism : (int)n, err);
+    if (rc) {
+      ctx_free(s->c);
+      free(s);
+      return rc;
+    }
+  }
+  out->get_schema = rs_get_schema;
+  out->get_next = rs_get_next;
+  out->get_last_error = rs_last_error;
+  out->release = rs_release;
+  out->private_data = s;
+  return 0;
+}
+
+int pm_read_split(pm_table *t, const pm_data_split *split, const pm_read_options *opt, struct ArrowArrayStream *out,
+                  pm_error *err) {
+  /* The stream keeps the array of split pointers: a one-element array it owns. */
+  pm_data_split **holder = malloc(sizeof *holder);
+  if (!holder) return PM_NOMEM(err);
+  holder[0] = (pm_data_split *)split;
+  int rc = pm_read_splits(t, holder, 1, opt, out, err);
+  if (rc) {
+    free(holder);
+    return rc;
+  }
+  read_stream *s = out->private_data;
+  s->owned_splits = holder; /* freed with the stream */
+  return 0;
+}

@@ -1,0 +1,80 @@
+/*
+ * Table read: turns planned DataSplits into exactly the rows Java Paimon
+ * returns, as a stream of Arrow batches.
+ *
+ * Per split (SEMANTICS §4.7, §5, §8.4, §9):
+ *  - append tables and raw-convertible PK splits: files are read one after
+ *    the other (reader chosen by file extension: .parquet / .orc), deletion
+ *    vectors passed to the format reader as kept row ranges;
+ *  - other PK splits: interval partition into sections, one sorted run per
+ *    reader, columnar k-way merge + merge engine (table/merge.h);
+ *  - data-evolution tables: files grouped by row-id range, each column taken
+ *    from the newest file that has it;
+ *  - every file is mapped to the read schema by field id (table/evolution.h).
+ * Then the exact residual filter, projection and limit are applied.
+ *
+ * Output columns: the projected table columns (by name), optionally the
+ * system columns "_ROW_ID" and "_SEQUENCE_NUMBER" (row-tracking tables; PK
+ * tables expose _SEQUENCE_NUMBER too) and, with with_row_kind, a trailing
+ * utf8 column "_ROW_KIND" holding "+I", "-U", "+U" or "-D".
+ *
+ * Memory is bounded: a split reader holds one batch per open file (one file
+ * for raw reads, one per sorted run for merge reads); with parallelism > 1
+ * at most `parallelism` splits are read ahead, each with a small queue.
+ * Output order is stable for a given list of splits (split order, then file /
+ * key order inside a split).
+ */
+#ifndef PM_TABLE_READ_H
+#define PM_TABLE_READ_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "data/predicate.h"
+#include "meta/split.h"
+#include "paimon/arrow_c.h"
+#include "table/table.h"
+#include "util/error.h"
+
+#define PM_READ_ROW_KIND_COLUMN "_ROW_KIND"
+#define PM_SYSTEM_FIELD_ROW_ID "_ROW_ID"
+#define PM_SYSTEM_FIELD_SEQUENCE_NUMBER "_SEQUENCE_NUMBER"
+#define PM_FIELD_ID_SEQUENCE_NUMBER 2147483646
+#define PM_FIELD_ID_VALUE_KIND 2147483645
+#define PM_FIELD_ID_ROW_ID 2147483642
+#define PM_FIELD_ID_KEY_OFFSET 1073741823
+
+typedef struct pm_read_options {
+  /* Projection: top-level column names (table columns and/or system
+   * columns), in output order; NULL = every table column. Nested selection
+   * "a.b" picks a struct member (returned as its own column named "a.b"). */
+  const char *const *columns;
+  size_t n_columns;
+  /* Residual filter (borrowed; leaves index the table schema's fields, as
+   * built against pm_table.schema). Applied exactly, after merging. */
+  const pm_predicate *filter;
+  int64_t limit;        /* < 0: no limit */
+  int with_row_kind;    /* add "_ROW_KIND" and keep retractions of merge reads */
+  int64_t batch_rows;   /* rows per file batch; <= 0: 65536 (or option read.batch-size) */
+  int parallelism;      /* splits read concurrently; <= 0: option read.parallelism, else 1 */
+  /* Session time zone for casts between zoned and zone-less timestamps;
+   * NULL: dynamic option "session_time_zone" / "local-time-zone", else UTC. */
+  const char *session_time_zone;
+} pm_read_options;
+
+void pm_read_options_init(pm_read_options *o);
+
+/* Arrow schema of the batches a read with these options produces. *out is
+ * owned by the caller. Unknown columns are PAIMON_ERR_NOT_FOUND. */
+int pm_read_schema(pm_table *t, const pm_read_options *opt, struct ArrowSchema *out, pm_error *err);
+
+/* Streams the rows of splits[0..n) (borrowed: they, the table and opt->filter
+ * must outlive the stream). *out is owned by the caller (release it). */
+int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm_read_options *opt,
+                   struct ArrowArrayStream *out, pm_error *err);
+
+/* Convenience for one split. */
+int pm_read_split(pm_table *t, const pm_data_split *split, const pm_read_options *opt, struct ArrowArrayStream *out,
+                  pm_error *err);
+
+#endif
