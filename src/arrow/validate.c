@@ -143,6 +143,11 @@ static int validate_array(vctx *c, const pm_type *t, const struct ArrowArray *a,
     return VFAIL(c, "has %lld children, type needs %lld", (long long)a->n_children, (long long)want_children);
   if (a->n_children > 0 && !a->children) return VFAIL(c, "children pointer is NULL");
   int64_t end = a->offset + a->length; /* physical end */
+  if ((c->flags & PM_VALIDATE_NULLABILITY) && !t->nullable && a->length > 0) {
+    const uint8_t *vb = a->n_buffers > 0 ? a->buffers[0] : NULL;
+    int64_t nulls = t->id == PM_T_NULL ? a->length : vb ? a->length - pm_bits_count(vb, a->offset, a->length) : 0;
+    if (nulls > 0) return VFAIL(c, "%lld nulls in a non-nullable field", (long long)nulls);
+  }
   const uint8_t *validity = NULL;
   if (t->id == PM_T_NULL && !t->dict) {
     if (a->null_count != -1 && a->null_count != a->length)

@@ -17,7 +17,8 @@
 #include "paimon/arrow_c.h"
 #include "util/error.h"
 
-#define PM_VALIDATE_UTF8 1u /* also check that utf8/large_utf8 values are valid UTF-8 */
+#define PM_VALIDATE_UTF8 1u        /* also check that utf8/large_utf8 values are valid UTF-8 */
+#define PM_VALIDATE_NULLABILITY 2u /* reject nulls in fields whose schema lacks ARROW_FLAG_NULLABLE */
 
 int pm_arrow_validate(const struct ArrowSchema *schema, const struct ArrowArray *array, pm_error *err);
 int pm_arrow_validate_ex(const struct ArrowSchema *schema, const struct ArrowArray *array, unsigned flags,

@@ -250,6 +250,19 @@ static void test_dictionary(void) {
   pm_schema_release(&s);
 }
 
+static void test_nullability_flag(void) {
+  struct ArrowSchema s;
+  struct ArrowArray a;
+  build(&s, &a);
+  CHECK_OK(pm_arrow_validate_ex(&s, &a, PM_VALIDATE_NULLABILITY, &err), &err);
+  s.children[6]->children[0]->flags = 0; /* st.x NOT NULL; row 2 of st is null, so st.x has a null */
+  CHECK_OK(pm_arrow_validate(&s, &a, &err), &err);
+  int rc = pm_arrow_validate_ex(&s, &a, PM_VALIDATE_NULLABILITY, &err);
+  CHECK_MSG(rc != 0 && strstr(err.message, "root.st.x: 1 nulls in a non-nullable field"), "%s", err.message);
+  pm_array_release(&a);
+  pm_schema_release(&s);
+}
+
 static void test_deep_nesting_rejected(void) {
   /* 70 nested lists. */
   char spec[1024] = "";
@@ -269,6 +282,7 @@ int main(void) {
   RUN_TEST(test_valid_and_sliced);
   RUN_TEST(test_corruptions);
   RUN_TEST(test_dictionary);
+  RUN_TEST(test_nullability_flag);
   RUN_TEST(test_deep_nesting_rejected);
   TEST_MAIN_END();
 }
