@@ -1083,6 +1083,12 @@ void pm_evo_mapping_free(pm_evo_mapping *m) {
 int pm_evo_mapping_init(pm_evo_mapping *m, const struct ArrowSchema *fs, const pm_evo_field *fields, int64_t n_fields,
                         pm_evo_name_to_id name_to_id, void *name_ctx, const pm_cast_options *cast,
                         const char *file_name, pm_error *err) {
+  return pm_evo_mapping_init2(m, fs, fields, n_fields, name_to_id, NULL, name_ctx, cast, file_name, err);
+}
+
+int pm_evo_mapping_init2(pm_evo_mapping *m, const struct ArrowSchema *fs, const pm_evo_field *fields,
+                         int64_t n_fields, pm_evo_name_to_id name_to_id, pm_evo_fix_type fix, void *name_ctx,
+                         const pm_cast_options *cast, const char *file_name, pm_error *err) {
   memset(m, 0, sizeof *m);
   m->fields = fields;
   m->n_fields = n_fields;
@@ -1103,6 +1109,7 @@ int pm_evo_mapping_init(pm_evo_mapping *m, const struct ArrowSchema *fs, const p
     rc = pm_type_from_schema(fs->children[c], &m->file_types[c], err);
     ids[c] = pm_arrow_field_id(fs->children[c]);
     if (ids[c] < 0 && name_to_id && fs->children[c]->name) ids[c] = name_to_id(name_ctx, fs->children[c]->name);
+    if (!rc && fix && ids[c] >= 0) rc = fix(name_ctx, ids[c], &m->file_types[c], err);
   }
   for (int64_t f = 0; f < n_fields && !rc; f++) {
     m->source[f] = -1;

@@ -81,9 +81,17 @@ typedef struct pm_evo_mapping {
  * Fails with PAIMON_ERR_UNSUPPORTED when a column changed to a type that
  * cannot be cast. The mapping borrows `fields` (must outlive it). */
 typedef int32_t (*pm_evo_name_to_id)(void *ctx, const char *name);
+/* Optional hook to correct a file column's Arrow type from the schema it was
+ * written with (e.g. Parquet INT96 carries no UTC flag, so a TIMESTAMP_LTZ
+ * column arrives zone-less): called once per file column with its field id. */
+typedef int (*pm_evo_fix_type)(void *ctx, int32_t field_id, pm_type *file_type, pm_error *err);
 int pm_evo_mapping_init(pm_evo_mapping *m, const struct ArrowSchema *file_schema, const pm_evo_field *fields,
                         int64_t n_fields, pm_evo_name_to_id name_to_id, void *name_ctx,
                         const pm_cast_options *cast, const char *file_name, pm_error *err);
+/* Same with a type-fixing hook (fix may be NULL; it receives name_ctx). */
+int pm_evo_mapping_init2(pm_evo_mapping *m, const struct ArrowSchema *file_schema, const pm_evo_field *fields,
+                         int64_t n_fields, pm_evo_name_to_id name_to_id, pm_evo_fix_type fix, void *name_ctx,
+                         const pm_cast_options *cast, const char *file_name, pm_error *err);
 void pm_evo_mapping_free(pm_evo_mapping *m);
 
 /* Turns one file batch (a struct array, consumed: it is released in every case)
