@@ -161,7 +161,7 @@ int pm_format_decimal128(const uint8_t bytes[16], int32_t scale, char *buf) {
   if (scale <= 0) {
     for (int i = nd - 1; i >= 0; i--) buf[n++] = digits[i];
     if (!(nd == 1 && digits[0] == '0'))
-      for (int i = 0; i < -scale && n < 80; i++) buf[n++] = '0';
+      for (int i = 0; i < -scale && i < 38; i++) buf[n++] = '0'; /* parser limits scale to >= -38 */
     return n;
   }
   if (nd <= scale) {
@@ -177,10 +177,16 @@ int pm_format_decimal128(const uint8_t bytes[16], int32_t scale, char *buf) {
   return n;
 }
 
+/* Floor division and the matching non-negative remainder (b > 0), without
+ * overflow even for INT64_MIN. */
 static int64_t floordiv(int64_t a, int64_t b) {
   int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  if (a % b < 0) q--;
   return q;
+}
+static int64_t floormod(int64_t a, int64_t b) {
+  int64_t r = a % b;
+  return r < 0 ? r + b : r;
 }
 
 /* Days since 1970-01-01 to proleptic Gregorian y/m/d (H. Hinnant's algorithm). */
@@ -268,9 +274,9 @@ int pm_format_time(int64_t value, pm_time_unit unit, int fraction_digits, char *
 int pm_format_timestamp(int64_t value, pm_time_unit unit, int fraction_digits, int zoned, char *buf) {
   int64_t div = unit_div[unit & 3];
   int64_t secs = floordiv(value, div);
-  uint64_t frac = (uint64_t)(value - secs * div);
+  uint64_t frac = (uint64_t)floormod(value, div);
   int64_t days = floordiv(secs, 86400);
-  int64_t sod = secs - days * 86400;
+  int64_t sod = floormod(secs, 86400);
   int n = pm_format_date(days, buf);
   buf[n++] = 'T';
   n += fmt_hms(sod, buf + n);

@@ -80,6 +80,10 @@ int pm_type_parse_format(const char *f, pm_type *t, const char *path, pm_error *
     t->id = PM_T_DECIMAL128;
     t->precision = (int32_t)prec;
     t->scale = (int32_t)(neg ? -scale : scale);
+    if (t->scale < -38) {
+      bad = "scale below -38 in";
+      goto fail;
+    }
     if (t->scale > t->precision) {
       bad = "scale greater than precision in";
       goto fail;

@@ -244,6 +244,16 @@ static void test_formatters(void) {
   n = pm_format_timestamp(-1, PM_UNIT_NS, 3, 0, buf); /* fewer digits: floor */
   buf[n] = 0;
   CHECK_EQ_STR(buf, "1969-12-31T23:59:59.999");
+  n = pm_format_timestamp(INT64_MIN, PM_UNIT_NS, -1, 0, buf); /* extremes must not overflow */
+  buf[n] = 0;
+  CHECK_EQ_STR(buf, "1677-09-21T00:12:43.145224192");
+  n = pm_format_timestamp(INT64_MAX, PM_UNIT_NS, -1, 0, buf);
+  buf[n] = 0;
+  CHECK_EQ_STR(buf, "2262-04-11T23:47:16.854775807");
+  n = pm_format_timestamp(INT64_MIN, PM_UNIT_MS, -1, 0, buf);
+  CHECK(n > 0 && n < 48);
+  n = pm_format_timestamp(INT64_MIN, PM_UNIT_S, -1, 0, buf);
+  CHECK(n > 0 && n < 48);
   n = pm_format_date(2932897, buf);
   buf[n] = 0;
   CHECK_EQ_STR(buf, "+10000-01-01");
