@@ -1,0 +1,295 @@
+/*
+ * libpaimon public API: read Apache Paimon tables from C.
+ *
+ * The model follows the Paimon clients: open a catalog over a warehouse,
+ * get a table, make a read builder (projection, filter, limit, time travel
+ * through dynamic options), plan a scan into splits, read splits as an Arrow
+ * C stream.
+ *
+ *   paimon_option opts[] = {{"warehouse", "/data/warehouse"}};
+ *   paimon_catalog *cat;  paimon_catalog_open(opts, 1, &cat, &err);
+ *   paimon_table *t;      paimon_catalog_get_table(cat, "db.orders", &t, &err);
+ *   paimon_read_builder *rb; paimon_read_builder_new(t, NULL, 0, &rb, &err);
+ *   const char *cols[] = {"id", "amount"};
+ *   paimon_read_builder_with_projection(rb, cols, 2, &err);
+ *   paimon_predicate *p;
+ *   paimon_predicate_greater_than(rb, "id", paimon_literal_int64(5), &p, &err);
+ *   paimon_read_builder_with_filter(rb, p, &err);     (takes ownership of p)
+ *   paimon_plan *plan;    paimon_read_builder_plan(rb, &plan, &err);
+ *   struct ArrowArrayStream s;
+ *   paimon_read_plan(rb, plan, &s, &err);   ... s.get_next ... s.release(&s);
+ *   paimon_plan_free(plan); paimon_read_builder_free(rb);
+ *   paimon_table_free(t); paimon_catalog_free(cat);
+ *
+ * Conventions
+ *  - Every fallible call returns paimon_status (PAIMON_OK = 0) and takes
+ *    `paimon_error *err` last (may be NULL); on failure err holds a one-line
+ *    message naming the file / option / column at fault.
+ *  - Handles are opaque; each `*_new` / `*_open` / `*_get` has a `*_free`
+ *    that accepts NULL.
+ *  - Ownership of every returned object is stated next to the call. Strings
+ *    and arrays returned through out-parameters are freed with
+ *    paimon_free_string / paimon_free_strings / paimon_free_bytes.
+ *  - Lifetimes: a table must outlive the read builders made from it; a read
+ *    builder must outlive the plans and predicates made from it. Arrow
+ *    streams returned by reads own everything they need (the builder, plan
+ *    and splits may be freed while the stream is in use).
+ *  - No global mutable state: distinct handles may be used from different
+ *    threads concurrently; one handle must not be used by two threads at once.
+ */
+#ifndef PAIMON_PAIMON_H
+#define PAIMON_PAIMON_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "paimon/arrow_c.h"
+#include "paimon/error.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PAIMON_VERSION_STRING "0.1.0"
+
+/* Library version, e.g. "0.1.0". Static string. */
+const char *paimon_version(void);
+
+/* A string option. Keys and values are copied by the calls that take them. */
+typedef struct paimon_option {
+  const char *key;
+  const char *value;
+} paimon_option;
+
+typedef struct paimon_catalog paimon_catalog;
+typedef struct paimon_table paimon_table;
+typedef struct paimon_read_builder paimon_read_builder;
+typedef struct paimon_predicate paimon_predicate;
+typedef struct paimon_plan paimon_plan;
+typedef struct paimon_split paimon_split;
+
+void paimon_free_string(char *s);              /* NULL ok */
+void paimon_free_strings(char **v, size_t n);  /* NULL ok */
+void paimon_free_bytes(uint8_t *b);            /* NULL ok */
+
+/* ------------------------------------------------------------- catalog */
+
+/* Opens a filesystem catalog. Options: "warehouse" (required, a local
+ * directory or file: URI), "metastore" (absent or "filesystem"),
+ * "path-rewrite" = "FROM=TO[;FROM2=TO2]" (prefix rewrite applied to absolute
+ * paths stored in table metadata, e.g. external data paths).
+ * *out: owned by the caller, paimon_catalog_free. */
+paimon_status paimon_catalog_open(const paimon_option *options, size_t n_options, paimon_catalog **out,
+                                  paimon_error *err);
+void paimon_catalog_free(paimon_catalog *catalog);
+
+/* Database names, sorted. *names owned by the caller: paimon_free_strings(*names, *n). */
+paimon_status paimon_catalog_list_databases(const paimon_catalog *catalog, char ***names, size_t *n,
+                                            paimon_error *err);
+/* Table names of a database, sorted (same ownership). */
+paimon_status paimon_catalog_list_tables(const paimon_catalog *catalog, const char *database, char ***names,
+                                         size_t *n, paimon_error *err);
+
+/* Gets a table by identifier "db.table" or "db.table$branch_<name>".
+ * *out owned by the caller: paimon_table_free. System tables ("db.t$snapshots")
+ * are read with paimon_catalog_read_system_table instead. */
+paimon_status paimon_catalog_get_table(const paimon_catalog *catalog, const char *identifier, paimon_table **out,
+                                       paimon_error *err);
+
+/* Reads a system table "db.t[$branch_b]$<name>" with name one of snapshots,
+ * schemas, options, files, partitions, tags, branches, manifests.
+ * *out (a stream) is owned by the caller: call out->release(out). */
+paimon_status paimon_catalog_read_system_table(const paimon_catalog *catalog, const char *identifier,
+                                               struct ArrowArrayStream *out, paimon_error *err);
+
+/* --------------------------------------------------------------- table */
+
+void paimon_table_free(paimon_table *table);
+/* "db.table" (static for the table's lifetime). */
+const char *paimon_table_identifier(const paimon_table *table);
+/* "main" or the branch name. */
+const char *paimon_table_branch(const paimon_table *table);
+/* Arrow schema (struct) of the table's columns in the latest schema.
+ * *out owned by the caller (release it). */
+paimon_status paimon_table_arrow_schema(const paimon_table *table, struct ArrowSchema *out, paimon_error *err);
+size_t paimon_table_num_primary_keys(const paimon_table *table);
+const char *paimon_table_primary_key(const paimon_table *table, size_t i); /* NULL if out of range */
+size_t paimon_table_num_partition_keys(const paimon_table *table);
+const char *paimon_table_partition_key(const paimon_table *table, size_t i);
+/* Effective option value (table options) or NULL. Valid for the table's lifetime. */
+const char *paimon_table_option(const paimon_table *table, const char *key);
+/* Latest snapshot id of the table's branch; 0 when it has none. */
+paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t *id, paimon_error *err);
+
+/* -------------------------------------------------------- read builder */
+
+/* Creates a read builder. dynamic_options override table options for this
+ * read: time travel ("scan.snapshot-id", "scan.tag-name",
+ * "scan.timestamp-millis", "scan.timestamp" (local time "YYYY-MM-DD
+ * HH:MM:SS[.fff]"), "scan.version"; at most one), incremental reads
+ * ("incremental-between" = "start,end" snapshot ids or tags,
+ * "incremental-between-timestamp", "incremental-between-scan-mode" =
+ * auto|delta|changelog), split sizing ("source.split.target-size",
+ * "source.split.open-file-cost"), "read.batch-size", ...
+ * *out owned by the caller: paimon_read_builder_free. */
+paimon_status paimon_read_builder_new(const paimon_table *table, const paimon_option *dynamic_options,
+                                      size_t n_options, paimon_read_builder **out, paimon_error *err);
+void paimon_read_builder_free(paimon_read_builder *rb);
+
+/* Column names to read, in output order (copied). Nested fields as "a.b".
+ * System columns "_ROW_ID" / "_SEQUENCE_NUMBER" are accepted. Unknown names
+ * are PAIMON_ERR_NOT_FOUND. n = 0 resets to all columns. */
+paimon_status paimon_read_builder_with_projection(paimon_read_builder *rb, const char *const *columns, size_t n,
+                                                  paimon_error *err);
+/* Sets the filter; takes ownership of predicate (also on failure). NULL clears it.
+ * Used for pruning during planning and applied exactly to the rows read. */
+paimon_status paimon_read_builder_with_filter(paimon_read_builder *rb, paimon_predicate *predicate,
+                                              paimon_error *err);
+/* Row limit (< 0 = none). A planning hint plus a cap on rows returned. */
+void paimon_read_builder_with_limit(paimon_read_builder *rb, int64_t limit);
+/* Column-name matching for projections and predicates built afterwards (default 1). */
+void paimon_read_builder_with_case_sensitive(paimon_read_builder *rb, int case_sensitive);
+/* Adds a trailing "_ROW_KIND" utf8 column ("+I", "-U", "+U", "-D"). */
+void paimon_read_builder_with_row_kind(paimon_read_builder *rb, int include_row_kind);
+
+/* ---------------------------------------------------------- predicates */
+
+typedef enum paimon_literal_kind {
+  PAIMON_LITERAL_NULL = 0,
+  PAIMON_LITERAL_BOOL,
+  PAIMON_LITERAL_INT64,
+  PAIMON_LITERAL_DOUBLE,
+  PAIMON_LITERAL_STRING,    /* UTF-8; also accepted for DATE/TIME/TIMESTAMP/DECIMAL columns as text */
+  PAIMON_LITERAL_BYTES,
+  PAIMON_LITERAL_DECIMAL,   /* unscaled int64 + scale */
+  PAIMON_LITERAL_DATE,      /* days since 1970-01-01 */
+  PAIMON_LITERAL_TIME,      /* milliseconds of the day */
+  PAIMON_LITERAL_TIMESTAMP  /* epoch milliseconds + nanoseconds within the millisecond */
+} paimon_literal_kind;
+
+/* A literal value, passed by value. Strings / bytes are borrowed for the
+ * duration of the call that takes the literal (the predicate copies them). */
+typedef struct paimon_literal {
+  paimon_literal_kind kind;
+  int64_t i;     /* BOOL (0/1), INT64, DECIMAL unscaled, DATE, TIME, TIMESTAMP millis */
+  int32_t scale; /* DECIMAL */
+  int32_t nanos; /* TIMESTAMP: 0..999999 */
+  double d;      /* DOUBLE */
+  const char *s; /* STRING / BYTES */
+  size_t len;    /* STRING / BYTES length in bytes */
+} paimon_literal;
+
+paimon_literal paimon_literal_null(void);
+paimon_literal paimon_literal_bool(int v);
+paimon_literal paimon_literal_int64(int64_t v);
+paimon_literal paimon_literal_double(double v);
+paimon_literal paimon_literal_string(const char *s); /* NUL-terminated */
+paimon_literal paimon_literal_bytes(const void *data, size_t len);
+paimon_literal paimon_literal_decimal(int64_t unscaled, int32_t scale);
+paimon_literal paimon_literal_date(int32_t days_since_epoch);
+paimon_literal paimon_literal_time(int32_t millis_of_day);
+paimon_literal paimon_literal_timestamp(int64_t epoch_millis, int32_t nanos_of_milli);
+
+/* Leaves. The column is resolved against the builder's table (honouring its
+ * case sensitivity) and literals are converted to the column type; a
+ * literal that does not fit is PAIMON_ERR_INVALID_ARGUMENT naming the
+ * column. *out owned by the caller until given to with_filter / and / or
+ * (paimon_predicate_free otherwise). */
+paimon_status paimon_predicate_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
+                                     paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_not_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
+                                         paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_less_than(const paimon_read_builder *rb, const char *column, paimon_literal v,
+                                         paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_less_or_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
+                                             paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_greater_than(const paimon_read_builder *rb, const char *column, paimon_literal v,
+                                            paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_greater_or_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
+                                                paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_is_null(const paimon_read_builder *rb, const char *column, paimon_predicate **out,
+                                       paimon_error *err);
+paimon_status paimon_predicate_is_not_null(const paimon_read_builder *rb, const char *column,
+                                           paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_in(const paimon_read_builder *rb, const char *column, const paimon_literal *values,
+                                  size_t n, paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_not_in(const paimon_read_builder *rb, const char *column,
+                                      const paimon_literal *values, size_t n, paimon_predicate **out,
+                                      paimon_error *err);
+paimon_status paimon_predicate_starts_with(const paimon_read_builder *rb, const char *column, const char *prefix,
+                                           paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_ends_with(const paimon_read_builder *rb, const char *column, const char *suffix,
+                                         paimon_predicate **out, paimon_error *err);
+paimon_status paimon_predicate_contains(const paimon_read_builder *rb, const char *column, const char *infix,
+                                        paimon_predicate **out, paimon_error *err);
+/* SQL LIKE: % any sequence, _ one character, \ escapes. */
+paimon_status paimon_predicate_like(const paimon_read_builder *rb, const char *column, const char *pattern,
+                                    paimon_predicate **out, paimon_error *err);
+/* and / or of n >= 1 predicates; takes ownership of every child (also on failure). */
+paimon_status paimon_predicate_and(paimon_predicate *const *children, size_t n, paimon_predicate **out,
+                                   paimon_error *err);
+paimon_status paimon_predicate_or(paimon_predicate *const *children, size_t n, paimon_predicate **out,
+                                  paimon_error *err);
+/* Parses a filter expression: `id > 5 and name like 'a%'`, `x in (1, 2)`,
+ * `y is not null`, `d = '2024-01-01'`, `not (a = 1 or b < 2)`, `v between 1 and 9`. */
+paimon_status paimon_predicate_parse(const paimon_read_builder *rb, const char *text, paimon_predicate **out,
+                                     paimon_error *err);
+/* Readable form of a predicate; *text owned by the caller (paimon_free_string). */
+paimon_status paimon_predicate_to_string(const paimon_predicate *p, char **text, paimon_error *err);
+void paimon_predicate_free(paimon_predicate *p);
+
+/* ---------------------------------------------------------------- scan */
+
+/* Plans the read: selects the snapshot (latest, or per time-travel options;
+ * a selector that resolves to no snapshot is an error, more than one
+ * selector is PAIMON_ERR_INVALID_ARGUMENT), prunes manifests and files with
+ * the filter and packs the files into splits. *out owned by the caller:
+ * paimon_plan_free. */
+paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_plan **out, paimon_error *err);
+void paimon_plan_free(paimon_plan *plan);
+size_t paimon_plan_num_splits(const paimon_plan *plan);
+/* Split i, owned by the plan (valid until paimon_plan_free). */
+const paimon_split *paimon_plan_split(const paimon_plan *plan, size_t i);
+/* 1 and *id = snapshot planned, or 0 when the table has no snapshot. */
+int paimon_plan_snapshot_id(const paimon_plan *plan, int64_t *id);
+/* Multi-line report of what planning read and pruned per stage.
+ * *text owned by the caller (paimon_free_string). */
+paimon_status paimon_plan_explain(const paimon_plan *plan, char **text, paimon_error *err);
+
+/* Split properties. */
+int32_t paimon_split_bucket(const paimon_split *split);
+size_t paimon_split_num_files(const paimon_split *split);
+int64_t paimon_split_row_count(const paimon_split *split); /* sum of file row counts (before merging) */
+int64_t paimon_split_snapshot_id(const paimon_split *split);
+int paimon_split_is_streaming(const paimon_split *split);
+int paimon_split_raw_convertible(const paimon_split *split);
+
+/* Java DataSplit binary encoding (version 9), so splits can be shipped to
+ * other processes (or Java). *bytes owned by the caller (paimon_free_bytes). */
+paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes, size_t *len, paimon_error *err);
+/* Decodes a serialized split (versions 1..9). *out owned by the caller: paimon_split_free. */
+paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_split **out, paimon_error *err);
+/* Frees a split from paimon_split_deserialize (never one owned by a plan). */
+void paimon_split_free(paimon_split *split);
+
+/* ---------------------------------------------------------------- read */
+
+/* Arrow schema (struct) of the batches the builder's reads produce. *out owned by the caller. */
+paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, struct ArrowSchema *out,
+                                              paimon_error *err);
+/* Reads splits (borrowed; copied internally) as an Arrow stream with the
+ * builder's projection, filter, limit and row-kind settings. *out owned by
+ * the caller (out->release(out)); it keeps working after the builder, the
+ * plan and the splits are freed. Errors while reading are reported by
+ * get_next (errno + get_last_error). */
+paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paimon_split *const *splits, size_t n,
+                                       struct ArrowArrayStream *out, paimon_error *err);
+/* Convenience: reads every split of a plan. */
+paimon_status paimon_read_plan(const paimon_read_builder *rb, const paimon_plan *plan, struct ArrowArrayStream *out,
+                               paimon_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAIMON_PAIMON_H */
