@@ -6,14 +6,22 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow/builder.h"
 #include "arrow/type.h"
 #include "data/binary_row.h"
+#include "format/avro/avro.h"
 #include "format/orc/orc_reader.h"
 #include "format/parquet/parquet_reader.h"
 #include "io/file.h"
 #include "meta/deletion_vector.h"
 #include "table/evolution.h"
 #include "table/merge.h"
+
+static int64_t floor_div_i64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
 
 void pm_read_options_init(pm_read_options *o) {
   memset(o, 0, sizeof *o);
@@ -364,6 +372,240 @@ int pm_read_schema(pm_table *t, const pm_read_options *opt, struct ArrowSchema *
 }
 
 /* ======================================================================
+ * Avro data files -> Arrow batches (typed by the file's Paimon schema)
+ * ====================================================================== */
+
+typedef struct avro_file {
+  pm_avro_reader *r;
+  const pm_avro_schema *rec;
+  pm_type type;           /* struct of the decoded columns */
+  struct ArrowSchema schema;
+  int32_t *slot;          /* per Avro field: child index or -1 (skipped) */
+  pm_builder *b;
+  pm_avro_cursor cur;
+  int64_t left_in_block;
+  int64_t pos;            /* file row position of the next record */
+  const int64_t *ranges;  /* kept ranges (borrowed) or NULL */
+  size_t n_ranges, range_i;
+  int64_t batch_rows;
+} avro_file;
+
+static void avro_file_close(avro_file *a) {
+  if (!a) return;
+  pm_avro_reader_close(a->r);
+  pm_type_free(&a->type);
+  pm_schema_release(&a->schema);
+  free(a->slot);
+  pm_builder_free(a->b);
+  free(a);
+}
+
+static int64_t avro_unit_factor(const pm_avro_schema *s, const pm_type *t) {
+  /* value * num / den converts the Avro unit to the builder's unit */
+  int64_t from = 1000; /* millis */
+  const char *lt = s->logical_type;
+  if (lt && strstr(lt, "micros")) from = 1000000;
+  else if (lt && strstr(lt, "nanos")) from = 1000000000;
+  static const int64_t per[4] = {1, 1000, 1000000, 1000000000};
+  int64_t to = per[t->unit & 3];
+  return to >= from ? to / from : -(from / to);
+}
+
+static int avro_decode(avro_file *a, pm_avro_cursor *c, const pm_avro_schema *s, pm_builder *b, int depth,
+                       pm_error *err) {
+  if (depth > PM_AVRO_MAX_VALUE_DEPTH) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: Avro value nested too deeply", pm_avro_reader_path(a->r));
+  const pm_type *t = pm_builder_type(b);
+  switch (s->type) {
+    case PM_AVRO_UNION: {
+      int32_t br = pm_avro_read_union_of(c, s);
+      if (pm_avro_cursor_failed(c)) return 0;
+      if (br == s->null_branch) return pm_builder_append_null(b, err);
+      return avro_decode(a, c, s->branches[br], b, depth + 1, err);
+    }
+    case PM_AVRO_NULL: return pm_builder_append_null(b, err);
+    case PM_AVRO_BOOLEAN: return pm_builder_append_bool(b, pm_avro_read_boolean(c), err);
+    case PM_AVRO_INT:
+    case PM_AVRO_LONG: {
+      int64_t v = s->type == PM_AVRO_INT ? pm_avro_read_int(c) : pm_avro_read_long(c);
+      if (t->id == PM_T_TIMESTAMP) {
+        int64_t f = avro_unit_factor(s, t);
+        v = f >= 0 ? v * f : floor_div_i64(v, -f);
+      } else if (t->id == PM_T_BOOL) {
+        return pm_builder_append_bool(b, v != 0, err);
+      } else if (t->id == PM_T_DECIMAL128) {
+        return pm_builder_append_decimal_i64(b, v, err);
+      }
+      return pm_builder_append_int(b, v, err);
+    }
+    case PM_AVRO_FLOAT: return pm_builder_append_double(b, pm_avro_read_float(c), err);
+    case PM_AVRO_DOUBLE: return pm_builder_append_double(b, pm_avro_read_double(c), err);
+    case PM_AVRO_BYTES:
+    case PM_AVRO_STRING:
+    case PM_AVRO_FIXED: {
+      pm_avro_bytes v = s->type == PM_AVRO_FIXED ? pm_avro_read_fixed(c, s->fixed_size) : pm_avro_read_bytes(c);
+      if (pm_avro_cursor_failed(c)) return 0;
+      if (t->id == PM_T_DECIMAL128) { /* big-endian two's complement unscaled */
+        if (v.len > 16) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: decimal of %zu bytes", pm_avro_reader_path(a->r), v.len);
+        uint8_t le[16];
+        uint8_t fill = v.len && (v.ptr[0] & 0x80) ? 0xFF : 0;
+        memset(le, fill, 16);
+        for (size_t i = 0; i < v.len; i++) le[i] = v.ptr[v.len - 1 - i];
+        return pm_builder_append_decimal128(b, le, err);
+      }
+      return pm_builder_append_bytes(b, v.ptr, v.len, err);
+    }
+    case PM_AVRO_ENUM: return pm_builder_append_int(b, pm_avro_read_enum(c), err);
+    case PM_AVRO_RECORD: {
+      if (t->id != PM_T_STRUCT || (int64_t)s->field_count != t->n_children)
+        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: Avro record does not match the ROW type",
+                         pm_avro_reader_path(a->r));
+      for (size_t i = 0; i < s->field_count; i++)
+        PM_TRY(avro_decode(a, c, s->fields[i].type, pm_builder_child(b, (int64_t)i), depth + 1, err));
+      return pm_builder_append_valid(b, err);
+    }
+    case PM_AVRO_ARRAY:
+    case PM_AVRO_MAP: {
+      int is_map_type = t->id == PM_T_MAP;
+      if (!is_map_type && t->id != PM_T_LIST && t->id != PM_T_LARGE_LIST)
+        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: Avro array/map for a non-nested column", pm_avro_reader_path(a->r));
+      pm_builder *child = pm_builder_child(b, 0);
+      for (;;) {
+        int64_t n = pm_avro_read_block_count(c, NULL);
+        if (n <= 0 || pm_avro_cursor_failed(c)) break;
+        for (int64_t i = 0; i < n && !pm_avro_cursor_failed(c); i++) {
+          if (s->type == PM_AVRO_MAP) { /* string key, then value */
+            pm_avro_bytes k = pm_avro_read_bytes(c);
+            PM_TRY(pm_builder_append_bytes(pm_builder_child(child, 0), k.ptr, k.len, err));
+            PM_TRY(avro_decode(a, c, s->items, pm_builder_child(child, 1), depth + 1, err));
+            PM_TRY(pm_builder_append_valid(child, err));
+          } else if (is_map_type) { /* array of {key, value} records */
+            const pm_avro_schema *kv = pm_avro_unwrap_nullable(s->items, NULL);
+            if (kv->type != PM_AVRO_RECORD || kv->field_count != 2)
+              return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: unexpected Avro map entry", pm_avro_reader_path(a->r));
+            if (s->items->type == PM_AVRO_UNION) pm_avro_read_union_of(c, s->items);
+            PM_TRY(avro_decode(a, c, kv->fields[0].type, pm_builder_child(child, 0), depth + 1, err));
+            PM_TRY(avro_decode(a, c, kv->fields[1].type, pm_builder_child(child, 1), depth + 1, err));
+            PM_TRY(pm_builder_append_valid(child, err));
+          } else {
+            PM_TRY(avro_decode(a, c, s->items, child, depth + 1, err));
+          }
+        }
+      }
+      return pm_builder_append_valid(b, err);
+    }
+  }
+  return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: Avro type not supported", pm_avro_reader_path(a->r));
+}
+
+/* Opens an Avro data file; columns typed from the writer's Paimon schema. */
+static int avro_file_open(const char *path, const pm_table_schema *fs, int64_t batch_rows, const int64_t *ranges,
+                          size_t n_ranges, avro_file **out, pm_error *err) {
+  *out = NULL;
+  avro_file *a = calloc(1, sizeof *a);
+  if (!a) return PM_NOMEM(err);
+  a->batch_rows = batch_rows;
+  a->ranges = ranges;
+  a->n_ranges = n_ranges;
+  int rc = pm_avro_reader_open_path(path, &a->r, err);
+  if (rc) goto fail;
+  a->rec = pm_avro_unwrap_nullable(pm_avro_reader_schema(a->r), NULL);
+  if (a->rec->type != PM_AVRO_RECORD) {
+    rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: Avro data file schema is not a record", path);
+    goto fail;
+  }
+  size_t nf = a->rec->field_count;
+  a->slot = malloc((nf + 1) * sizeof *a->slot);
+  struct ArrowSchema *tmp = calloc(nf + 1, sizeof *tmp);
+  if (!a->slot || !tmp) {
+    free(tmp);
+    rc = PM_NOMEM(err);
+    goto fail;
+  }
+  int nout = 0;
+  for (size_t i = 0; i < nf && !rc; i++) {
+    const char *name = a->rec->fields[i].name;
+    a->slot[i] = -1;
+    const char *fmt = NULL;
+    int32_t id = -1;
+    if (!strcmp(name, "_SEQUENCE_NUMBER")) fmt = "l", id = PM_FIELD_ID_SEQUENCE_NUMBER;
+    else if (!strcmp(name, "_VALUE_KIND")) fmt = "c", id = PM_FIELD_ID_VALUE_KIND;
+    else if (!strcmp(name, "_ROW_ID")) fmt = "l", id = PM_FIELD_ID_ROW_ID;
+    if (fmt) {
+      rc = pm_schema_init(&tmp[nout], fmt, name, ARROW_FLAG_NULLABLE, 0, err);
+      char idbuf[16];
+      snprintf(idbuf, sizeof idbuf, "%d", (int)id);
+      const char *k[1] = {"PARQUET:field_id"}, *v[1] = {idbuf};
+      if (!rc) rc = pm_schema_set_metadata(&tmp[nout], 1, k, v, err);
+      if (!rc) a->slot[i] = nout++;
+      continue;
+    }
+    int fi = fs ? pm_schema_field_index(fs, name) : -1;
+    if (fi < 0) continue; /* _KEY_ columns and unknown fields are skipped */
+    rc = pm_dfield_to_arrow(&fs->fields[fi], &tmp[nout], err);
+    if (!rc) a->slot[i] = nout++;
+  }
+  if (!rc) rc = pm_schema_init(&a->schema, "+s", "", 0, nout, err);
+  for (int i = 0; i < nout; i++) {
+    if (!rc) {
+      pm_schema_release(a->schema.children[i]);
+      pm_schema_move(&tmp[i], a->schema.children[i]);
+    } else {
+      pm_schema_release(&tmp[i]);
+    }
+  }
+  free(tmp);
+  if (!rc) rc = pm_type_from_schema(&a->schema, &a->type, err);
+  if (!rc) rc = pm_builder_new(&a->type, &a->b, err);
+  if (rc) goto fail;
+  *out = a;
+  return 0;
+fail:
+  avro_file_close(a);
+  return rc;
+}
+
+static int avro_row_kept(avro_file *a, int64_t pos) {
+  if (!a->ranges) return 1;
+  while (a->range_i < a->n_ranges && pos >= a->ranges[2 * a->range_i + 1]) a->range_i++;
+  return a->range_i < a->n_ranges && pos >= a->ranges[2 * a->range_i];
+}
+
+static int avro_file_next(avro_file *a, struct ArrowArray *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  int64_t n = 0;
+  while (n < a->batch_rows) {
+    if (a->left_in_block == 0) {
+      int64_t cnt;
+      PM_TRY(pm_avro_reader_next_block(a->r, &a->cur, &cnt, err));
+      if (cnt == 0) break;
+      a->left_in_block = cnt;
+    }
+    pm_avro_cursor *c = &a->cur;
+    int kept = avro_row_kept(a, a->pos);
+    a->pos++;
+    a->left_in_block--;
+    if (!kept) {
+      pm_avro_skip(c, pm_avro_reader_schema(a->r));
+    } else {
+      if (pm_avro_reader_schema(a->r)->type == PM_AVRO_UNION) pm_avro_read_union(c);
+      for (size_t f = 0; f < a->rec->field_count; f++) {
+        int32_t sl = a->slot[f];
+        if (sl < 0) {
+          pm_avro_skip(c, a->rec->fields[f].type);
+          continue;
+        }
+        PM_TRY(avro_decode(a, c, a->rec->fields[f].type, pm_builder_child(a->b, sl), 0, err));
+      }
+      PM_TRY(pm_builder_append_valid(a->b, err));
+      n++;
+    }
+    if (pm_avro_cursor_failed(c)) return pm_avro_reader_cursor_error(a->r, c, "data record", err);
+  }
+  if (n == 0) return 0;
+  return pm_builder_finish(a->b, out, err);
+}
+
+/* ======================================================================
  * File source: one data file -> batches in the layout
  * ====================================================================== */
 
@@ -374,6 +616,7 @@ typedef struct file_source {
   pm_file *file;
   pm_pq_reader *pq;
   pm_orc_reader *orc;
+  avro_file *avro;
   pm_evo_mapping map;
   int map_ready;
   int64_t *ranges; /* kept row ranges (pairs) or NULL = all rows */
@@ -387,6 +630,7 @@ static void file_source_close(file_source *s) {
   if (!s) return;
   pm_pq_reader_close(s->pq);
   pm_orc_reader_close(s->orc);
+  avro_file_close(s->avro);
   pm_file_close(s->file);
   if (s->map_ready) pm_evo_mapping_free(&s->map);
   free(s->ranges);
@@ -563,15 +807,19 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
       }
       rc = pm_orc_reader_open(s->file, &o, &s->orc, err);
     }
+  } else if (ends_with(m->file_name, ".avro")) {
+    rc = avro_file_open(s->path, s->file_schema, c->batch_rows, s->ranges, s->n_ranges, &s->avro, err);
   } else {
     const char *dot = strrchr(m->file_name, '.');
     rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: data file format \"%s\" is not supported for table reads",
                    s->path, dot ? dot + 1 : "?");
   }
   if (rc) goto fail;
-  if (s->pq || s->orc) {
+  if (s->pq || s->orc || s->avro) {
     struct ArrowSchema fs;
-    rc = s->pq ? pm_pq_reader_schema(s->pq, &fs, err) : pm_orc_reader_schema(s->orc, &fs, err);
+    rc = s->pq ? pm_pq_reader_schema(s->pq, &fs, err)
+         : s->orc ? pm_orc_reader_schema(s->orc, &fs, err)
+                  : pm_schema_copy(&s->avro->schema, &fs, err);
     if (!rc) {
       rc = pm_evo_mapping_init2(&s->map, &fs, c->evo_fields, c->n_cols, name_to_id, fix_file_type, s, &c->cast,
                                 s->path, err);
@@ -641,9 +889,11 @@ static int fill_row_tracking(file_source *s, struct ArrowArray *b, const int64_t
 static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   file_source *s = ctx;
   memset(out, 0, sizeof *out);
-  if (!s->pq && !s->orc) return 0;
+  if (!s->pq && !s->orc && !s->avro) return 0;
   struct ArrowArray fb;
-  int rc = s->pq ? pm_pq_reader_next(s->pq, &fb, err) : pm_orc_reader_next(s->orc, &fb, err);
+  int rc = s->pq ? pm_pq_reader_next(s->pq, &fb, err)
+           : s->orc ? pm_orc_reader_next(s->orc, &fb, err)
+                    : avro_file_next(s->avro, &fb, err);
   if (rc) return pm_error_prefix(err, "%s: ", s->path);
   if (!fb.release) return 0;
   int64_t n = fb.length;
