@@ -1,0 +1,224 @@
+/* Unit tests of the writer's encoders: Thrift compact protocol bytes, the
+ * RLE/bit-packing hybrid (known byte strings and a randomized round trip
+ * through a straightforward reference decoder), and the dictionary builder. */
+#include "format/parquet/parquet_encode.h"
+#include "format/parquet/thrift_write.h"
+#include "harness.h"
+
+static int bytes_eq(const pm_buf *b, const uint8_t *want, size_t n) {
+  if (b->len != n || memcmp(b->data, want, n) != 0) {
+    fprintf(stderr, "got  ");
+    for (size_t i = 0; i < b->len; i++) fprintf(stderr, "%02x ", b->data[i]);
+    fprintf(stderr, "\nwant ");
+    for (size_t i = 0; i < n; i++) fprintf(stderr, "%02x ", want[i]);
+    fprintf(stderr, "\n");
+    return 0;
+  }
+  return 1;
+}
+
+static void test_thrift(void) {
+  pm_buf b;
+  pm_buf_init(&b);
+  pm_tw t;
+  pm_tw_init(&t, &b);
+  pm_tw_struct_begin(&t);
+  pm_tw_field_i32(&t, 1, 5);
+  pm_tw_field_i64(&t, 2, -1);
+  pm_tw_field_binary(&t, 20, "ab", 2); /* delta 18: long form header */
+  pm_tw_field_bool(&t, 21, 1);
+  pm_tw_field_list_begin(&t, 22, PM_TW_I32, 3);
+  pm_tw_i32(&t, 1);
+  pm_tw_i32(&t, -1);
+  pm_tw_i32(&t, 300);
+  pm_tw_field_struct_begin(&t, 23);
+  pm_tw_field_i32(&t, 1, 0);
+  pm_tw_struct_end(&t);
+  pm_tw_field_i16(&t, 24, -2);
+  pm_tw_field_i8(&t, 25, 8);
+  pm_tw_field_list_begin(&t, 26, PM_TW_BOOL_TRUE, 2);
+  pm_tw_bool_elem(&t, 1);
+  pm_tw_bool_elem(&t, 0);
+  pm_tw_struct_end(&t);
+  pm_error err;
+  CHECK_OK(pm_tw_finish(&t, &err), &err);
+  static const uint8_t want[] = {0x15, 0x0a, 0x16, 0x01, 0x08, 0x28, 0x02, 'a', 'b', 0x11, 0x19, 0x35, 0x02, 0x01,
+                                 0xd8, 0x04, 0x1c, 0x15, 0x00, 0x00, 0x14, 0x03, 0x13, 0x08, 0x19, 0x21, 0x01, 0x02,
+                                 0x00};
+  CHECK(bytes_eq(&b, want, sizeof want));
+  /* long list header */
+  b.len = 0;
+  pm_tw_init(&t, &b);
+  pm_tw_list_begin(&t, PM_TW_I64, 20);
+  static const uint8_t want2[] = {0xf6, 0x14};
+  CHECK(bytes_eq(&b, want2, sizeof want2));
+  /* unbalanced struct end is reported */
+  b.len = 0;
+  pm_tw_init(&t, &b);
+  pm_tw_struct_end(&t);
+  CHECK(pm_tw_finish(&t, &err) != 0);
+  pm_buf_free(&b);
+}
+
+static void test_rle_known(void) {
+  pm_error err;
+  pm_buf b;
+  pm_buf_init(&b);
+  uint32_t three_ones[3] = {1, 1, 1};
+  CHECK_OK(pm_pq_enc_rle_u32(three_ones, 3, 1, &b, &err), &err);
+  static const uint8_t w1[] = {0x03, 0x07}; /* as parquet-mr writes three defined values */
+  CHECK(bytes_eq(&b, w1, sizeof w1));
+  b.len = 0;
+  uint32_t tens[10] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
+  CHECK_OK(pm_pq_enc_rle_u32(tens, 10, 3, &b, &err), &err);
+  static const uint8_t w2[] = {0x14, 0x05};
+  CHECK(bytes_eq(&b, w2, sizeof w2));
+  b.len = 0;
+  uint32_t mixed[23];
+  for (int i = 0; i < 23; i++) mixed[i] = i < 3 ? 1 : 2;
+  CHECK_OK(pm_pq_enc_rle_u32(mixed, 23, 2, &b, &err), &err);
+  static const uint8_t w3[] = {0x03, 0x95, 0xaa, 0x1e, 0x02};
+  CHECK(bytes_eq(&b, w3, sizeof w3));
+  b.len = 0;
+  uint16_t lv[4] = {300, 0, 300, 1};
+  CHECK_OK(pm_pq_enc_rle_u16(lv, 4, 9, &b, &err), &err);
+  /* one bit-packed group of 8 9-bit values (4 zero-padded): 9 bytes */
+  CHECK_EQ_INT(b.len, 10);
+  CHECK_EQ_INT(b.data[0], 0x03);
+  CHECK_EQ_INT(b.data[1], 300 & 0xff);
+  CHECK_EQ_INT(pm_pq_enc_bit_width(0), 0);
+  CHECK_EQ_INT(pm_pq_enc_bit_width(1), 1);
+  CHECK_EQ_INT(pm_pq_enc_bit_width(255), 8);
+  CHECK_EQ_INT(pm_pq_enc_bit_width(256), 9);
+  pm_buf_free(&b);
+}
+
+/* Reference decoder of the hybrid encoding (slow and simple). */
+static int ref_decode(const uint8_t *p, size_t len, int bw, uint32_t *out, size_t n) {
+  size_t pos = 0, got = 0;
+  while (got < n) {
+    uint64_t h = 0;
+    int sh = 0;
+    for (;;) {
+      if (pos >= len) return -1;
+      uint8_t c = p[pos++];
+      h |= (uint64_t)(c & 0x7f) << sh;
+      sh += 7;
+      if (!(c & 0x80)) break;
+    }
+    if (h & 1) {
+      size_t cnt = (size_t)(h >> 1) * 8;
+      for (size_t i = 0; i < cnt; i++) {
+        uint32_t v = 0;
+        for (int k = 0; k < bw; k++) {
+          size_t bit = i * (size_t)bw + (size_t)k;
+          if (pos + bit / 8 >= len) return -1;
+          v |= (uint32_t)((p[pos + bit / 8] >> (bit % 8)) & 1) << k;
+        }
+        if (got < n) out[got++] = v;
+      }
+      pos += cnt * (size_t)bw / 8;
+    } else {
+      size_t cnt = (size_t)(h >> 1);
+      uint32_t v = 0;
+      for (int k = 0; k < (bw + 7) / 8; k++) {
+        if (pos >= len) return -1;
+        v |= (uint32_t)p[pos++] << (8 * k);
+      }
+      for (size_t i = 0; i < cnt && got < n; i++) out[got++] = v;
+    }
+  }
+  return 0;
+}
+
+static void test_rle_random(void) {
+  pm_error err;
+  pm_buf b;
+  pm_buf_init(&b);
+  uint64_t seed = 12345;
+  enum { N = 5000 };
+  uint32_t *v = malloc(N * sizeof *v), *d = malloc(N * sizeof *d);
+  for (int round = 0; round < 200; round++) {
+    int bw = round % 33;
+    size_t n = 1 + (size_t)(round * 37) % N;
+    uint32_t mask = bw == 32 ? 0xffffffffu : ((1u << bw) - 1);
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      uint32_t r = (uint32_t)(seed >> 33);
+      /* runs of repeated values mixed with noise */
+      v[i] = (i > 0 && (r % 4) != 0) ? v[i - 1] : (uint32_t)(seed >> 17) & mask;
+    }
+    b.len = 0;
+    CHECK_OK(pm_pq_enc_rle_u32(v, n, bw, &b, &err), &err);
+    memset(d, 0xee, n * sizeof *d);
+    int ok = ref_decode(b.data, b.len, bw, d, n) == 0 && memcmp(v, d, n * sizeof *v) == 0;
+    CHECK_MSG(ok, "round %d bw %d n %zu", round, bw, n);
+  }
+  free(v);
+  free(d);
+  pm_buf_free(&b);
+}
+
+static void test_dict(void) {
+  pm_error err;
+  pm_pq_enc_dict d;
+  pm_pq_enc_dict_init(&d, 0);
+  uint32_t ix;
+  const char *words[] = {"a", "bb", "a", "", "bb", "ccc", ""};
+  uint32_t want[] = {0, 1, 0, 2, 1, 3, 2};
+  for (int i = 0; i < 7; i++) {
+    CHECK_OK(pm_pq_enc_dict_put(&d, words[i], strlen(words[i]), &ix, &err), &err);
+    CHECK_EQ_INT(ix, want[i]);
+  }
+  CHECK_EQ_INT(d.count, 4);
+  static const uint8_t page[] = {1, 0, 0, 0, 'a', 2, 0, 0, 0, 'b', 'b', 0, 0, 0, 0, 3, 0, 0, 0, 'c', 'c', 'c'};
+  CHECK(bytes_eq(&d.page, page, sizeof page));
+  /* many entries: growth and rehash keep indices stable */
+  char key[32];
+  for (int i = 0; i < 20000; i++) {
+    int n = snprintf(key, sizeof key, "key-%d", i);
+    CHECK_OK(pm_pq_enc_dict_put(&d, key, (size_t)n, &ix, &err), &err);
+    if (ix != (uint32_t)(4 + i)) {
+      CHECK_EQ_INT(ix, 4 + i);
+      break;
+    }
+  }
+  int n = snprintf(key, sizeof key, "key-%d", 777);
+  CHECK_OK(pm_pq_enc_dict_put(&d, key, (size_t)n, &ix, &err), &err);
+  CHECK_EQ_INT(ix, 4 + 777);
+  pm_pq_enc_dict_reset(&d);
+  CHECK_OK(pm_pq_enc_dict_put(&d, "zz", 2, &ix, &err), &err);
+  CHECK_EQ_INT(ix, 0);
+  pm_pq_enc_dict_free(&d);
+
+  pm_pq_enc_dict_init(&d, 8);
+  int64_t vals[] = {5, -1, 5, 0, -1};
+  uint32_t wi[] = {0, 1, 0, 2, 1};
+  for (int i = 0; i < 5; i++) {
+    CHECK_OK(pm_pq_enc_dict_put(&d, &vals[i], 8, &ix, &err), &err);
+    CHECK_EQ_INT(ix, wi[i]);
+  }
+  CHECK_EQ_INT(d.page.len, 24);
+  pm_pq_enc_dict_free(&d);
+}
+
+static void test_bools(void) {
+  pm_error err;
+  pm_buf b;
+  pm_buf_init(&b);
+  int bit = 0;
+  int vals[10] = {1, 0, 1, 1, 0, 0, 0, 1, 1, 0};
+  for (int i = 0; i < 10; i++) CHECK_OK(pm_pq_enc_bool_append(&b, &bit, vals[i], &err), &err);
+  static const uint8_t want[] = {0x8d, 0x01};
+  CHECK(bytes_eq(&b, want, sizeof want));
+  pm_buf_free(&b);
+}
+
+int main(void) {
+  RUN_TEST(test_thrift);
+  RUN_TEST(test_rle_known);
+  RUN_TEST(test_rle_random);
+  RUN_TEST(test_dict);
+  RUN_TEST(test_bools);
+  TEST_MAIN_END();
+}
