@@ -180,6 +180,39 @@ typedef struct raw_stats {
   int present;
 } raw_stats;
 
+/* Skips an array whose items are long or ["null", long] (null counts, sequences) quickly;
+ * falls back to the generic skip for anything else. */
+static void skip_long_array(pm_avro_cursor *c, const pm_avro_schema *arr) {
+  int32_t inull = -1;
+  const pm_avro_schema *it = pm_avro_unwrap_nullable(arr->items, &inull);
+  if (it->type != PM_AVRO_LONG && it->type != PM_AVRO_INT) {
+    pm_avro_skip(c, arr);
+    return;
+  }
+  for (;;) {
+    int64_t bs;
+    int64_t bn = pm_avro_read_block_count(c, &bs);
+    if (bn <= 0) return;
+    if (bs >= 0) {
+      pm_avro_skip_raw(c, (size_t)bs);
+      continue;
+    }
+    for (int64_t i = 0; i < bn; i++) {
+      if (inull >= 0 && pm_avro_read_union(c) == inull) continue;
+      (void)pm_avro_read_long(c);
+    }
+  }
+}
+
+/* Arrays are usually empty: one zero byte. */
+static inline void skip_array(pm_avro_cursor *c, const pm_avro_schema *arr) {
+  if (c->pos < c->end && *c->pos == 0) {
+    c->pos++;
+    return;
+  }
+  pm_avro_skip(c, arr);
+}
+
 static void scan_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *out) {
   memset(out, 0, sizeof(*out));
   out->present = 1;
@@ -199,7 +232,8 @@ static void scan_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *out) {
       case 2:
         out->nc_pos = c->pos;
         out->nc_type = ref->value_type;
-        pm_avro_skip(c, ref->value_type);
+        if (ref->value_type->type != PM_AVRO_ARRAY) pm_avro_cursor_fail(c, "_NULL_COUNTS is not an array");
+        else skip_long_array(c, ref->value_type);
         break;
     }
   }
@@ -287,7 +321,110 @@ typedef struct manifest_layout {
   pm_avro_record_map top, file;
   stats_map key_stats, value_stats;
   int32_t top_null_branch;
+  int fast;             /* writer schema is a prefix of Java's current layout: straight-line decoding */
+  size_t n_file_fields; /* fast path: number of _FILE fields in the file (12..21) */
 } manifest_layout;
+
+/* Expected Avro types of the _FILE fields in Java's order (after union unwrapping). */
+static const pm_avro_type FILE_TYPES[F_COUNT] = {
+    PM_AVRO_STRING, PM_AVRO_LONG, PM_AVRO_LONG, PM_AVRO_BYTES, PM_AVRO_BYTES, PM_AVRO_RECORD, PM_AVRO_RECORD,
+    PM_AVRO_LONG, PM_AVRO_LONG, PM_AVRO_LONG, PM_AVRO_INT, PM_AVRO_ARRAY, PM_AVRO_LONG, PM_AVRO_LONG,
+    PM_AVRO_BYTES, PM_AVRO_INT, PM_AVRO_ARRAY, PM_AVRO_STRING, PM_AVRO_LONG, PM_AVRO_ARRAY, PM_AVRO_ARRAY};
+static const pm_avro_type TOP_TYPES[T_COUNT] = {PM_AVRO_INT, PM_AVRO_INT, PM_AVRO_BYTES, PM_AVRO_INT, PM_AVRO_INT,
+                                                PM_AVRO_RECORD};
+
+static int stats_is_standard(const stats_map *s) {
+  const pm_avro_record_map *m = &s->m;
+  if (!m->record || m->writer_count != 3) return 0;
+  for (int i = 0; i < 3; i++)
+    if (m->slot_of_writer_field[i] != i) return 0;
+  if (m->wanted[0].null_branch != -1 || m->wanted[1].null_branch != -1 || m->wanted[2].null_branch != 0) return 0;
+  if (m->wanted[0].value_type->type != PM_AVRO_BYTES || m->wanted[1].value_type->type != PM_AVRO_BYTES) return 0;
+  const pm_avro_schema *arr = m->wanted[2].value_type;
+  if (arr->type != PM_AVRO_ARRAY) return 0;
+  int32_t nb = -1;
+  const pm_avro_schema *it = pm_avro_unwrap_nullable(arr->items, &nb);
+  return nb == 0 && it->type == PM_AVRO_LONG;
+}
+
+static int layout_is_fast(const manifest_layout *l) {
+  if (l->top_null_branch >= 0 || l->top.writer_count != T_COUNT) return 0;
+  for (size_t i = 0; i < T_COUNT; i++) {
+    const pm_avro_field_ref *r = &l->top.wanted[i];
+    if (l->top.slot_of_writer_field[i] != (int32_t)i || r->null_branch != -1 || r->value_type->type != TOP_TYPES[i])
+      return 0;
+  }
+  size_t k = l->file.writer_count;
+  if (k < 12 || k > F_COUNT) return 0;
+  for (size_t i = 0; i < k; i++) {
+    const pm_avro_field_ref *r = &l->file.wanted[i];
+    if (l->file.slot_of_writer_field[i] != (int32_t)i || r->value_type->type != FILE_TYPES[i]) return 0;
+    if (r->null_branch != (i < 12 ? -1 : 0)) return 0;
+    if (FILE_TYPES[i] == PM_AVRO_ARRAY) {
+      const pm_avro_schema *it = r->value_type->items;
+      if (it->type != (i == F_WRITE_COLS_SEQ ? PM_AVRO_LONG : PM_AVRO_STRING)) return 0;
+    }
+  }
+  return stats_is_standard(&l->key_stats) && stats_is_standard(&l->value_stats);
+}
+
+static inline void fast_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *st) {
+  st->present = 1;
+  st->min = pm_avro_read_bytes(c);
+  st->max = pm_avro_read_bytes(c);
+  st->nc_type = s->m.wanted[2].value_type;
+  if (pm_avro_read_union(c) == 0) {
+    st->nc_pos = NULL;
+  } else {
+    st->nc_pos = c->pos;
+    skip_long_array(c, st->nc_type);
+  }
+}
+
+/* Straight-line decoding of a _FILE record laid out exactly as Java writes it. */
+static void scan_file_fast(pm_avro_cursor *c, const manifest_layout *l, raw_file *rf) {
+  const pm_avro_field_ref *w = l->file.wanted;
+  size_t k = l->n_file_fields;
+  rf->file_name = pm_avro_read_string(c);
+  rf->file_size = pm_avro_read_long(c);
+  rf->row_count = pm_avro_read_long(c);
+  rf->min_key = pm_avro_read_bytes(c);
+  rf->max_key = pm_avro_read_bytes(c);
+  fast_stats(c, &l->key_stats, &rf->key_stats);
+  fast_stats(c, &l->value_stats, &rf->value_stats);
+  rf->min_seq = pm_avro_read_long(c);
+  rf->max_seq = pm_avro_read_long(c);
+  rf->schema_id = pm_avro_read_long(c);
+  rf->level = pm_avro_read_int(c);
+  rf->arr_pos[0] = c->pos;
+  rf->arr_type[0] = w[F_EXTRA_FILES].value_type;
+  skip_array(c, rf->arr_type[0]);
+  rf->has_creation = rf->has_delete_rows = rf->has_embedded = rf->has_external_path = rf->has_first_row_id = 0;
+  rf->file_source = -1;
+  rf->arr_pos[1] = rf->arr_pos[2] = rf->arr_pos[3] = NULL;
+  for (size_t i = 12; i < k; i++) {
+    if (pm_avro_read_union(c) == 0) continue;
+    switch (i) {
+      case F_CREATION_TIME: rf->creation = pm_avro_read_long(c); rf->has_creation = 1; break;
+      case F_DELETE_ROW_COUNT: rf->delete_rows = pm_avro_read_long(c); rf->has_delete_rows = 1; break;
+      case F_EMBEDDED_INDEX: rf->embedded = pm_avro_read_bytes(c); rf->has_embedded = 1; break;
+      case F_FILE_SOURCE: rf->file_source = pm_avro_read_int(c); break;
+      case F_EXTERNAL_PATH: rf->external_path = pm_avro_read_string(c); rf->has_external_path = 1; break;
+      case F_FIRST_ROW_ID: rf->first_row_id = pm_avro_read_long(c); rf->has_first_row_id = 1; break;
+      case F_VALUE_STATS_COLS:
+      case F_WRITE_COLS:
+      case F_WRITE_COLS_SEQ: {
+        int a = i == F_VALUE_STATS_COLS ? 1 : i == F_WRITE_COLS ? 2 : 3;
+        rf->arr_pos[a] = c->pos;
+        rf->arr_type[a] = w[i].value_type;
+        if (a == 3) skip_long_array(c, rf->arr_type[a]);
+        else skip_array(c, rf->arr_type[a]);
+        break;
+      }
+      default: pm_avro_cursor_fail(c, "unexpected field"); break;
+    }
+  }
+}
 
 static void layout_free(manifest_layout *l) {
   pm_avro_record_map_free(&l->top);
@@ -308,6 +445,8 @@ static int manifest_layout_init(manifest_layout *l, pm_avro_reader *r, const cha
     return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: manifest _FILE record has no _FILE_NAME", name);
   PM_TRY(stats_map_init(&l->key_stats, &l->file.wanted[F_KEY_STATS], name, err));
   PM_TRY(stats_map_init(&l->value_stats, &l->file.wanted[F_VALUE_STATS], name, err));
+  l->fast = layout_is_fast(l);
+  l->n_file_fields = l->file.writer_count;
   return 0;
 }
 
@@ -352,7 +491,8 @@ static void scan_file(pm_avro_cursor *c, const manifest_layout *l, raw_file *rf)
         }
         rf->arr_pos[k] = c->pos;
         rf->arr_type[k] = ref->value_type;
-        pm_avro_skip(c, ref->value_type);
+        if (k == 3) skip_long_array(c, ref->value_type);
+        else skip_array(c, ref->value_type);
         break;
       }
     }
@@ -419,9 +559,19 @@ int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_ent
       int32_t version = 2, kind = 0, bucket = 0, total_buckets = -1;
       pm_avro_bytes partition = {NULL, 0};
       raw_file rf;
-      memset(&rf, 0, sizeof rf);
       int have_file = 0;
-      for (size_t fi = 0; fi < l.top.writer_count; fi++) {
+      if (l.fast) {
+        version = pm_avro_read_int(c);
+        kind = pm_avro_read_int(c);
+        partition = pm_avro_read_bytes(c);
+        bucket = pm_avro_read_int(c);
+        total_buckets = pm_avro_read_int(c);
+        scan_file_fast(c, &l, &rf);
+        have_file = 1;
+      } else {
+        memset(&rf, 0, sizeof rf);
+      }
+      for (size_t fi = 0; !l.fast && fi < l.top.writer_count; fi++) {
         int32_t slot = l.top.slot_of_writer_field[fi];
         if (slot < 0) {
           pm_avro_skip(c, l.top.record->fields[fi].type);
