@@ -606,6 +606,150 @@ static int avro_file_next(avro_file *a, struct ArrowArray *out, pm_error *err) {
 }
 
 /* ======================================================================
+ * Blob files (.blob): one BLOB column of a data-evolution table.
+ * Layout: records [magic(4) | bytes | int64 LE record length | CRC32(4)],
+ * then the index (zigzag varints: first record length, then deltas), an
+ * int32 LE index length and a version byte (1).
+ * ====================================================================== */
+
+typedef struct blob_file {
+  pm_file *f;
+  const char *path;
+  int64_t n;        /* records */
+  int64_t *starts;  /* n + 1 record start offsets */
+  int64_t next;
+  int64_t batch_rows;
+  struct ArrowSchema schema;
+} blob_file;
+
+static void blob_file_close(blob_file *b) {
+  if (!b) return;
+  pm_file_close(b->f);
+  free(b->starts);
+  pm_schema_release(&b->schema);
+  free(b);
+}
+
+static int blob_file_open(const char *path, const char *column, int32_t field_id, int64_t batch_rows,
+                          blob_file **out, pm_error *err) {
+  *out = NULL;
+  blob_file *b = calloc(1, sizeof *b);
+  if (!b) return PM_NOMEM(err);
+  b->path = path;
+  b->batch_rows = batch_rows;
+  uint8_t *idx = NULL;
+  int rc = pm_file_open(path, &b->f, err);
+  uint64_t size = rc ? 0 : pm_file_size(b->f);
+  uint8_t tail[5];
+  if (!rc && size < 5) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob file of %llu bytes is too short", path, (unsigned long long)size);
+  if (!rc) rc = pm_file_read_at(b->f, size - 5, tail, 5, err);
+  int32_t ilen = 0;
+  if (!rc) {
+    memcpy(&ilen, tail, 4); /* little endian on every supported host */
+    if (tail[4] != 1)
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: blob file version %d at offset %llu", path, tail[4],
+                     (unsigned long long)(size - 1));
+    else if (ilen < 0 || (uint64_t)ilen > size - 5)
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob index length %d at offset %llu", path, (int)ilen,
+                     (unsigned long long)(size - 5));
+  }
+  if (!rc) {
+    idx = malloc((size_t)ilen + 1);
+    if (!idx) rc = PM_NOMEM(err);
+  }
+  if (!rc) rc = pm_file_read_at(b->f, size - 5 - (uint64_t)ilen, idx, (size_t)ilen, err);
+  size_t cap = 0;
+  int64_t prev = 0, off = 0, data_end = (int64_t)size - 5 - ilen;
+  for (size_t p = 0; !rc && p < (size_t)ilen;) {
+    uint64_t v = 0;
+    int shift = 0;
+    while (p < (size_t)ilen && shift < 64) {
+      uint8_t byte = idx[p++];
+      v |= (uint64_t)(byte & 0x7f) << shift;
+      shift += 7;
+      if (!(byte & 0x80)) break;
+    }
+    int64_t z = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+    int64_t len = b->n == 0 ? z : prev + z;
+    if (len < 16 || len > data_end - off) {
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob record %lld has length %lld (index at offset %llu)", path,
+                     (long long)b->n, (long long)len, (unsigned long long)(size - 5 - (uint64_t)ilen));
+      break;
+    }
+    if ((size_t)b->n + 2 > cap) {
+      cap = cap ? cap * 2 : 64;
+      int64_t *ns = realloc(b->starts, cap * sizeof *ns);
+      if (!ns) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      b->starts = ns;
+    }
+    b->starts[b->n++] = off;
+    off += len;
+    prev = len;
+  }
+  free(idx);
+  if (!rc && !b->starts) {
+    b->starts = malloc(sizeof *b->starts);
+    if (!b->starts) rc = PM_NOMEM(err);
+  }
+  if (!rc) b->starts[b->n] = off;
+  if (!rc) rc = pm_schema_init(&b->schema, "+s", "", 0, 1, err);
+  if (!rc) {
+    pm_schema_release(b->schema.children[0]);
+    rc = pm_schema_init(b->schema.children[0], "z", column, ARROW_FLAG_NULLABLE, 0, err);
+    char idbuf[16];
+    snprintf(idbuf, sizeof idbuf, "%d", (int)field_id);
+    const char *k[1] = {"PARQUET:field_id"}, *v[1] = {idbuf};
+    if (!rc) rc = pm_schema_set_metadata(b->schema.children[0], 1, k, v, err);
+  }
+  if (rc) {
+    blob_file_close(b);
+    return rc;
+  }
+  *out = b;
+  return 0;
+}
+
+static int blob_file_next(blob_file *b, struct ArrowArray *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  if (b->next >= b->n) return 0;
+  int64_t k = b->n - b->next < b->batch_rows ? b->n - b->next : b->batch_rows;
+  int64_t a = b->starts[b->next], e = b->starts[b->next + k];
+  uint8_t *raw = malloc((size_t)(e - a) + 1);
+  int32_t *offs = pm_aligned_alloc(((size_t)k + 1) * 4);
+  uint8_t *data = pm_aligned_alloc((size_t)(e - a) + 1);
+  int rc = (raw && offs && data) ? 0 : PM_NOMEM(err);
+  if (!rc) rc = pm_file_read_at(b->f, (uint64_t)a, raw, (size_t)(e - a), err);
+  size_t w = 0;
+  offs[0] = 0;
+  for (int64_t i = 0; !rc && i < k; i++) {
+    int64_t ra = b->starts[b->next + i] - a, rl = b->starts[b->next + i + 1] - b->starts[b->next + i];
+    size_t dl = (size_t)(rl - 16);
+    memcpy(data + w, raw + ra + 4, dl);
+    w += dl;
+    if (w > INT32_MAX) rc = pm_errorf(err, PAIMON_ERR_NOMEM, "%s: blob batch exceeds 2 GiB", b->path);
+    offs[i + 1] = (int32_t)w;
+  }
+  free(raw);
+  if (!rc) rc = pm_array_init(out, k, 1, 1, err);
+  if (!rc) {
+    rc = pm_array_init(out->children[0], k, 3, 0, err);
+    if (rc) pm_array_release(out);
+  }
+  if (rc) {
+    pm_aligned_free(offs);
+    pm_aligned_free(data);
+    return rc;
+  }
+  pm_array_set_buffer(out->children[0], 1, offs);
+  pm_array_set_buffer(out->children[0], 2, data);
+  b->next += k;
+  return 0;
+}
+
+/* ======================================================================
  * File source: one data file -> batches in the layout
  * ====================================================================== */
 
@@ -617,6 +761,7 @@ typedef struct file_source {
   pm_pq_reader *pq;
   pm_orc_reader *orc;
   avro_file *avro;
+  blob_file *blob;
   pm_evo_mapping map;
   int map_ready;
   int64_t *ranges; /* kept row ranges (pairs) or NULL = all rows */
@@ -631,6 +776,7 @@ static void file_source_close(file_source *s) {
   pm_pq_reader_close(s->pq);
   pm_orc_reader_close(s->orc);
   avro_file_close(s->avro);
+  blob_file_close(s->blob);
   pm_file_close(s->file);
   if (s->map_ready) pm_evo_mapping_free(&s->map);
   free(s->ranges);
@@ -807,6 +953,16 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
       }
       rc = pm_orc_reader_open(s->file, &o, &s->orc, err);
     }
+  } else if (ends_with(m->file_name, ".blob")) {
+    /* the blob column is the file's single write column */
+    const char *col = !m->write_cols.is_null && m->write_cols.n == 1 ? m->write_cols.items[0] : NULL;
+    int fi = col && s->file_schema ? pm_schema_field_index(s->file_schema, col) : -1;
+    if (fi < 0)
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob file without a single known write column", s->path);
+    else if (s->ranges)
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on blob files are not supported", s->path);
+    else
+      rc = blob_file_open(s->path, col, s->file_schema->fields[fi].id, c->batch_rows, &s->blob, err);
   } else if (ends_with(m->file_name, ".avro")) {
     rc = avro_file_open(s->path, s->file_schema, c->batch_rows, s->ranges, s->n_ranges, &s->avro, err);
   } else {
@@ -815,11 +971,12 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
                    s->path, dot ? dot + 1 : "?");
   }
   if (rc) goto fail;
-  if (s->pq || s->orc || s->avro) {
+  if (s->pq || s->orc || s->avro || s->blob) {
     struct ArrowSchema fs;
     rc = s->pq ? pm_pq_reader_schema(s->pq, &fs, err)
          : s->orc ? pm_orc_reader_schema(s->orc, &fs, err)
-                  : pm_schema_copy(&s->avro->schema, &fs, err);
+         : s->avro ? pm_schema_copy(&s->avro->schema, &fs, err)
+                   : pm_schema_copy(&s->blob->schema, &fs, err);
     if (!rc) {
       rc = pm_evo_mapping_init2(&s->map, &fs, c->evo_fields, c->n_cols, name_to_id, fix_file_type, s, &c->cast,
                                 s->path, err);
@@ -889,11 +1046,12 @@ static int fill_row_tracking(file_source *s, struct ArrowArray *b, const int64_t
 static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   file_source *s = ctx;
   memset(out, 0, sizeof *out);
-  if (!s->pq && !s->orc && !s->avro) return 0;
+  if (!s->pq && !s->orc && !s->avro && !s->blob) return 0;
   struct ArrowArray fb;
   int rc = s->pq ? pm_pq_reader_next(s->pq, &fb, err)
            : s->orc ? pm_orc_reader_next(s->orc, &fb, err)
-                    : avro_file_next(s->avro, &fb, err);
+           : s->avro ? avro_file_next(s->avro, &fb, err)
+                     : blob_file_next(s->blob, &fb, err);
   if (rc) return pm_error_prefix(err, "%s: ", s->path);
   if (!fb.release) return 0;
   int64_t n = fb.length;
@@ -1227,7 +1385,7 @@ typedef struct de_reader {
   size_t n;
   size_t next; /* next index into order */
   /* current group */
-  file_source **srcs;
+  run_source **srcs;      /* chains of files (one data file, or one blob column's files) */
   size_t n_srcs;
   int *col_src;            /* per layout column: index into srcs, or -1 */
   struct ArrowArray *bufs; /* per source current batch */
@@ -1236,7 +1394,7 @@ typedef struct de_reader {
 
 static void de_close_group(de_reader *r) {
   for (size_t i = 0; i < r->n_srcs; i++) {
-    file_source_close(r->srcs[i]);
+    run_source_close(r->srcs[i]);
     pm_array_release(&r->bufs[i]);
   }
   free(r->srcs);
@@ -1295,54 +1453,70 @@ static int de_open_group(de_reader *r, pm_error *err) {
   r->col_src = malloc(((size_t)c->n_cols + 1) * sizeof *r->col_src);
   if (!r->srcs || !r->bufs || !r->cur || !r->col_src) return PM_NOMEM(err);
   for (int k = 0; k < c->n_cols; k++) r->col_src[k] = -1;
-  /* choose, per column, the first file (newest data file first) that has it */
+  /* choose, per column, the first data file (newest first) that has it; blob
+   * columns come from the chain of the group's blob files for that column */
   size_t used = 0;
-  size_t *file_of_src = malloc((n + 1) * sizeof *file_of_src);
-  if (!file_of_src) return PM_NOMEM(err);
-  for (size_t i = 0; i < n; i++) {
-    const pm_data_file_meta *m = &sp->data_files[r->order[g0 + i]];
-    if (is_blob_file(m->file_name)) {
-      free(file_of_src);
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: blob files are not supported yet", m->file_name);
+  int rc = 0;
+  char *taken = calloc(n + 1, 1);
+  if (!taken) return PM_NOMEM(err);
+  for (size_t i = 0; i < n && !rc; i++) {
+    size_t fi = r->order[g0 + i];
+    const pm_data_file_meta *m = &sp->data_files[fi];
+    int blob = is_blob_file(m->file_name);
+    if (taken[i]) continue;
+    if (!blob && n > 1 && m->row_count != first->row_count) {
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: data-evolution group with data files of different row counts",
+                     m->file_name);
+      break;
     }
-    if (n > 1 && m->row_count != first->row_count) {
-      free(file_of_src);
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: data-evolution group with files of different row counts",
-                       m->file_name);
+    const pm_deletion_file *dv = sp->deletion_files ? &sp->deletion_files[fi] : NULL;
+    if (dv && dv->path && n > 1) {
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on data-evolution groups are not supported",
+                     m->file_name);
+      break;
     }
     const pm_table_schema *fs = NULL;
-    int rc = pm_table_schema_by_id(c->t, m->schema_id, &fs, err);
-    if (rc) {
-      free(file_of_src);
-      return rc;
-    }
+    rc = pm_table_schema_by_id(c->t, m->schema_id, &fs, err);
+    if (rc) break;
     int contributes = 0;
     for (int k = 0; k < c->n_cols; k++)
-      if (r->col_src[k] < 0 && file_has_field(c, m, fs, c->evo_fields[k].id) &&
-          !(k == c->col_row_id || k == c->col_seq)) {
+      if (r->col_src[k] < 0 && !(k == c->col_row_id || k == c->col_seq) &&
+          file_has_field(c, m, fs, c->evo_fields[k].id)) {
         r->col_src[k] = (int)used;
         contributes = 1;
       }
-    if (i == 0 || contributes) {
-      if (i == 0) {
-        /* row tracking columns always come from the newest file */
-        if (c->col_row_id >= 0) r->col_src[c->col_row_id] = (int)used;
-        if (c->col_seq >= 0) r->col_src[c->col_seq] = (int)used;
-      }
-      file_of_src[used++] = r->order[g0 + i];
+    if (i == 0 && !blob) { /* row tracking columns come from the newest data file */
+      if (c->col_row_id >= 0) r->col_src[c->col_row_id] = (int)used;
+      if (c->col_seq >= 0) r->col_src[c->col_seq] = (int)used;
+      contributes = 1;
     }
+    if (!contributes) continue;
+    run_source *rs = calloc(1, sizeof *rs);
+    if (rs) rs->files = malloc((n + 1) * sizeof *rs->files);
+    if (!rs || !rs->files) {
+      free(rs);
+      rc = PM_NOMEM(err);
+      break;
+    }
+    rs->c = c;
+    rs->split = sp;
+    rs->files[rs->n_files++] = fi;
+    taken[i] = 1;
+    if (blob) { /* later blob files of the same column continue this one */
+      const char *col = !m->write_cols.is_null && m->write_cols.n > 0 ? m->write_cols.items[0] : "";
+      for (size_t j = i + 1; j < n; j++) {
+        const pm_data_file_meta *o = &sp->data_files[r->order[g0 + j]];
+        if (!taken[j] && is_blob_file(o->file_name) && !o->write_cols.is_null && o->write_cols.n > 0 &&
+            !strcmp(o->write_cols.items[0], col)) {
+          rs->files[rs->n_files++] = r->order[g0 + j];
+          taken[j] = 1;
+        }
+      }
+    }
+    r->srcs[used++] = rs;
+    r->n_srcs = used;
   }
-  int rc = 0;
-  for (size_t i = 0; i < used && !rc; i++) {
-    size_t fi = file_of_src[i];
-    const pm_deletion_file *dv = sp->deletion_files ? &sp->deletion_files[fi] : NULL;
-    if (dv && dv->path && n > 1)
-      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on data-evolution groups are not supported",
-                     sp->data_files[fi].file_name);
-    if (!rc) rc = file_source_open(c, sp, &sp->data_files[fi], dv, &r->srcs[i], err);
-    if (!rc) r->n_srcs = i + 1;
-  }
-  free(file_of_src);
+  free(taken);
   return rc;
 }
 
@@ -1366,7 +1540,7 @@ static int de_next(void *ctx, struct ArrowArray *out, pm_error *err) {
       if (!r->bufs[i].release || r->cur[i] >= r->bufs[i].length) {
         pm_array_release(&r->bufs[i]);
         r->cur[i] = 0;
-        PM_TRY(file_source_next(r->srcs[i], &r->bufs[i], err));
+        PM_TRY(run_source_next(r->srcs[i], &r->bufs[i], err));
         if (!r->bufs[i].release) {
           ended = 1;
           continue;
