@@ -4,6 +4,11 @@
 #include <string.h>
 
 void pm_pb_init(pm_pb *pb, const uint8_t *data, size_t len, const char *file, const char *what) {
+  static const uint8_t empty[1];
+  if (!data) {
+    data = empty;
+    len = 0;
+  }
   pb->start = pb->p = data;
   pb->end = data + len;
   pb->file = file ? file : "";

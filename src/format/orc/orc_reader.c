@@ -899,6 +899,10 @@ static int decode_stats(const pm_orc_reader *r, const orc_type *t, const uint8_t
       size_t lol = 0, hil = 0;
       int have_min = 0, have_max = 0, have_min_utc = 0, have_max_utc = 0;
       int64_t tmin = 0, tmax = 0;
+      if (f == 9) {
+        s->min_ts_nanos = 0; /* absent = no sub-millisecond part */
+        s->max_ts_nanos = 999999;
+      }
       while (pm_pb_more(&sub)) {
         uint32_t g, gw;
         PM_TRY(pm_pb_key(&sub, &g, &gw, err));
@@ -915,8 +919,8 @@ static int decode_stats(const pm_orc_reader *r, const orc_type *t, const uint8_t
           else if (g == 3 && f == 2) { s->int_sum = sv; s->has_int_sum = 1; }
           else if (g == 3 && f == 9) { s->min_ts_millis = sv; have_min_utc = 1; }
           else if (g == 4 && f == 9) { s->max_ts_millis = sv; have_max_utc = 1; }
-          else if (g == 5 && f == 9) s->min_ts_nanos = (int32_t)sv;
-          else if (g == 6 && f == 9) s->max_ts_nanos = (int32_t)sv;
+          else if (g == 5 && f == 9) s->min_ts_nanos = (int32_t)sv - 1; /* stored + 1 */
+          else if (g == 6 && f == 9) s->max_ts_nanos = (int32_t)sv - 1;
           if (f == 9 && g == 1) tmin = sv;
           if (f == 9 && g == 2) tmax = sv;
         } else if (f == 3) { /* double */
@@ -1375,6 +1379,7 @@ static int load_stripe(pm_orc_reader *r, size_t si, pm_error *err) {
       size_t n;
       if ((rc = pm_pb_bytes(&pb, &d, &n, err))) break;
       if (f == 3) {
+        free(r->tz);
         if (!(r->tz = dupn(d, n))) rc = PM_NOMEM(err);
         continue;
       }

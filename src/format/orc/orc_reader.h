@@ -222,7 +222,9 @@ typedef struct pm_orc_column_stats {
   size_t min_len, max_len;
   char min_decimal[48], max_decimal[48]; /* NUL-terminated decimal strings */
   int64_t min_ts_millis, max_ts_millis;
-  int32_t min_ts_nanos, max_ts_nanos; /* extra nanos within the millisecond (0 when absent) */
+  /* Nanoseconds within the millisecond (0..999999). When the writer did not
+   * store them, min is 0 and max 999999 (the bounds stay conservative). */
+  int32_t min_ts_nanos, max_ts_nanos;
   uint64_t true_count;                /* BOOLEAN */
   int64_t binary_sum;                 /* BINARY total length, string total length */
 } pm_orc_column_stats;

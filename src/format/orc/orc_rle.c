@@ -3,7 +3,8 @@
 #include <string.h>
 
 void pm_orc_stream_init(pm_orc_stream *s, const uint8_t *data, size_t len, const char *label) {
-  s->data = data;
+  static const uint8_t empty[1];
+  s->data = data ? data : empty; /* never NULL: offsets into it stay defined */
   s->len = data ? len : 0;
   s->pos = 0;
   s->label = label ? label : "ORC stream";
