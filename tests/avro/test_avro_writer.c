@@ -144,6 +144,11 @@ static int read_as_json(const char *path, pm_buf *out, int64_t *blocks, pm_error
     rc = pm_avro_reader_next_block(r, &cur, &n, err);
     if (rc || n == 0) break;
     (*blocks)++;
+    /* pm_avro_skip (skip programs, byte-size shortcuts) must land where decoding does */
+    pm_avro_cursor skip = cur;
+    for (int64_t i = 0; i < n; i++) pm_avro_skip(&skip, pm_avro_reader_schema(r));
+    CHECK_MSG(!pm_avro_cursor_failed(&skip) && pm_avro_cursor_at_end(&skip), "%s: skip: %s", path,
+              skip.error ? skip.error : "not at block end");
     for (int64_t i = 0; i < n && !rc; i++) {
       pm_avro_value v;
       rc = pm_avro_decode_value(&cur, pm_avro_reader_schema(r), &v, err);

@@ -113,7 +113,27 @@ struct pm_avro_schema {
    * (null 0, boolean 1, float 4, double 8, fixed N, records of such fields), else -1.
    * pm_avro_skip uses it to jump over such values in one step. */
   int64_t fixed_width;
+  /* PM_AVRO_RECORD: a flat program that skips one value of this record
+   * (nested records inlined, nullable primitives as single steps). Internal. */
+  const struct pm_avro_skip_op *skip_ops;
+  size_t skip_op_count;
 };
+
+/* One step of a record's skip program (internal to pm_avro_skip). */
+typedef enum pm_avro_skip_kind {
+  PM_AVRO_SKIP_FIXED = 0,  /* n bytes */
+  PM_AVRO_SKIP_VARINT,     /* int, long, enum */
+  PM_AVRO_SKIP_BYTES,      /* bytes, string */
+  PM_AVRO_SKIP_OPT_VARINT, /* ["null", int|long|enum] (null at null_branch) */
+  PM_AVRO_SKIP_OPT_BYTES,  /* ["null", bytes|string] */
+  PM_AVRO_SKIP_NODE        /* anything else: skip a value of node */
+} pm_avro_skip_kind;
+typedef struct pm_avro_skip_op {
+  uint8_t kind;
+  uint8_t null_branch;
+  uint32_t n;
+  const pm_avro_schema *node;
+} pm_avro_skip_op;
 
 typedef struct pm_avro_schema_tree pm_avro_schema_tree;
 
@@ -339,6 +359,7 @@ static inline void pm_avro_skip_raw(pm_avro_cursor *c, size_t n) {
 /* Skips one value of schema s (any type; uses byte sizes of array/map blocks
  * when present and fixed_width shortcuts). Bounded by PM_AVRO_MAX_VALUE_DEPTH. */
 void pm_avro__skip_complex(pm_avro_cursor *c, const pm_avro_schema *s, int depth);
+void pm_avro__skip_ops(pm_avro_cursor *c, const pm_avro_skip_op *op, size_t n, int depth);
 static inline void pm_avro_skip(pm_avro_cursor *c, const pm_avro_schema *s) {
   if (s->fixed_width >= 0) {
     pm_avro_skip_raw(c, (size_t)s->fixed_width);
@@ -353,6 +374,9 @@ static inline void pm_avro_skip(pm_avro_cursor *c, const pm_avro_schema *s) {
     case PM_AVRO_BYTES:
     case PM_AVRO_STRING:
       (void)pm_avro_read_bytes(c);
+      return;
+    case PM_AVRO_RECORD:
+      pm_avro__skip_ops(c, s->skip_ops, s->skip_op_count, 0);
       return;
     default:
       pm_avro__skip_complex(c, s, 0);

@@ -3,6 +3,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
+#include <zstd_errors.h>
 
 #include "format/avro/avro.h"
 
@@ -25,6 +27,7 @@ struct pm_avro_reader {
   size_t *meta_lens;
   pm_buf raw;  /* compressed block + sync */
   pm_buf data; /* decompressed block */
+  ZSTD_DCtx *zstd; /* reused across blocks */
 };
 
 const char *pm_avro_codec_name(pm_codec c) {
@@ -67,6 +70,7 @@ void pm_avro_reader_close(pm_avro_reader *r) {
   free(r->meta_lens);
   pm_buf_free(&r->raw);
   pm_buf_free(&r->data);
+  ZSTD_freeDCtx(r->zstd);
   free(r);
 }
 
@@ -249,6 +253,33 @@ const uint8_t *pm_avro_reader_meta_value(const pm_avro_reader *r, size_t i, size
 }
 uint64_t pm_avro_reader_block_offset(const pm_avro_reader *r) { return r->block_offset; }
 
+/* zstandard block: Java's frames carry no content size, so decode in one shot
+ * into a buffer that doubles (up to the block limit) while it is too small.
+ * One reused context and no streaming copies: several times faster than
+ * a fresh streaming decoder per block. */
+static int zstd_block(pm_avro_reader *r, const uint8_t *src, size_t n, pm_error *err) {
+  if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return PM_NOMEM(err);
+  size_t cap = r->data.cap;
+  if (cap < 131072) cap = 131072;
+  if (n <= PM_AVRO_MAX_BLOCK_BYTES / 8 && cap < 8 * n) cap = 8 * n;
+  if (cap > PM_AVRO_MAX_BLOCK_BYTES) cap = PM_AVRO_MAX_BLOCK_BYTES;
+  for (;;) {
+    r->data.len = 0;
+    if (pm_buf_reserve(&r->data, cap)) return PM_NOMEM(err);
+    size_t got = ZSTD_decompressDCtx(r->zstd, r->data.data, cap, src, n);
+    if (!ZSTD_isError(got)) {
+      r->data.len = got;
+      return 0;
+    }
+    if (ZSTD_getErrorCode(got) != ZSTD_error_dstSize_tooSmall)
+      return pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(got));
+    if (cap >= PM_AVRO_MAX_BLOCK_BYTES)
+      return pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: block decompresses to more than %u bytes",
+                       PM_AVRO_MAX_BLOCK_BYTES);
+    cap = cap > PM_AVRO_MAX_BLOCK_BYTES / 2 ? PM_AVRO_MAX_BLOCK_BYTES : cap * 2;
+  }
+}
+
 int pm_avro_reader_next_block(pm_avro_reader *r, pm_avro_cursor *cur, int64_t *count, pm_error *err) {
   *count = 0;
   pm_avro_cursor_init(cur, NULL, 0);
@@ -323,6 +354,11 @@ int pm_avro_reader_next_block(pm_avro_reader *r, pm_avro_cursor *cur, int64_t *c
         data_len = r->data.len;
         break;
       }
+      case PM_CODEC_ZSTD:
+        rc = zstd_block(r, raw, (size_t)size, err);
+        data = r->data.data;
+        data_len = r->data.len;
+        break;
       default:
         rc = pm_decompress_unknown(r->codec, raw, (size_t)size, &r->data, PM_AVRO_MAX_BLOCK_BYTES, err);
         data = r->data.data;

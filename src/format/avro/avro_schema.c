@@ -90,6 +90,34 @@ static int64_t primitive_width(pm_avro_type t) {
   }
 }
 
+static int is_varint_type(pm_avro_type t) { return t == PM_AVRO_INT || t == PM_AVRO_LONG || t == PM_AVRO_ENUM; }
+static int is_bytes_type(pm_avro_type t) { return t == PM_AVRO_BYTES || t == PM_AVRO_STRING; }
+
+/* One skip step for simple types (fixed width, varint, bytes, nullable varint/bytes); 0 if not simple. */
+static int simple_op(const pm_avro_schema *ft, pm_avro_skip_op *op) {
+  memset(op, 0, sizeof *op);
+  op->node = ft;
+  if (ft->fixed_width >= 0 && ft->fixed_width <= UINT32_MAX) {
+    op->kind = PM_AVRO_SKIP_FIXED;
+    op->n = (uint32_t)ft->fixed_width;
+  } else if (is_varint_type(ft->type)) {
+    op->kind = PM_AVRO_SKIP_VARINT;
+  } else if (is_bytes_type(ft->type)) {
+    op->kind = PM_AVRO_SKIP_BYTES;
+  } else if (ft->type == PM_AVRO_UNION && ft->branch_count == 2 && ft->null_branch >= 0 &&
+             is_varint_type(ft->branches[1 - ft->null_branch]->type)) {
+    op->kind = PM_AVRO_SKIP_OPT_VARINT;
+    op->null_branch = (uint8_t)ft->null_branch;
+  } else if (ft->type == PM_AVRO_UNION && ft->branch_count == 2 && ft->null_branch >= 0 &&
+             is_bytes_type(ft->branches[1 - ft->null_branch]->type)) {
+    op->kind = PM_AVRO_SKIP_OPT_BYTES;
+    op->null_branch = (uint8_t)ft->null_branch;
+  } else {
+    return 0;
+  }
+  return 1;
+}
+
 /* Full name of a named type: "name" with dots is already full; else ns + "." + name. */
 static char *full_name(pm_avro_schema_tree *t, const char *name, const char *ns) {
   if (strchr(name, '.') || !ns || !*ns) return tree_strdup(t, name);
@@ -254,6 +282,17 @@ static int parse_object(pm_avro_schema_tree *t, json_t *j, const char *ns, int d
     json_t *items = json_object_get(j, node->type == PM_AVRO_ARRAY ? "items" : "values");
     if (!items) return bad(t, node->type == PM_AVRO_ARRAY ? "array without items" : "map without values", NULL);
     PM_TRY(parse_node(t, items, ns, depth + 1, &node->items));
+    /* Skip program for one item (array) or one entry (map: key, value) when the item is simple. */
+    pm_avro_skip_op op;
+    if (simple_op(node->items, &op)) {
+      pm_avro_skip_op *ops = tree_alloc(t, 2 * sizeof *ops);
+      if (!ops) return nomem(t);
+      size_t k = 0;
+      if (node->type == PM_AVRO_MAP) ops[k++] = (pm_avro_skip_op){PM_AVRO_SKIP_BYTES, 0, 0, NULL};
+      ops[k++] = op;
+      node->skip_ops = ops;
+      node->skip_op_count = k;
+    }
   } else {
     /* {"type": "SomeNamedType"}: a reference with attributes. */
     return reference(t, j, tn, ns, out);
@@ -291,6 +330,78 @@ static int parse_node(pm_avro_schema_tree *t, json_t *j, const char *ns, int dep
   if (json_is_object(j)) return parse_object(t, j, ns, depth, out);
   if (json_is_array(j)) return parse_union(t, j, ns, depth, out);
   return bad(t, "a schema must be a string, object or array", NULL);
+}
+
+/* ---- skip programs ---------------------------------------------------- */
+
+typedef struct op_list {
+  pm_avro_skip_op *ops;
+  size_t count, cap;
+} op_list;
+
+static int push_op(op_list *l, uint8_t kind, uint8_t null_branch, uint32_t n, const pm_avro_schema *node) {
+  if (kind == PM_AVRO_SKIP_FIXED && l->count && l->ops[l->count - 1].kind == PM_AVRO_SKIP_FIXED &&
+      (uint64_t)l->ops[l->count - 1].n + n <= UINT32_MAX) {
+    l->ops[l->count - 1].n += n; /* merge neighbouring fixed-width runs */
+    return 0;
+  }
+  if (l->count == l->cap) {
+    size_t cap = l->cap ? l->cap * 2 : 16;
+    pm_avro_skip_op *o = realloc(l->ops, cap * sizeof *o);
+    if (!o) return -1;
+    l->ops = o;
+    l->cap = cap;
+  }
+  pm_avro_skip_op op = {kind, null_branch, n, node};
+  l->ops[l->count++] = op;
+  return 0;
+}
+
+#define MAX_INLINE_DEPTH 8
+
+/* Appends the steps skipping one value of record rec; nested records are
+ * inlined unless recursive (on the stack) or nested too deep. */
+static int build_ops(op_list *l, const pm_avro_schema *rec, const pm_avro_schema **stack, int depth) {
+  stack[depth] = rec;
+  for (size_t i = 0; i < rec->field_count; i++) {
+    const pm_avro_schema *ft = rec->fields[i].type;
+    int rc;
+    pm_avro_skip_op op;
+    if (simple_op(ft, &op)) {
+      rc = op.kind == PM_AVRO_SKIP_FIXED && op.n == 0 ? 0 : push_op(l, op.kind, op.null_branch, op.n, ft);
+    } else if (ft->type == PM_AVRO_RECORD && depth + 1 < MAX_INLINE_DEPTH) {
+      int recursive = 0;
+      for (int k = 0; k <= depth; k++) recursive |= stack[k] == ft;
+      rc = recursive ? push_op(l, PM_AVRO_SKIP_NODE, 0, 0, ft) : build_ops(l, ft, stack, depth + 1);
+    } else {
+      rc = push_op(l, PM_AVRO_SKIP_NODE, 0, 0, ft);
+    }
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int build_skip_programs(pm_avro_schema_tree *t) {
+  for (size_t i = 0; i < t->name_count; i++) {
+    pm_avro_schema *rec = t->named[i];
+    if (rec->type != PM_AVRO_RECORD) continue;
+    op_list l = {0};
+    const pm_avro_schema *stack[MAX_INLINE_DEPTH];
+    if (build_ops(&l, rec, stack, 0)) {
+      free(l.ops);
+      return nomem(t);
+    }
+    pm_avro_skip_op *ops = tree_alloc(t, l.count * sizeof *ops);
+    if (!ops) {
+      free(l.ops);
+      return nomem(t);
+    }
+    if (l.count) memcpy(ops, l.ops, l.count * sizeof *ops);
+    free(l.ops);
+    rec->skip_ops = ops;
+    rec->skip_op_count = l.count;
+  }
+  return 0;
 }
 
 void pm_avro_schema_free(pm_avro_schema_tree *t) {
@@ -343,6 +454,7 @@ int pm_avro_schema_parse(const char *json, size_t len, const char *what, pm_avro
   t->what = what;
   t->err = err;
   int rc = parse_node(t, root, "", 0, &t->root);
+  if (!rc) rc = build_skip_programs(t);
   t->err = NULL;
   if (rc) {
     pm_avro_schema_free(t);
