@@ -1,0 +1,63 @@
+/*
+ * Parquet value and level encodings, decoding into caller buffers.
+ * All functions bounds-check their input; on malformed input they return a
+ * non-zero value (or a static reason in *why) and the caller reports the
+ * file, column and page. No allocation happens here.
+ */
+#ifndef PM_PARQUET_DECODE_H
+#define PM_PARQUET_DECODE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Unpacks n little-endian bit-packed values of width w (0..32) starting at
+ * value index `first` of src (src_len bytes). Values beyond src are 0
+ * (callers check sizes first). */
+void pm_pq_unpack32(const uint8_t *src, size_t src_len, int w, size_t first, uint32_t *out, size_t n);
+
+/* RLE / bit-packing hybrid decoder (levels, booleans, dictionary indices). */
+typedef struct pm_pq_rle {
+  const uint8_t *p, *end;
+  int bit_width;
+  uint32_t rle_left;     /* values left in the current RLE run */
+  uint32_t rle_value;
+  uint32_t packed_left;  /* values left in the current bit-packed run */
+  const uint8_t *packed; /* start of the current bit-packed run */
+  size_t packed_len;     /* bytes available for it */
+  size_t packed_pos;     /* next value index within the run */
+} pm_pq_rle;
+
+void pm_pq_rle_init(pm_pq_rle *d, const uint8_t *data, size_t len, int bit_width);
+/* Decodes exactly n values. Returns 0, or -1 when the data runs out or is malformed. */
+int pm_pq_rle_u32(pm_pq_rle *d, uint32_t *out, size_t n);
+int pm_pq_rle_i16(pm_pq_rle *d, int16_t *out, size_t n);
+int pm_pq_rle_u8(pm_pq_rle *d, uint8_t *out, size_t n);
+/* Like pm_pq_rle_u32 but fails (-2) if any value is >= limit (dictionary indices). */
+int pm_pq_rle_u32_checked(pm_pq_rle *d, uint32_t *out, size_t n, uint32_t limit);
+
+/* Legacy BIT_PACKED levels (most significant bit first). Needs ceil(n*w/8) bytes. */
+int pm_pq_bitpacked_msb_i16(const uint8_t *src, size_t len, int w, int16_t *out, size_t n);
+
+/* Bit width needed for values 0..max. */
+int pm_pq_bit_width(uint32_t max);
+
+/* DELTA_BINARY_PACKED. Reads the header total count. */
+int pm_pq_delta_count(const uint8_t *src, size_t len, uint64_t *total, const char **why);
+/* Decodes all `total` values (from pm_pq_delta_count; out has room for them).
+ * *consumed = bytes used. Arithmetic wraps (two's complement). */
+int pm_pq_delta_decode(const uint8_t *src, size_t len, int64_t *out, uint64_t total, size_t *consumed,
+                       const char **why);
+
+/* PLAIN BYTE_ARRAY: compacts n length-prefixed values in place (buf) into
+ * contiguous bytes at buf and offsets[0..n] (offsets[0] = 0). *consumed =
+ * input bytes used. */
+int pm_pq_plain_byte_array_compact(uint8_t *buf, size_t len, size_t n, uint32_t *offsets, size_t *consumed,
+                                   const char **why);
+
+/* BYTE_STREAM_SPLIT: n values of width bytes each from src (n*width bytes). */
+void pm_pq_byte_stream_split(const uint8_t *src, size_t n, int width, uint8_t *out);
+
+/* Plain booleans (bit-packed LSB first) to 0/1 bytes, starting at bit `first`. */
+void pm_pq_unpack_bools(const uint8_t *src, size_t first, uint8_t *out, size_t n);
+
+#endif
