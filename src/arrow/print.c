@@ -42,76 +42,79 @@ static int fmt_nonfinite(double v, char *buf) {
   return (int)n;
 }
 
-static const double pow10_d[18] = {1e0, 1e1, 1e2,  1e3,  1e4,  1e5,  1e6,  1e7,  1e8,
-                                   1e9, 1e10, 1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17};
-
-/* Writes m / 10^k in positional notation (k fraction digits). */
-static int fmt_scaled(double r, int k, char *buf) {
+/* Writes r / 10^k in positional notation (k fraction digits). */
+static int fmt_scaled(int neg, unsigned __int128 r, int k, char *buf) {
   int n = 0;
-  uint64_t m;
-  if (r < 0) {
-    buf[n++] = '-';
-    m = (uint64_t)-r;
+  if (neg) buf[n++] = '-';
+  char digits[48];
+  int nd = 0;
+  if ((r >> 64) == 0) { /* 64-bit division is much cheaper than 128-bit */
+    uint64_t r64 = (uint64_t)r;
+    do {
+      digits[nd++] = (char)('0' + (int)(r64 % 10));
+      r64 /= 10;
+    } while (r64);
   } else {
-    m = (uint64_t)r;
+    do {
+      digits[nd++] = (char)('0' + (int)(r % 10));
+      r /= 10;
+    } while (r);
   }
-  char digits[24];
-  int nd = fmt_u64(m, digits);
+  /* digits[] holds the least significant digit first. */
   if (nd <= k) {
     buf[n++] = '0';
     buf[n++] = '.';
     for (int i = nd; i < k; i++) buf[n++] = '0';
-    memcpy(buf + n, digits, (size_t)nd);
-    return n + nd;
+    for (int i = nd - 1; i >= 0; i--) buf[n++] = digits[i];
+    return n;
   }
-  memcpy(buf + n, digits, (size_t)(nd - k));
-  n += nd - k;
+  for (int i = nd - 1; i >= k; i--) buf[n++] = digits[i];
   if (k) {
     buf[n++] = '.';
-    memcpy(buf + n, digits + nd - k, (size_t)k);
-    n += k;
+    for (int i = k - 1; i >= 0; i--) buf[n++] = digits[i];
   }
   return n;
 }
 
-/* Fast path for values of moderate magnitude: the smallest k such that the
- * decimal round(v * 10^k) / 10^k converts back to v. The check divides an
- * exact integer (< 2^53) by an exact power of ten, which IEEE rounds
- * correctly, i.e. exactly what parsing the printed text gives. Returns 0 when
- * the value is not suited (caller falls back to printf). */
-static int try_fixed(double v, int is_float, char *buf) {
+/* Exact shortest positional form for binary floating point values of
+ * moderate magnitude (1e-4 <= |v| < 1e15). The value is m * 2^-exp2neg with
+ * an integer significand m of `bits` bits. For k = 0, 1, ... the candidate
+ * r = round(v * 10^k) is accepted when r / 10^k lies inside v's rounding
+ * interval (round-half-even, narrower below a power of two), i.e. when a
+ * correct parser maps the printed text back to v. All arithmetic is exact
+ * in 128 bits. Returns 0 when the value is outside the handled range. */
+static int shortest_fixed(double v, int bits, char *buf) {
   double a = fabs(v);
+  int neg = signbit(v) != 0;
   if (a == 0) {
-    if (signbit(v)) {
-      buf[0] = '-';
-      buf[1] = '0';
-      return 2;
-    }
-    buf[0] = '0';
-    return 1;
+    if (neg) buf[0] = '-';
+    buf[neg] = '0';
+    return neg + 1;
   }
   if (!(a < 1e15) || a < 1e-4) return 0;
-  int maxk = is_float ? 12 : 17;
-  for (int k = 0; k <= maxk; k++) {
-    double scaled = v * pow10_d[k];
-    if (fabs(scaled) >= 9007199254740992.0) return 0;
-    double r = nearbyint(scaled);
-    double back = r / pow10_d[k];
-    if (is_float ? (float)back == (float)v : back == v) {
-      int n = fmt_scaled(r, k, buf);
-      if (is_float) { /* guard against double rounding: confirm with a real float parse */
-        buf[n] = 0;
-        if (strtof(buf, NULL) != (float)v) return 0;
-      }
-      return n;
-    }
+  int e2;
+  double fr = frexp(a, &e2); /* a = fr * 2^e2, fr in [0.5, 1) */
+  uint64_t m = (uint64_t)ldexp(fr, bits); /* exact: a has at most `bits` significant bits */
+  int s = bits - e2;                       /* a = m * 2^-s */
+  if (s <= 0) return fmt_scaled(neg, (unsigned __int128)m << -s, 0, buf); /* an integer */
+  int boundary = m == ((uint64_t)1 << (bits - 1));
+  unsigned __int128 p = 1;
+  for (int k = 0; k <= 22; k++, p *= 10) {
+    unsigned __int128 mp = (unsigned __int128)m * p;
+    if (mp >> 125) return 0; /* keep 2*m*p and r << (s+1) within 128 bits */
+    unsigned __int128 r = (mp + ((unsigned __int128)1 << (s - 1))) >> s;
+    unsigned __int128 rs = r << (s + 1), two_mp = mp << 1;
+    int below = rs < two_mp;
+    unsigned __int128 diff = below ? two_mp - rs : rs - two_mp;
+    int ok = (below && boundary) ? 2 * diff <= p : (diff < p || (diff == p && (m & 1) == 0));
+    if (ok) return fmt_scaled(neg, r, k, buf);
   }
   return 0;
 }
 
 int pm_format_double(double v, char *buf) {
   if (!isfinite(v)) return fmt_nonfinite(v, buf);
-  int fast = try_fixed(v, 0, buf);
+  int fast = shortest_fixed(v, 53, buf);
   if (fast) return fast;
   /* Any decimal of <= 15 significant digits survives a double round trip,
    * so %.15g is the shortest whenever it round-trips; else try 16, then 17. */
@@ -125,7 +128,7 @@ int pm_format_double(double v, char *buf) {
 
 int pm_format_float(float v, char *buf) {
   if (!isfinite(v)) return fmt_nonfinite(v, buf);
-  int fast = try_fixed(v, 1, buf);
+  int fast = shortest_fixed((double)v, 24, buf);
   if (fast) return fast;
   for (int prec = fabsf(v) < FLT_MIN ? 1 : 6; prec <= 9; prec++) {
     int n = snprintf(buf, 40, "%.*g", prec, (double)v);

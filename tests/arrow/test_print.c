@@ -274,8 +274,22 @@ static void test_formatters(void) {
   CHECK_EQ_STR(buf, "5.11");
 }
 
-/* Every printed float/double parses back to the same value; decimal literals print as written. */
+/* Significant digits of a printed number (leading and trailing zeros not counted). */
+static int sig_digits(const char *s) {
+  char d[64];
+  int n = 0;
+  for (; *s && *s != 'e'; s++)
+    if (*s >= '0' && *s <= '9') d[n++] = *s;
+  int i = 0, j = n;
+  while (i < n && d[i] == '0') i++;
+  while (j > i && d[j - 1] == '0') j--;
+  return j - i;
+}
+
+/* Every printed float/double parses back to the same value, with no more significant digits than the shortest
+ * printf precision that round-trips; decimal literals print as written. */
 static void test_float_round_trip(void) {
+  int longer = 0;
   uint64_t state = 88172645463325252ULL;
   int bad = 0;
   char buf[64];
@@ -293,6 +307,14 @@ static void test_float_round_trip(void) {
     int n = pm_format_double(d, buf);
     buf[n] = 0;
     if (strtod(buf, NULL) != d) bad++;
+    if (i % 16 == 0) {
+      char ref[64];
+      for (int p = 1; p <= 17; p++) {
+        snprintf(ref, sizeof ref, "%.*g", p, d);
+        if (strtod(ref, NULL) == d) break;
+      }
+      longer += sig_digits(buf) > sig_digits(ref);
+    }
     float f = (float)d;
     if (!isfinite(f)) continue;
     n = pm_format_float(f, buf);
@@ -300,6 +322,7 @@ static void test_float_round_trip(void) {
     if (strtof(buf, NULL) != f) bad++;
   }
   CHECK_EQ_INT(bad, 0);
+  CHECK_EQ_INT(longer, 0);
   const char *lits[] = {"0.1", "3.3", "5.11", "-77.022", "1234.5", "0.0001", "999999.9", "12.1", "-0.5", "100"};
   for (size_t i = 0; i < sizeof lits / sizeof *lits; i++) {
     int n = pm_format_double(strtod(lits[i], NULL), buf);
