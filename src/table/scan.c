@@ -191,7 +191,39 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
              strcmp(mode, "full") && strcmp(mode, "incremental")) {
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "scan.mode = %s is not supported for batch scans", mode);
   }
+  /* Like Java, trust snapshot/LATEST when the snapshot after it does not
+   * exist: a hint naming a missing snapshot is a damaged table, not a
+   * reason to silently read an older snapshot. */
   int64_t latest = 0;
+  char *hint_path = pm_table_meta_path(t, "snapshot/LATEST");
+  if (!hint_path) return PM_NOMEM(err);
+  pm_buf hb;
+  pm_buf_init(&hb);
+  pm_error e2 = {0};
+  int64_t hint = 0;
+  if (pm_path_exists(hint_path) && pm_read_file(hint_path, &hb, 64, &e2) == 0 && hb.len > 0 && hb.len < 32) {
+    char tmp[32];
+    memcpy(tmp, hb.data, hb.len);
+    tmp[hb.len] = 0;
+    char *end;
+    long long v = strtoll(tmp, &end, 10);
+    while (*end == '\n' || *end == ' ' || *end == '\r') end++;
+    if (!*end && v > 0) hint = v;
+  }
+  pm_buf_free(&hb);
+  int rc = 0;
+  if (hint > 0) {
+    char *next = pm_snapshot_path(t->root, branch_arg(t), hint + 1);
+    char *cur = pm_snapshot_path(t->root, branch_arg(t), hint);
+    if (!next || !cur) rc = PM_NOMEM(err);
+    else if (!pm_path_exists(next) && !pm_path_exists(cur))
+      rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: %s names snapshot %lld but %s does not exist",
+                     t->database, t->name, hint_path, (long long)hint, cur);
+    free(next);
+    free(cur);
+  }
+  free(hint_path);
+  if (rc) return rc;
   PM_TRY(pm_snapshot_latest_id(t->root, branch_arg(t), &latest, err));
   if (latest == 0) return 0;
   return pm_snapshot_read(t->root, branch_arg(t), latest, out, err);
