@@ -362,12 +362,55 @@ static void test_writer_commit_and_abort(void) {
   CHECK(!pm_path_exists(path));
 }
 
+/* A header larger than the reader's first read (schema of 20 KB). */
+static void test_large_header(void) {
+  pm_buf schema;
+  pm_buf_init(&schema);
+  const char *head = "{\"type\":\"record\",\"name\":\"wide\",\"fields\":[";
+  pm_buf_append(&schema, head, strlen(head));
+  for (int i = 0; i < 600; i++) {
+    char f[64];
+    snprintf(f, sizeof f, "%s{\"name\":\"column_%04d\",\"type\":\"long\"}", i ? "," : "", i);
+    pm_buf_append(&schema, f, strlen(f));
+  }
+  pm_buf_append(&schema, "]}", 3); /* with NUL */
+  char path[512];
+  snprintf(path, sizeof path, "%s/wide.avro", tmpdir);
+  pm_error err;
+  pm_avro_writer *w;
+  pm_avro_writer_options opt = {0};
+  opt.codec = PM_CODEC_DEFLATE;
+  CHECK_OK(pm_avro_writer_open(path, (char *)schema.data, &opt, &w, &err), &err);
+  if (w) {
+    for (int i = 0; i < 600; i++) pm_avro_put_long(pm_avro_writer_encoder(w), (int64_t)i * i);
+    CHECK_OK(pm_avro_writer_end_record(w, &err), &err);
+    CHECK_OK(pm_avro_writer_commit(w, NULL, &err), &err);
+  }
+  pm_avro_reader *r;
+  CHECK_OK(pm_avro_reader_open_path(path, &r, &err), &err);
+  if (r) {
+    CHECK_EQ_INT(pm_avro_reader_schema(r)->field_count, 600);
+    pm_avro_cursor cur;
+    int64_t n;
+    CHECK_OK(pm_avro_reader_next_block(r, &cur, &n, &err), &err);
+    CHECK_EQ_INT(n, 1);
+    int32_t idx = pm_avro_field_index(pm_avro_reader_schema(r), "column_0599");
+    CHECK_EQ_INT(idx, 599);
+    for (int i = 0; i < idx; i++) pm_avro_skip(&cur, pm_avro_reader_schema(r)->fields[i].type);
+    CHECK_EQ_INT(pm_avro_read_long(&cur), 599 * 599);
+    pm_avro_reader_close(r);
+  }
+  unlink(path);
+  pm_buf_free(&schema);
+}
+
 int main(void) {
   snprintf(tmpdir, sizeof tmpdir, "/tmp/pm_avro_writer_XXXXXX");
   if (!mkdtemp(tmpdir)) return 1;
   RUN_TEST(test_roundtrip_codecs);
   RUN_TEST(test_reencode_fixtures);
   RUN_TEST(test_writer_commit_and_abort);
+  RUN_TEST(test_large_header);
   rmdir(tmpdir);
   TEST_MAIN_END();
 }

@@ -18,24 +18,33 @@
  * Typical fast read loop (errors are sticky on the cursor, check once per record):
  *
  *   pm_avro_reader *r;  PM_TRY(pm_avro_reader_open_path(path, &r, err));
- *   const pm_avro_schema *rec = pm_avro_unwrap_nullable(pm_avro_reader_schema(r), NULL);
+ *   const pm_avro_schema *top = pm_avro_reader_schema(r);     // record, or ["null", record] before 0.9
  *   static const char *const want[] = {"_KIND", "_BUCKET", "_FILE"};
- *   pm_avro_record_map map;  pm_avro_record_map_init(&map, rec, want, 3, path, err);
+ *   pm_avro_record_map map;  rc = pm_avro_record_map_init(&map, top, want, 3, path, err);
  *   pm_avro_cursor cur; int64_t n;
  *   while ((rc = pm_avro_reader_next_block(r, &cur, &n, err)) == 0 && n > 0) {
  *     for (int64_t i = 0; i < n; i++) {
- *       if (top-level union) pm_avro_read_union(&cur);    // branch of ["null", record]
+ *       if (top->type == PM_AVRO_UNION && pm_avro_read_union_of(&cur, top) == top->null_branch) ...null row...
  *       for (size_t f = 0; f < map.writer_count; f++) {
  *         int32_t slot = map.slot_of_writer_field[f];
- *         const pm_avro_schema *t = rec->fields[f].type;
- *         if (slot < 0) { pm_avro_skip(&cur, t); continue; }
- *         ... decode slot with pm_avro_read_long(&cur) etc ...
+ *         if (slot < 0) { pm_avro_skip(&cur, map.record->fields[f].type); continue; }   // unknown/unwanted
+ *         const pm_avro_field_ref *ref = &map.wanted[slot];
+ *         if (filter rejected the entry) { pm_avro_skip(&cur, ref->type); continue; }  // whole _FILE, no decode
+ *         if (pm_avro_read_null_of(&cur, ref)) continue;                             // ["null",T] holding null
+ *         ... decode ref->value_type: pm_avro_read_int/long/bytes(&cur), or a nested
+ *             record with its own pm_avro_record_map over ref->value_type ...
  *       }
  *       if (pm_avro_cursor_failed(&cur))
  *         return pm_avro_reader_cursor_error(r, &cur, "manifest entry", err);
  *     }
  *   }
  *   pm_avro_record_map_free(&map); pm_avro_reader_close(r);
+ *
+ * Wanted fields missing from the file have writer_index -1 (treat as null).
+ * A record map depends only on the writer schema: callers may cache it per
+ * schema JSON text (pm_avro_reader_schema_json) across files.
+ * Speed (bench, one core, manifest entries with 6-column stats, zstd, incl.
+ * decompression): ~4.4M entries/s decoding all _FILE scalars, ~5.5M/s skipping.
  */
 #ifndef PM_FORMAT_AVRO_AVRO_H
 #define PM_FORMAT_AVRO_AVRO_H
