@@ -168,9 +168,15 @@ int pm_gather(const pm_type *t, struct ArrowArray *const *srcs, const int32_t *s
   memset(valid, 0, nb);
   pm_array_set_buffer(out, 0, valid);
   int64_t nulls = 0;
-  for (int64_t i = 0; i < n; i++) {
-    if (src[i] >= 0 && pm_array_is_valid(srcs[src[i]], rows[i])) pm_bit_set(valid, i);
-    else nulls++;
+  int any_nulls = 0; /* sources with nulls, or null selections */
+  for (int64_t i = 0; i < n && !any_nulls; i++) any_nulls = src[i] < 0 || srcs[src[i]]->null_count != 0;
+  if (!any_nulls) {
+    memset(valid, 0xFF, nb);
+  } else {
+    for (int64_t i = 0; i < n; i++) {
+      if (src[i] >= 0 && pm_array_is_valid(srcs[src[i]], rows[i])) pm_bit_set(valid, i);
+      else nulls++;
+    }
   }
   out->null_count = nulls;
   if (t->id == PM_T_BOOL) {
@@ -265,6 +271,11 @@ nomem:
 typedef struct run_state {
   pm_merge_source src;
   struct ArrowArray batch; /* current batch (released when none) */
+  const int64_t *fk;       /* fast path: the batch's single integer key as int64 (NULL = not prepared) */
+  int64_t *fk_owned;       /* conversion buffer behind fk when the key is narrower than 64 bits */
+  int fk_ok;               /* fk usable for this batch */
+  const int64_t *seq;      /* the batch's sequence numbers (offset applied), NULL until prepared */
+  const int8_t *kind;      /* the batch's row kinds (offset applied) */
   int64_t cursor;          /* next unconsumed row */
   int64_t end;             /* rows [cursor, end) take part in this round */
   int done;
@@ -303,6 +314,8 @@ struct pm_merge_reader {
 };
 
 static void run_close(run_state *r) {
+  free(r->fk_owned);
+  r->fk_owned = NULL;
   pm_array_release(&r->batch);
   if (r->src.close) r->src.close(r->src.ctx);
   r->src.close = NULL;
@@ -407,6 +420,14 @@ static inline int8_t kind_at(const pm_merge_reader *m, const struct ArrowArray *
 static inline int64_t seq_at(const pm_merge_reader *m, const struct ArrowArray *a, int64_t i) {
   const struct ArrowArray *k = a->children[m->cfg->seq_col];
   return ((const int64_t *)k->buffers[1])[k->offset + i];
+}
+
+/* Caches the sequence / kind column pointers of a run's current batch. */
+static inline void prepare_run_cols(const pm_merge_reader *m, run_state *r) {
+  if (r->seq || !r->batch.release) return;
+  const struct ArrowArray *sq = r->batch.children[m->cfg->seq_col], *kd = r->batch.children[m->cfg->kind_col];
+  r->seq = (const int64_t *)sq->buffers[1] + sq->offset;
+  r->kind = (const int8_t *)kd->buffers[1] + kd->offset;
 }
 
 /* Order of records of one key: sequence.field (nulls first), seq, retract before add. */
@@ -588,8 +609,27 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
   int32_t *gr = m->g_run;
   int64_t *gi = m->g_row;
   if (g == 1) { /* single-record rule */
-    int8_t k = kind_at(m, &m->runs[gr[0]].batch, gi[0]);
+    prepare_run_cols(m, &m->runs[gr[0]]);
+    int8_t k = m->runs[gr[0]].kind[gi[0]];
     if (!pm_rowkind_is_retract(k) || cfg->keep_retracts) emit_whole(m, gr[0], gi[0], k);
+    return 0;
+  }
+  if (cfg->engine == PM_ENGINE_DEDUPLICATE && !cfg->ignore_delete && cfg->n_seq_fields == 0) {
+    /* newest = highest sequence number, an add winning a tie with a retract */
+    int w = 0;
+    for (int a = 0; a < g; a++) prepare_run_cols(m, &m->runs[gr[a]]);
+    int64_t ws = m->runs[gr[0]].seq[gi[0]];
+    int wk = m->runs[gr[0]].kind[gi[0]];
+    for (int a = 1; a < g; a++) {
+      int64_t sq = m->runs[gr[a]].seq[gi[a]];
+      int k = m->runs[gr[a]].kind[gi[a]];
+      if (sq > ws || (sq == ws && pm_rowkind_is_retract(wk) && !pm_rowkind_is_retract(k))) {
+        w = a;
+        ws = sq;
+        wk = k;
+      }
+    }
+    if (!pm_rowkind_is_retract(wk) || cfg->keep_retracts) emit_whole(m, gr[w], gi[w], (int8_t)wk);
     return 0;
   }
   /* sort records oldest -> newest (insertion sort; groups are small) */
@@ -890,12 +930,103 @@ static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *er
 static int run_advance(run_state *r, pm_error *err) {
   while (!r->done && (!r->batch.release || r->cursor >= r->batch.length)) {
     pm_array_release(&r->batch);
+    r->fk = NULL;
+    r->fk_ok = 0;
+    r->seq = NULL;
+    r->kind = NULL;
     r->cursor = 0;
     int rc = r->src.next(r->src.ctx, &r->batch, err);
     if (rc) return rc;
     if (!r->batch.release) r->done = 1;
   }
   return 0;
+}
+
+/* Fast path for the common single integer key: the key column as int64. */
+static int prepare_fast_keys(const pm_merge_reader *m, run_state *r, pm_error *err) {
+  if (r->fk || !r->batch.release) return 0;
+  r->fk_ok = 0;
+  if (m->cfg->n_keys != 1) return 0;
+  int col = m->cfg->key_cols[0];
+  const pm_type *t = &m->layout->children[col];
+  const struct ArrowArray *a = r->batch.children[col];
+  if (a->null_count != 0 && a->n_buffers > 0 && a->buffers[0]) return 0;
+  int64_t n = a->length, off = a->offset;
+  switch (t->id) {
+    case PM_T_INT64:
+    case PM_T_DATE64:
+    case PM_T_TIME64:
+    case PM_T_TIMESTAMP:
+      r->fk = (const int64_t *)a->buffers[1] + off;
+      r->fk_ok = 1;
+      return 0;
+    case PM_T_INT8:
+    case PM_T_INT16:
+    case PM_T_INT32:
+    case PM_T_DATE32:
+    case PM_T_TIME32: {
+      int64_t *k = realloc(r->fk_owned, (size_t)n * sizeof *k + 8);
+      if (!k) return PM_NOMEM(err);
+      r->fk_owned = k;
+      if (t->id == PM_T_INT8)
+        for (int64_t i = 0; i < n; i++) k[i] = ((const int8_t *)a->buffers[1])[off + i];
+      else if (t->id == PM_T_INT16)
+        for (int64_t i = 0; i < n; i++) k[i] = ((const int16_t *)a->buffers[1])[off + i];
+      else
+        for (int64_t i = 0; i < n; i++) k[i] = ((const int32_t *)a->buffers[1])[off + i];
+      r->fk = k;
+      r->fk_ok = 1;
+      return 0;
+    }
+    default: return 0;
+  }
+}
+
+/* One round of the k-way merge with int64 keys. */
+static int merge_round_fast(pm_merge_reader *m, pm_error *err) {
+  run_state *runs = m->runs;
+  int nr = m->n_runs;
+  for (;;) {
+    int best = -1, n_live = 0;
+    int64_t bk = 0, sk = INT64_MAX; /* best and second-best head keys */
+    for (int i = 0; i < nr; i++) {
+      run_state *r = &runs[i];
+      if (r->cursor >= r->end) continue;
+      n_live++;
+      int64_t k = r->fk[r->cursor];
+      if (best < 0 || k < bk) {
+        if (best >= 0) sk = bk;
+        best = i;
+        bk = k;
+      } else if (k < sk) {
+        sk = k;
+      }
+    }
+    if (!n_live) return 0;
+    if (n_live == 1 || bk < sk) {
+      /* the best run's rows below every other head are single-record keys */
+      run_state *r = &runs[best];
+      int64_t e = r->cursor + 1;
+      while (e < r->end && r->fk[e] < sk) e++;
+      for (int64_t i = r->cursor; i < e; i++) {
+        m->g_run[0] = best;
+        m->g_row[0] = i;
+        PM_TRY(merge_group(m, 1, err));
+      }
+      r->cursor = e;
+      continue;
+    }
+    int g = 0;
+    for (int i = 0; i < nr; i++) {
+      run_state *r = &runs[i];
+      if (r->cursor < r->end && r->fk[r->cursor] == bk) {
+        m->g_run[g] = i;
+        m->g_row[g] = r->cursor++;
+        g++;
+      }
+    }
+    PM_TRY(merge_group(m, g, err));
+  }
 }
 
 int pm_merge_next(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
@@ -938,6 +1069,17 @@ int pm_merge_next(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
       total += r->end - r->cursor;
     }
     PM_TRY(ensure_out_cap(m, total + 1, err));
+    int fast = 1;
+    for (int i = 0; i < m->n_runs && fast; i++) {
+      if (m->runs[i].done) continue;
+      PM_TRY(prepare_fast_keys(m, &m->runs[i], err));
+      fast = m->runs[i].fk_ok;
+    }
+    if (fast) {
+      PM_TRY(merge_round_fast(m, err));
+      if (m->n_out > 0) return build_output(m, out, err);
+      continue;
+    }
     /* k-way merge of the ranges */
     for (;;) {
       int g = 0, single = -1, n_live = 0;
