@@ -797,9 +797,9 @@ static size_t utf8_prefix(const uint8_t *s, size_t n, int cps) {
   return i;
 }
 
-/* Appends a table cell: control characters shown as spaces, truncated, padded. */
-static int table_cell(pm_buf *out, const uint8_t *s, size_t n, int width, int max, int right) {
-  int w = utf8_width(s, n);
+/* Appends a table cell of w code points: control characters shown as
+ * spaces, truncated to `width` (with "..."), padded to `width`. */
+static int table_cell(pm_buf *out, const uint8_t *s, size_t n, int w, int width, int right) {
   int trunc = w > width;
   size_t keep = n;
   int shown = w;
@@ -808,18 +808,23 @@ static int table_cell(pm_buf *out, const uint8_t *s, size_t n, int width, int ma
     keep = utf8_prefix(s, n, cps);
     shown = cps + 3;
   }
-  (void)max;
-  if (pm_buf_reserve(out, keep + (size_t)(width > shown ? width - shown : 0) + 8)) return PAIMON_ERR_NOMEM;
+  int pad = width > shown ? width - shown : 0;
+  if (pm_buf_reserve(out, keep + (size_t)pad + 8)) return PAIMON_ERR_NOMEM;
   uint8_t *o = out->data + out->len;
-  if (right)
-    for (int i = shown; i < width; i++) *o++ = ' ';
-  for (size_t i = 0; i < keep; i++) *o++ = s[i] < 0x20 ? ' ' : s[i];
+  if (right) {
+    memset(o, ' ', (size_t)pad);
+    o += pad;
+  }
+  for (size_t i = 0; i < keep; i++) o[i] = s[i] < 0x20 ? ' ' : s[i];
+  o += keep;
   if (trunc) {
     memcpy(o, "...", 3);
     o += 3;
   }
-  if (!right)
-    for (int i = shown; i < width; i++) *o++ = ' ';
+  if (!right) {
+    memset(o, ' ', (size_t)pad);
+    o += pad;
+  }
   out->len = (size_t)(o - out->data);
   return 0;
 }
@@ -827,24 +832,28 @@ static int table_cell(pm_buf *out, const uint8_t *s, size_t n, int width, int ma
 static int write_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, pm_error *err) {
   int64_t nc = p->type.n_children;
   int max = p->opts.max_cell_width;
-  /* Cell texts of this batch: one buffer, offsets per cell (nulls print "null"). */
+  /* Cell texts of this batch in one buffer, with end offsets and widths per cell. */
   pm_buf texts;
   pm_buf_init(&texts);
   size_t ncells = (size_t)b->length * (size_t)(nc ? nc : 1);
   size_t *ends = malloc((ncells + 1) * sizeof *ends);
-  if (!ends) return nomem(err);
+  int *cw = malloc((ncells + 1) * sizeof *cw);
   int rc = 0;
+  if (!ends || !cw) goto oom;
   size_t k = 0;
   for (int64_t r = 0; r < b->length; r++) {
-    for (int64_t c = 0; c < nc; c++) {
-      int is_null;
-      rc = render_cell(p, c, b->children[c], b->offset + r, &is_null, err);
-      if (rc) goto done;
-      if (is_null ? LIT(&texts, "null") : pm_buf_append(&texts, p->cell.data, p->cell.len)) {
-        rc = nomem(err);
+    int64_t pr = b->offset + r;
+    for (int64_t c = 0; c < nc; c++, k++) {
+      size_t start = texts.len;
+      const pm_type *t = &p->type.children[c];
+      const struct ArrowArray *col = b->children[c];
+      if (t->id == PM_T_NULL || !pm_array_is_valid(col, pr)) {
+        if (LIT(&texts, "null")) goto oom;
+      } else if ((rc = write_value(t, col, pr, p->digits[c], &texts, 1, 1, err))) {
         goto done;
       }
-      ends[k++] = texts.len;
+      ends[k] = texts.len;
+      cw[k] = utf8_width(texts.data + start, texts.len - start);
     }
   }
   if (!p->started) {
@@ -853,10 +862,8 @@ static int write_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, p
       const char *name = p->type.children[c].name ? p->type.children[c].name : "";
       int w = utf8_width((const uint8_t *)name, strlen(name));
       for (int64_t r = 0; r < b->length; r++) {
-        size_t ci = (size_t)r * (size_t)nc + (size_t)c;
-        size_t s = ci ? ends[ci - 1] : 0;
-        int cw = utf8_width(texts.data + s, ends[ci] - s);
-        if (cw > w) w = cw;
+        int x = cw[(size_t)r * (size_t)nc + (size_t)c];
+        if (x > w) w = x;
       }
       p->widths[c] = w > max ? max : w;
       if (p->widths[c] < 1) p->widths[c] = 1;
@@ -868,10 +875,8 @@ static int write_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, p
         int nw = utf8_width((const uint8_t *)name, strlen(name));
         int width = last_left ? (nw < p->widths[c] ? nw : p->widths[c]) : p->widths[c];
         if ((c && LIT(out, " | ")) ||
-            table_cell(out, (const uint8_t *)name, strlen(name), width, max, p->right_align[c])) {
-          rc = nomem(err);
-          goto done;
-        }
+            table_cell(out, (const uint8_t *)name, strlen(name), nw, width, p->right_align[c]))
+          goto oom;
       }
       if (pm_buf_push_u8(out, '\n')) goto oom;
       for (int64_t c = 0; c < nc; c++) {
@@ -887,11 +892,10 @@ static int write_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, p
     for (int64_t c = 0; c < nc; c++, k++) {
       size_t s = k ? ends[k - 1] : 0;
       if (c && LIT(out, " | ")) goto oom;
-      /* The last column is not padded on the left-aligned side to avoid trailing blanks. */
-      int width = (c == nc - 1 && !p->right_align[c]) ? 0 : p->widths[c];
-      int cw = utf8_width(texts.data + s, ends[k] - s);
-      if (width == 0) width = cw > p->widths[c] ? p->widths[c] : cw;
-      if (table_cell(out, texts.data + s, ends[k] - s, width, max, p->right_align[c])) goto oom;
+      /* The last column is not padded when left-aligned: no trailing blanks. */
+      int width = p->widths[c];
+      if (c == nc - 1 && !p->right_align[c] && cw[k] < width) width = cw[k];
+      if (table_cell(out, texts.data + s, ends[k] - s, cw[k], width, p->right_align[c])) goto oom;
     }
     if (pm_buf_push_u8(out, '\n')) goto oom;
   }
@@ -900,6 +904,7 @@ oom:
   rc = nomem(err);
 done:
   free(ends);
+  free(cw);
   pm_buf_free(&texts);
   return rc;
 }
