@@ -762,8 +762,10 @@ static int write_csv(pm_printer *p, const struct ArrowArray *b, pm_buf *out, pm_
   }
   for (int64_t r = 0; r < b->length; r++) {
     int64_t pr = b->offset + r;
+    int row_valid = pm_array_is_valid(b, r); /* a null top-level row prints as all-null fields */
     for (int64_t c = 0; c < nc; c++) {
       if (c && pm_buf_push_u8(out, ',')) return nomem(err);
+      if (!row_valid) continue;
       int is_null;
       PM_TRY(render_cell(p, c, b->children[c], pr, &is_null, err));
       if (is_null) continue;
@@ -843,11 +845,12 @@ static int write_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, p
   size_t k = 0;
   for (int64_t r = 0; r < b->length; r++) {
     int64_t pr = b->offset + r;
+    int row_valid = pm_array_is_valid(b, r);
     for (int64_t c = 0; c < nc; c++, k++) {
       size_t start = texts.len;
       const pm_type *t = &p->type.children[c];
       const struct ArrowArray *col = b->children[c];
-      if (t->id == PM_T_NULL || !pm_array_is_valid(col, pr)) {
+      if (!row_valid || t->id == PM_T_NULL || !pm_array_is_valid(col, pr)) {
         if (LIT(&texts, "null")) goto oom;
       } else if ((rc = write_value(t, col, pr, p->digits[c], &texts, 1, 1, err))) {
         goto done;

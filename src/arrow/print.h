@@ -13,7 +13,9 @@
  *   overridden per column, plus "Z" when the type has a time zone;
  *   lists as arrays, maps as arrays of [key, value] pairs, structs as objects;
  *   null as null.
- * JSONL: one object per row keyed by the top-level column names.
+ * JSONL: one object per row keyed by the top-level column names (a null
+ *   top-level row, rare, prints as the line "null"; CSV/table print it as
+ *   all-null fields).
  * CSV: RFC 4180; header line of column names; null is an empty field, an
  *   empty string is "" (quoted); strings/temporals/decimals as plain text,
  *   nested values as their JSON text.

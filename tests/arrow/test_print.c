@@ -224,6 +224,34 @@ static void test_header_only_and_file(void) {
   pm_schema_release(&s);
 }
 
+static void test_null_top_level_row(void) {
+  struct ArrowSchema s;
+  tu_schema("b:+s{x:i;y:u}", &s);
+  pm_builder *b;
+  pm_builder_new_from_schema(&s, &b, &err);
+  pm_builder_append_int(pm_builder_child(b, 0), 1, &err);
+  pm_builder_append_str(pm_builder_child(b, 1), "a", &err);
+  pm_builder_append_valid(b, &err);
+  pm_builder_append_null(b, &err);
+  struct ArrowArray a;
+  pm_builder_finish(b, &a, &err);
+  pm_builder_free(b);
+  const char *want[3] = {"{\"x\":1,\"y\":\"a\"}\nnull\n", "x,y\n1,a\n,\n",
+                         "x | y\n--+--\n1 | a\nnull | null\n"};
+  for (int f = 0; f < 3; f++) {
+    pm_print_options o = {.format = (pm_print_format)f};
+    pm_buf out;
+    pm_buf_init(&out);
+    CHECK_OK(pm_print_batch_to_buf(&s, &a, &o, &out, &err), &err);
+    pm_buf_push_u8(&out, 0);
+    if (f < 2) CHECK_EQ_STR((char *)out.data, want[f]);
+    else CHECK(strstr((char *)out.data, "null | null") != NULL);
+    pm_buf_free(&out);
+  }
+  pm_array_release(&a);
+  pm_schema_release(&s);
+}
+
 static void test_formatters(void) {
   char buf[64];
   int n;
@@ -340,6 +368,7 @@ int main(void) {
   RUN_TEST(test_csv_every_type);
   RUN_TEST(test_table);
   RUN_TEST(test_header_only_and_file);
+  RUN_TEST(test_null_top_level_row);
   RUN_TEST(test_formatters);
   TEST_MAIN_END();
 }
