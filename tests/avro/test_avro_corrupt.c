@@ -385,6 +385,24 @@ static void test_recursive_value_bomb(void) {
   pm_buf_free(&data);
 }
 
+/* array<null>: items cost no bytes, so their number is capped. */
+static void test_zero_width_items(void) {
+  uint8_t data[1200] = {0};
+  data[0] = 0xd0, data[1] = 0x0f; /* 1000 items */
+  data[2] = 0xd0, data[3] = 0x0f; /* 1000 more */
+  pm_buf b;
+  build(&b, "{\"type\":\"array\",\"items\":\"null\"}", "null", NULL, 0);
+  append_block(&b, 1, data, sizeof data);
+  pm_error err;
+  CHECK(read_built(&b, &err) == PAIMON_ERR_CORRUPT && strstr(err.message, "zero-size"));
+  pm_buf_free(&b);
+  data[2] = 0; /* 1000 items only: fine */
+  build(&b, "{\"type\":\"array\",\"items\":\"null\"}", "null", NULL, 0);
+  append_block(&b, 1, data, sizeof data);
+  CHECK_OK(read_built(&b, &err), &err);
+  pm_buf_free(&b);
+}
+
 static void test_cursor_primitives(void) {
   pm_avro_cursor c;
   const uint8_t ints[] = {0x00, 0x01, 0x02, 0x7f, 0x80, 0x01, 0xfe, 0xff, 0xff, 0xff, 0x0f,
@@ -431,6 +449,7 @@ int main(void) {
   RUN_TEST(test_snappy_crc_mismatch);
   RUN_TEST(test_schema_bombs);
   RUN_TEST(test_recursive_value_bomb);
+  RUN_TEST(test_zero_width_items);
   RUN_TEST(test_cursor_primitives);
   rmdir(tmpdir);
   TEST_MAIN_END();

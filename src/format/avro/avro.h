@@ -84,6 +84,9 @@ typedef enum pm_avro_type {
 #define PM_AVRO_MAX_VALUE_DEPTH 128          /* nesting of decoded values (recursive types) */
 #define PM_AVRO_MAX_BLOCK_BYTES (256u << 20) /* compressed or decompressed block size */
 #define PM_AVRO_MAX_HEADER_BYTES (16u << 20) /* header (metadata map) size */
+/* Items that encode to zero bytes (array<null>, empty records) cost no input,
+ * so one array may hold at most this many (bounds work per input byte). */
+#define PM_AVRO_MAX_ZERO_WIDTH_ITEMS 1024
 
 typedef struct pm_avro_schema pm_avro_schema;
 

@@ -23,10 +23,15 @@ static void skip_value(pm_avro_cursor *c, const pm_avro_schema *s, int depth);
 static void skip_blocks(pm_avro_cursor *c, const pm_avro_schema *container, int depth) {
   const pm_avro_schema *items = container->items;
   int is_map = container->type == PM_AVRO_MAP;
+  int64_t zero_width_items = 0;
   for (;;) {
     int64_t size;
     int64_t n = pm_avro_read_block_count(c, &size);
     if (n == 0 || c->error) return;
+    if (items->fixed_width == 0 && !is_map && (zero_width_items += n) > PM_AVRO_MAX_ZERO_WIDTH_ITEMS) {
+      pm_avro_cursor_fail(c, "too many zero-size array items");
+      return;
+    }
     if (size >= 0) {
       pm_avro_skip_raw(c, (size_t)size);
       continue;

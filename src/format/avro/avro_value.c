@@ -36,6 +36,10 @@ static int decode_blocks(pm_avro_cursor *c, const pm_avro_schema *s, pm_avro_val
   for (;;) {
     int64_t n = pm_avro_read_block_count(c, NULL);
     if (n == 0 || c->error) return 0;
+    if (s->items->fixed_width == 0 && !is_map && v->count + (size_t)n > PM_AVRO_MAX_ZERO_WIDTH_ITEMS) {
+      pm_avro_cursor_fail(c, "too many zero-size array items");
+      return 0;
+    }
     if (v->count + (size_t)n > cap) {
       size_t ncap = cap ? cap : 4;
       while (ncap < v->count + (size_t)n) ncap *= 2;
