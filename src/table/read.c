@@ -34,10 +34,15 @@ void pm_read_options_init(pm_read_options *o) {
 
 enum { OUT_COL = 0, OUT_ROW_KIND = 1 };
 
+#define MAX_NESTED_PATH 16
+
 typedef struct out_col {
   int kind;  /* OUT_COL / OUT_ROW_KIND */
   int col;   /* layout child */
   char *name;
+  int depth; /* > 0: struct member selection "a.b.c": child indices below col */
+  int path[MAX_NESTED_PATH];
+  const pm_type *type; /* type of the selected value */
 } out_col;
 
 typedef struct read_ctx {
@@ -321,10 +326,41 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   for (size_t i = 0; i < n_req; i++) {
     const char *name = opt->columns ? opt->columns[i] : c->schema->fields[i].name;
     int col = find_out_column(c, name);
+    out_col *oc = &c->out[c->n_out];
+    oc->depth = 0;
+    if (col < 0 && strchr(name, '.')) {
+      /* struct member: "a.b" walks ROW children by name */
+      const char *dot = strchr(name, '.');
+      char *top = strndup(name, (size_t)(dot - name));
+      if (!top) goto nomem;
+      col = find_out_column(c, top);
+      free(top);
+      const pm_type *ty = col >= 0 ? &c->layout.children[col] : NULL;
+      const char *p = dot + 1;
+      while (ty && *p) {
+        const char *e = strchr(p, '.');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        int found = -1;
+        if (ty->id == PM_T_STRUCT)
+          for (int64_t k = 0; k < ty->n_children; k++)
+            if (ty->children[k].name && strlen(ty->children[k].name) == len && !strncmp(ty->children[k].name, p, len))
+              found = (int)k;
+        if (found < 0 || oc->depth >= MAX_NESTED_PATH) {
+          ty = NULL;
+          break;
+        }
+        oc->path[oc->depth++] = found;
+        ty = &ty->children[found];
+        p = e ? e + 1 : p + len;
+      }
+      if (!ty) col = -1;
+    }
     if (col < 0) {
       rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: no column \"%s\" to read", t->root, name);
       goto fail;
     }
+    oc->type = &c->layout.children[col];
+    for (int d = 0; d < oc->depth; d++) oc->type = &oc->type->children[oc->path[d]];
     c->out[c->n_out].kind = OUT_COL;
     c->out[c->n_out].col = col;
     c->out[c->n_out].name = strdup(name);
@@ -345,26 +381,49 @@ fail:
   return rc;
 }
 
+/* Arrow schema of output column i, named as requested. */
+static int out_field_schema(const read_ctx *c, int i, struct ArrowSchema *out, pm_error *err) {
+  const out_col *oc = &c->out[i];
+  if (oc->kind == OUT_ROW_KIND) return pm_schema_init(out, "u", oc->name, 0, 0, err);
+  const struct ArrowSchema *src = c->layout_schema.children[oc->col];
+  for (int d = 0; d < oc->depth; d++) src = src->children[oc->path[d]];
+  struct ArrowSchema tmp;
+  PM_TRY(pm_schema_copy(src, &tmp, err));
+  if (oc->depth == 0 && !strcmp(tmp.name ? tmp.name : "", oc->name)) {
+    pm_schema_move(&tmp, out);
+    return 0;
+  }
+  /* rename: rebuild the node with the requested name, moving the children over */
+  int rc = pm_schema_init(out, tmp.format, oc->name, tmp.flags | (oc->depth ? ARROW_FLAG_NULLABLE : 0), tmp.n_children,
+                          err);
+  for (int64_t k = 0; !rc && k < tmp.n_children; k++) {
+    free(out->children[k]);
+    out->children[k] = tmp.children[k];
+    tmp.children[k] = NULL;
+  }
+  if (!rc && tmp.metadata) {
+    char *id = pm_schema_metadata_get(&tmp, "PARQUET:field_id");
+    if (id) {
+      const char *k[1] = {"PARQUET:field_id"}, *v[1] = {id};
+      rc = pm_schema_set_metadata(out, 1, k, v, err);
+      free(id);
+    }
+  }
+  if (!rc && tmp.dictionary) {
+    out->dictionary = tmp.dictionary;
+    tmp.dictionary = NULL;
+  }
+  pm_schema_release(&tmp);
+  return rc;
+}
+
 int pm_read_schema(pm_table *t, const pm_read_options *opt, struct ArrowSchema *out, pm_error *err) {
   read_ctx *c;
   PM_TRY(ctx_new(t, opt, &c, err));
   int rc = pm_schema_init(out, "+s", "", 0, c->n_out, err);
   for (int i = 0; i < c->n_out && !rc; i++) {
     pm_schema_release(out->children[i]);
-    if (c->out[i].kind == OUT_ROW_KIND) {
-      rc = pm_schema_init(out->children[i], "u", c->out[i].name, 0, 0, err);
-    } else {
-      rc = pm_schema_copy(c->layout_schema.children[c->out[i].col], out->children[i], err);
-      if (!rc && strcmp(out->children[i]->name ? out->children[i]->name : "", c->out[i].name)) {
-        /* renamed through projection of a system column alias: rebuild the name */
-        struct ArrowSchema tmp;
-        rc = pm_schema_init(&tmp, out->children[i]->format, c->out[i].name, out->children[i]->flags, 0, err);
-        if (!rc) {
-          pm_schema_release(out->children[i]);
-          pm_schema_move(&tmp, out->children[i]);
-        }
-      }
-    }
+    rc = out_field_schema(c, i, out->children[i], err);
   }
   if (rc) pm_schema_release(out);
   ctx_free(c);
@@ -1729,8 +1788,31 @@ static int finish_batch(read_ctx *c, struct ArrowArray *b, struct ArrowArray *ou
     }
     int col = c->out[i].col;
     struct ArrowArray *src = b->children[col];
+    if (c->out[i].depth > 0) {
+      /* struct member: child row = parent offset + parent row; null where an ancestor is null */
+      int64_t *rows = malloc((size_t)n_sel * sizeof *rows + 8);
+      int32_t *srcs = malloc((size_t)n_sel * sizeof *srcs + 8);
+      if (!rows || !srcs) rc = PM_NOMEM(err);
+      for (int64_t r = 0; !rc && r < n_sel; r++) {
+        rows[r] = sel ? sel[r] : r;
+        srcs[r] = 0;
+      }
+      struct ArrowArray *node = src;
+      for (int d = 0; !rc && d < c->out[i].depth; d++) {
+        for (int64_t r = 0; r < n_sel; r++) {
+          if (srcs[r] >= 0 && !pm_array_is_valid(node, rows[r])) srcs[r] = -1;
+          rows[r] += node->offset;
+        }
+        node = node->children[c->out[i].path[d]];
+      }
+      if (!rc) rc = pm_gather(c->out[i].type, &node, srcs, rows, n_sel, dst, err);
+      free(rows);
+      free(srcs);
+      continue;
+    }
     int used_later = 0;
     for (int j = i + 1; j < c->n_out; j++) used_later |= c->out[j].kind == OUT_COL && c->out[j].col == col;
+    for (int j = 0; j < c->n_out; j++) used_later |= j != i && c->out[j].depth > 0 && c->out[j].col == col;
     if (!sel && !used_later && src->release) {
       pm_array_move(src, dst);
     } else if (!sel) {
@@ -1924,8 +2006,7 @@ static int rs_get_schema(struct ArrowArrayStream *st, struct ArrowSchema *out) {
   int rc = pm_schema_init(out, "+s", "", 0, c->n_out, err);
   for (int i = 0; i < c->n_out && !rc; i++) {
     pm_schema_release(out->children[i]);
-    if (c->out[i].kind == OUT_ROW_KIND) rc = pm_schema_init(out->children[i], "u", c->out[i].name, 0, 0, err);
-    else rc = pm_schema_copy(c->layout_schema.children[c->out[i].col], out->children[i], err);
+    rc = out_field_schema(c, i, out->children[i], err);
   }
   if (rc) pm_schema_release(out);
   return rc ? 5 /* EIO */ : 0;
