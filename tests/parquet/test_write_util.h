@@ -174,7 +174,7 @@ static inline char *tw_dump(const char *file, const char *mode) {
   while ((n = fread(tmp, 1, sizeof tmp, p)) > 0) pm_buf_append(&b, tmp, n);
   pclose(p);
   char *s = malloc(b.len + 1);
-  memcpy(s, b.data, b.len);
+  if (b.len) memcpy(s, b.data, b.len);
   s[b.len] = 0;
   pm_buf_free(&b);
   return s;
