@@ -603,6 +603,99 @@ static int num_combine(const pm_type *t, pm_agg_func f, num *acc, num x, int add
   return 0;
 }
 
+static int col_in_group(const pm_merge_config *cfg, int c) {
+  for (int k = 0; k < cfg->n_seq_groups; k++) {
+    const pm_seq_group *sg = &cfg->seq_groups[k];
+    for (int j = 0; j < sg->n_order; j++)
+      if (sg->order_cols[j] == c) return 1;
+    for (int j = 0; j < sg->n_protected; j++)
+      if (sg->protected_cols[j] == c) return 1;
+  }
+  return 0;
+}
+
+/* Partial update with sequence groups (records sorted oldest -> newest). The
+ * state is kept as per-column picks of the output row being built. */
+static int merge_group_seq_groups(pm_merge_reader *m, int g, pm_error *err) {
+  const pm_merge_config *cfg = m->cfg;
+  int32_t *gr = m->g_run;
+  int64_t *gi = m->g_row;
+  int64_t o = m->n_out;
+  for (int c = 0; c < m->n_cols; c++) m->col_src[c][o] = -1;
+  int is_delete = 0, seen_add = 0, last = -1;
+  for (int w = 0; w < g; w++) {
+    int32_t r = gr[w];
+    int64_t i = gi[w];
+    const struct ArrowArray *b = &m->runs[r].batch;
+    int8_t k = kind_at(m, b, i);
+    int retract = pm_rowkind_is_retract(k);
+    if (retract && cfg->ignore_delete) continue;
+    last = w;
+    if (!retract) {
+      seen_add = 1;
+      is_delete = 0;
+    }
+    int replaced = 0;
+    for (int q = 0; q < cfg->n_seq_groups && !replaced; q++) {
+      const pm_seq_group *sg = &cfg->seq_groups[q];
+      int all_null = 1;
+      for (int j = 0; j < sg->n_order; j++) all_null &= !pm_array_is_valid(b->children[sg->order_cols[j]], i);
+      if (all_null) continue;
+      /* input ordering value vs state (nulls first; an unset state is all-null) */
+      int cmp = 0;
+      for (int j = 0; j < sg->n_order && !cmp; j++) {
+        int col = sg->order_cols[j];
+        int32_t sr = m->col_src[col][o];
+        const struct ArrowArray *in = b->children[col];
+        int vin = pm_array_is_valid(in, i);
+        int vst = sr >= 0 && pm_array_is_valid(m->runs[sr].batch.children[col], m->col_row[col][o]);
+        if (!vin || !vst) cmp = vin - vst;
+        else cmp = pm_compare_values(&m->layout->children[col], in, i, m->runs[sr].batch.children[col], m->col_row[col][o]);
+      }
+      if (cmp < 0) continue; /* older: unchanged (no aggregators supported in groups) */
+      if (retract && k == PM_ROWKIND_DELETE && sg->remove_on_delete) {
+        for (int c = 0; c < m->n_cols; c++) {
+          m->col_src[c][o] = r;
+          m->col_row[c][o] = i;
+        }
+        is_delete = 1;
+        replaced = 1;
+        break;
+      }
+      for (int j = 0; j < sg->n_order; j++) {
+        m->col_src[sg->order_cols[j]][o] = r;
+        m->col_row[sg->order_cols[j]][o] = i;
+      }
+      for (int j = 0; j < sg->n_protected; j++) {
+        int col = sg->protected_cols[j];
+        m->col_src[col][o] = retract ? -1 : r; /* input value even when null; a retract nulls it */
+        m->col_row[col][o] = i;
+      }
+    }
+    if (replaced || retract) continue;
+    for (int c = 0; c < m->n_cols; c++) {
+      if (is_system_col(cfg, c) || col_in_group(cfg, c)) continue;
+      if (pm_array_is_valid(b->children[c], i)) {
+        m->col_src[c][o] = r;
+        m->col_row[c][o] = i;
+      }
+    }
+  }
+  if (last < 0) return 0;
+  for (int c = 0; c < m->n_cols; c++)
+    if (is_system_col(cfg, c)) {
+      m->col_src[c][o] = gr[last];
+      m->col_row[c][o] = gi[last];
+    }
+  int8_t kind = (is_delete || !seen_add) ? PM_ROWKIND_DELETE : PM_ROWKIND_INSERT;
+  if (pm_rowkind_is_retract(kind) && !cfg->keep_retracts) return 0;
+  m->sel_src[o] = gr[last];
+  m->sel_row[o] = gi[last];
+  m->out_kind[o] = kind;
+  m->n_out++;
+  return 0;
+}
+
 /* Merges one key group of g records (already sorted oldest -> newest). */
 static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
   const pm_merge_config *cfg = m->cfg;
@@ -677,6 +770,7 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
     case PM_ENGINE_PARTIAL_UPDATE:
     case PM_ENGINE_AGGREGATION: break;
   }
+  if (cfg->engine == PM_ENGINE_PARTIAL_UPDATE && cfg->n_seq_groups > 0) return merge_group_seq_groups(m, g, err);
   /* Per-column merge. State starts all-null; walk records in order. */
   int agg = cfg->engine == PM_ENGINE_AGGREGATION;
   int64_t o = m->n_out;

@@ -65,6 +65,16 @@ typedef struct pm_merge_column {
   int ignore_retract;       /* aggregation: retract leaves the accumulator unchanged */
 } pm_merge_column;
 
+/* A partial-update sequence group: `fields.<ordering...>.sequence-group =
+ * <protected...>` (SEMANTICS 2.3). Columns are layout indices. */
+typedef struct pm_seq_group {
+  int n_order;
+  const int *order_cols;     /* ordering columns, compared in order, nulls first */
+  int n_protected;
+  const int *protected_cols; /* columns versioned by the ordering columns */
+  int remove_on_delete;      /* partial-update.remove-record-on-sequence-group names one of its ordering columns */
+} pm_seq_group;
+
 typedef struct pm_merge_config {
   const pm_type *layout; /* struct type of the merge batches (borrowed) */
   int n_keys;
@@ -78,6 +88,8 @@ typedef struct pm_merge_config {
   int ignore_delete;
   int remove_record_on_delete; /* partial-update / aggregation */
   const pm_merge_column *columns; /* per layout child, or NULL (defaults) */
+  int n_seq_groups;               /* partial-update sequence groups */
+  const pm_seq_group *seq_groups;
   int keep_retracts;     /* emit -U/-D results too */
   int64_t batch_rows;    /* target rows per output batch (<= 0: 65536) */
 } pm_merge_config;

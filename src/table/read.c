@@ -61,6 +61,8 @@ typedef struct read_ctx {
   int n_seq_fields;
   pm_merge_config merge;
   pm_merge_column *merge_columns;
+  pm_seq_group *seq_groups;
+  int n_seq_groups;
   int row_tracking, data_evolution;
   pm_tz *tz;
   pm_cast_options cast;
@@ -83,6 +85,11 @@ static void ctx_free(read_ctx *c) {
   free(c->key_cols);
   free(c->seq_field_cols);
   free(c->merge_columns);
+  for (int g = 0; g < c->n_seq_groups; g++) {
+    free((void *)c->seq_groups[g].order_cols);
+    free((void *)c->seq_groups[g].protected_cols);
+  }
+  free(c->seq_groups);
   pm_tz_free(c->tz);
   if (c->out)
     for (int i = 0; i < c->n_out; i++) free(c->out[i].name);
@@ -197,14 +204,61 @@ static int setup_merge(read_ctx *c, pm_error *err) {
   PM_TRY(opt_bool(t, "partial-update.remove-record-on-delete", 0, err, &rr1));
   PM_TRY(opt_bool(t, "aggregation.remove-record-on-delete", 0, err, &rr2));
   m->remove_record_on_delete = m->engine == PM_ENGINE_PARTIAL_UPDATE ? rr1 : m->engine == PM_ENGINE_AGGREGATION ? rr2 : 0;
-  /* sequence groups are not implemented: refuse rather than return wrong rows */
-  for (size_t i = 0; i < t->options.n; i++) {
+  /* partial-update sequence groups: fields.<g1>[,<g2>].sequence-group = <f1>,<f2>,... */
+  char **rm_groups = NULL;
+  int n_rm_groups = 0;
+  if (split_list(pm_table_option(t, "partial-update.remove-record-on-sequence-group"), &rm_groups, &n_rm_groups))
+    return PM_NOMEM(err);
+  int rc = 0;
+  for (size_t i = 0; i < t->options.n && !rc; i++) {
     const char *k = t->options.keys[i];
     size_t kl = strlen(k);
-    if (!strncmp(k, "fields.", 7) && kl > 15 && !strcmp(k + kl - 15, ".sequence-group"))
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: partial-update sequence groups (%s) are not supported yet",
-                       t->root, k);
+    if (strncmp(k, "fields.", 7) || kl <= 22 || strcmp(k + kl - 15, ".sequence-group")) continue;
+    if (m->engine != PM_ENGINE_PARTIAL_UPDATE) continue;
+    char *orders = strndup(k + 7, kl - 22);
+    char **ord = NULL, **prot = NULL;
+    int n_ord = 0, n_prot = 0;
+    if (!orders || split_list(orders, &ord, &n_ord) || split_list(t->options.values[i], &prot, &n_prot)) {
+      free(orders);
+      free_list(ord, n_ord);
+      rc = PM_NOMEM(err);
+      break;
+    }
+    free(orders);
+    pm_seq_group *ng = realloc(c->seq_groups, ((size_t)c->n_seq_groups + 1) * sizeof *ng);
+    int *oc = calloc((size_t)n_ord + 1, sizeof *oc), *pc = calloc((size_t)n_prot + 1, sizeof *pc);
+    if (ng) c->seq_groups = ng;
+    if (!ng || !oc || !pc) {
+      free(oc);
+      free(pc);
+      rc = PM_NOMEM(err);
+    }
+    int remove = 0;
+    for (int j = 0; j < n_ord && !rc; j++) {
+      oc[j] = field_index(s, ord[j]);
+      if (oc[j] < 0) rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: %s names unknown column \"%s\"", t->root, k, ord[j]);
+      for (int q = 0; q < n_rm_groups; q++) remove |= !strcmp(rm_groups[q], ord[j]);
+    }
+    for (int j = 0; j < n_prot && !rc; j++) {
+      pc[j] = field_index(s, prot[j]);
+      if (pc[j] < 0)
+        rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: %s protects unknown column \"%s\"", t->root, k, prot[j]);
+    }
+    if (ng && oc && pc) {
+      pm_seq_group *sg = &c->seq_groups[c->n_seq_groups++];
+      sg->n_order = n_ord;
+      sg->order_cols = oc;
+      sg->n_protected = n_prot;
+      sg->protected_cols = pc;
+      sg->remove_on_delete = remove;
+    }
+    free_list(ord, n_ord);
+    free_list(prot, n_prot);
   }
+  free_list(rm_groups, n_rm_groups);
+  if (rc) return rc;
+  m->n_seq_groups = c->n_seq_groups;
+  m->seq_groups = c->seq_groups;
   c->merge_columns = calloc((size_t)c->n_cols + 1, sizeof *c->merge_columns);
   if (!c->merge_columns) return PM_NOMEM(err);
   m->columns = c->merge_columns;

@@ -306,6 +306,42 @@ static void test_partial_update(void) {
   if (n == 1) CHECK_EQ_INT(o[0].k, 2);
 }
 
+/* Partial update with a sequence group: s orders v; n is outside any group. */
+static void test_partial_update_sequence_group(void) {
+  static const int order[1] = {C_S}, prot[1] = {C_V};
+  pm_seq_group sg = {1, order, 1, prot, 0};
+  static const rec a[] = {{1, "a", 1, 5, 0, 0}};
+  static const rec b[] = {{1, NULL, 2, 3, 1, 0}};   /* older by s: v kept, n overwritten */
+  static const rec c[] = {{1, "c", NUL_N, NUL_S, 2, 0}}; /* no ordering value: group skipped */
+  static const rec d[] = {{1, NULL, NUL_N, 7, 3, 0}};    /* newer: v takes the input, null included */
+  pm_merge_config cfg;
+  base_config(&cfg, PM_ENGINE_PARTIAL_UPDATE);
+  cfg.n_seq_groups = 1;
+  cfg.seq_groups = &sg;
+  pm_merge_source s1[3] = {src_of(a, 1, 1), src_of(b, 1, 1), src_of(c, 1, 1)};
+  outrow o[4];
+  int n = run_merge(&cfg, s1, 3, o, 4);
+  CHECK_EQ_INT(n, 1);
+  if (n == 1) {
+    CHECK_EQ_STR(o[0].v, "a");
+    CHECK_EQ_INT(o[0].n, 2);
+    CHECK_EQ_INT(o[0].seq, 2);
+  }
+  pm_merge_source s2[4] = {src_of(a, 1, 1), src_of(b, 1, 1), src_of(c, 1, 1), src_of(d, 1, 1)};
+  n = run_merge(&cfg, s2, 4, o, 4);
+  CHECK_EQ_INT(n, 1);
+  if (n == 1) {
+    CHECK(o[0].v_null);
+    CHECK_EQ_INT(o[0].n, 2);
+  }
+  /* a -D on a group listed in remove-record-on-sequence-group deletes the row */
+  static const rec del[] = {{1, NULL, NUL_N, 9, 4, 3}};
+  sg.remove_on_delete = 1;
+  pm_merge_source s3[2] = {src_of(a, 1, 1), src_of(del, 1, 1)};
+  n = run_merge(&cfg, s3, 2, o, 4);
+  CHECK_EQ_INT(n, 0);
+}
+
 static void test_aggregation(void) {
   static const rec a[] = {{1, "a", 5, NUL_S, 0, 0}, {2, "b", 1, NUL_S, 1, 0}};
   static const rec b[] = {{1, NULL, 7, NUL_S, 3, 0}, {2, "bb", NUL_N, NUL_S, 4, 0}};
@@ -423,6 +459,7 @@ int main(void) {
   RUN_TEST(test_ordering_ties);
   RUN_TEST(test_ignore_delete_and_first_row);
   RUN_TEST(test_partial_update);
+  RUN_TEST(test_partial_update_sequence_group);
   RUN_TEST(test_aggregation);
   RUN_TEST(test_compare_orders);
   RUN_TEST(test_many_runs);
