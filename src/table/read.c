@@ -1040,7 +1040,8 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
         if (pm_orc_reader_find_field_id(probe, ids[i]) >= 0) present[n_present++] = ids[i];
       for (int i = 0; i < c->n_cols; i++) {
         const pm_type *ty = &c->layout.children[i];
-        if (ty->id == PM_T_TIMESTAMP && c->evo_fields[i].id >= 0) {
+        if (ty->id == PM_T_TIMESTAMP && c->evo_fields[i].id >= 0 &&
+            pm_orc_reader_find_field_id(probe, c->evo_fields[i].id) >= 0) {
           static const char u[] = "smun";
           units[n_units].column = NULL;
           units[n_units].field_id = c->evo_fields[i].id;
