@@ -109,15 +109,18 @@ static char tw_dir[256];
 static char tw_last_sha[80]; /* sha256 printed by the last tw_check */
 static char tw_last_check[4096]; /* output of the last tw_check */
 
+/* Path of a scratch file; the last 8 results stay valid. */
 static inline const char *tw_path(const char *name) {
-  static char p[512];
+  static char slots[8][512];
+  static int next;
+  char *p = slots[next++ % 8];
   if (!tw_dir[0]) {
     snprintf(tw_dir, sizeof tw_dir, "/tmp/pm_test_write_%d", (int)getpid());
     char cmd[300];
     snprintf(cmd, sizeof cmd, "mkdir -p %s", tw_dir);
     if (system(cmd) != 0) abort();
   }
-  snprintf(p, sizeof p, "%s/%s", tw_dir, name);
+  snprintf(p, sizeof slots[0], "%s/%s", tw_dir, name);
   return p;
 }
 
