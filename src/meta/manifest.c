@@ -7,6 +7,7 @@
 
 #include "format/avro/avro.h"
 #include "io/file.h"
+#include "meta/manifest_internal.h"
 
 const uint8_t PM_EMPTY_ROW_BYTES[12] = {0};
 
@@ -33,6 +34,24 @@ const uint8_t PM_EMPTY_ROW_BYTES[12] = {0};
 DEFINE_VEC(pm_manifest_entries, pm_manifest_entries)
 DEFINE_VEC(pm_manifest_file_metas, pm_manifest_file_metas)
 DEFINE_VEC(pm_index_entries, pm_index_entries)
+
+int pm_manifest_entries_append_owned(pm_manifest_entries *v, const pm_manifest_entry *e, pm_error *err) {
+  PM_TRY(pm_manifest_entries_grow(v, err));
+  v->items[v->n++] = *e;
+  return 0;
+}
+int pm_manifest_file_metas_append_owned(pm_manifest_file_metas *v, const pm_manifest_file_meta *e, pm_error *err) {
+  PM_TRY(pm_manifest_file_metas_grow(v, err));
+  v->items[v->n++] = *e;
+  return 0;
+}
+int pm_index_entries_append_owned(pm_index_entries *v, const pm_index_manifest_entry *e, pm_error *err) {
+  PM_TRY(pm_index_entries_grow(v, err));
+  v->items[v->n++] = *e;
+  return 0;
+}
+
+static int is_orc(const uint8_t *data, size_t len) { return len >= 3 && memcmp(data, "ORC", 3) == 0; }
 
 void pm_simple_stats_empty(pm_simple_stats *s) {
   memset(s, 0, sizeof(*s));
@@ -269,8 +288,6 @@ static void read_stats(decoder *d, pm_avro_cursor *c, const stats_map *s, pm_sim
 
 static int open_reader(const uint8_t *data, size_t len, const char *name, pm_file **f, pm_avro_reader **r,
                        pm_error *err) {
-  if (len >= 3 && memcmp(data, "ORC", 3) == 0)
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: ORC manifest files are not supported yet", name);
   PM_TRY(pm_file_from_memory(data, len, name, f, err));
   int rc = pm_avro_reader_open(*f, r, err);
   if (rc) {
@@ -545,6 +562,7 @@ static void materialize_file(decoder *d, const raw_file *rf, pm_data_file_meta *
 
 int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_entry_filter_fn filter,
                        void *filter_ctx, pm_manifest_entries *out, pm_error *err) {
+  if (is_orc(data, len)) return pm_manifest_decode_orc(data, len, name, filter, filter_ctx, out, err);
   pm_file *f = NULL;
   pm_avro_reader *r = NULL;
   PM_TRY(open_reader(data, len, name, &f, &r, err));
@@ -648,6 +666,7 @@ static const char *const LIST_FIELDS[L_COUNT] = {
 
 int pm_manifest_list_decode(const uint8_t *data, size_t len, const char *name, pm_manifest_file_metas *out,
                             pm_error *err) {
+  if (is_orc(data, len)) return pm_manifest_list_decode_orc(data, len, name, out, err);
   pm_file *f = NULL;
   pm_avro_reader *r = NULL;
   PM_TRY(open_reader(data, len, name, &f, &r, err));
@@ -789,6 +808,7 @@ static void read_dv_ranges(decoder *d, pm_avro_cursor *c, const pm_avro_schema *
 
 int pm_index_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_index_entries *out,
                              pm_error *err) {
+  if (is_orc(data, len)) return pm_index_manifest_decode_orc(data, len, name, out, err);
   pm_file *f = NULL;
   pm_avro_reader *r = NULL;
   PM_TRY(open_reader(data, len, name, &f, &r, err));
