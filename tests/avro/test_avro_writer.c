@@ -53,6 +53,8 @@ static void encode_record(pm_avro_encoder *e, int k) {
   pm_avro_put_bytes(e, raw, (size_t)(k % 41 > 40 ? 40 : k % 41));
   char s[64];
   snprintf(s, sizeof s, "rec-%d \"q\" \\ \t\n\x01 \xc3\xa9\xe2\x82\xac", k);
+  if (k % 10 == 0) /* invalid UTF-8: avsc shows U+FFFD per maximal invalid subpart */
+    snprintf(s, sizeof s, "bad \xff|\xc3(|\xe0\x80|\xed\xa0\x80|\xf4\x90|\xf0\x9f\x98|\xc0\xaf|ok \xf0\x9f\x98\x80");
   pm_avro_put_string(e, s);
   pm_avro_put_enum(e, k % 3);
   pm_avro_put_fixed(e, raw, 4);
@@ -72,8 +74,15 @@ static void encode_record(pm_avro_encoder *e, int k) {
     pm_buf_free(&tmp.buf);
   }
   pm_avro_put_block_end(e);
-  /* map */
-  if (k % 3) {
+  /* map (k % 5 == 0: numeric-looking and repeated keys, which avsc reorders / merges) */
+  if (k % 5 == 0) {
+    const char *keys[] = {"10", "b", "2", "a", "b", "007", "4294967295", "0"};
+    pm_avro_put_block_count(e, 8);
+    for (int i = 0; i < 8; i++) {
+      pm_avro_put_string(e, keys[i]);
+      pm_avro_put_string(e, keys[(i + k) % 8]);
+    }
+  } else if (k % 3) {
     pm_avro_put_block_count(e, 2);
     pm_avro_put_string(e, "alpha");
     pm_avro_put_string(e, "A");

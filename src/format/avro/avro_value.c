@@ -149,11 +149,47 @@ int pm_avro_decode_value(pm_avro_cursor *c, const pm_avro_schema *s, pm_avro_val
 
 static int put(pm_buf *o, const char *s) { return pm_buf_append(o, s, strlen(s)); }
 
+/* Length of the valid UTF-8 sequence at s (1..4), or -(bytes of the maximal
+ * invalid subpart) as a WHATWG decoder (Node's Buffer.toString) sees it. */
+static int utf8_seq(const uint8_t *s, size_t n) {
+  uint8_t c = s[0];
+  if (c < 0x80) return 1;
+  int need;
+  uint8_t lo = 0x80, hi = 0xbf;
+  if (c >= 0xc2 && c <= 0xdf) need = 1;
+  else if (c >= 0xe0 && c <= 0xef) {
+    need = 2;
+    if (c == 0xe0) lo = 0xa0;
+    if (c == 0xed) hi = 0x9f;
+  } else if (c >= 0xf0 && c <= 0xf4) {
+    need = 3;
+    if (c == 0xf0) lo = 0x90;
+    if (c == 0xf4) hi = 0x8f;
+  } else {
+    return -1;
+  }
+  for (int k = 1; k <= need; k++) {
+    if ((size_t)k >= n || s[k] < lo || s[k] > hi) return -k;
+    lo = 0x80, hi = 0xbf;
+  }
+  return need + 1;
+}
+
 static int put_json_string(pm_buf *o, const uint8_t *s, size_t n) {
   static const char hexd[] = "0123456789abcdef";
   if (pm_buf_push_u8(o, '"')) return -1;
   for (size_t i = 0; i < n; i++) {
     uint8_t ch = s[i];
+    if (ch >= 0x80) { /* copy valid UTF-8, replace invalid bytes with U+FFFD as avsc does */
+      int k = utf8_seq(s + i, n - i);
+      if (k > 0) {
+        if (pm_buf_append(o, s + i, (size_t)k)) return -1;
+      } else if (pm_buf_append(o, "\xef\xbf\xbd", 3)) {
+        return -1;
+      }
+      i += (size_t)(k > 0 ? k : -k) - 1;
+      continue;
+    }
     char esc[7] = {0};
     switch (ch) {
       case '"': strcpy(esc, "\\\""); break;
@@ -260,6 +296,58 @@ static int union_is_wrapped(const pm_avro_schema *u) {
   return 0;
 }
 
+static int to_json(const pm_avro_value *v, pm_buf *o);
+
+/* JavaScript array-index key ("0".."4294967294", canonical): such keys come
+ * first in a JS object, in numeric order. Returns the index or -1. */
+static int64_t js_index_key(const char *k, size_t len) {
+  if (len == 0 || len > 10 || (len > 1 && k[0] == '0')) return -1;
+  int64_t v = 0;
+  for (size_t i = 0; i < len; i++) {
+    if (k[i] < '0' || k[i] > '9') return -1;
+    v = v * 10 + (k[i] - '0');
+  }
+  return v <= 4294967294LL ? v : -1;
+}
+
+/* A map prints like the JS object avsc builds: index keys first (ascending),
+ * then the others in first-insertion order; a repeated key keeps its first
+ * position and takes the last value. */
+static int put_map(const pm_avro_value *v, pm_buf *o) {
+  size_t n = v->count;
+  size_t *order = malloc((n ? n : 1) * sizeof *order);
+  if (!order) return -1;
+  size_t m = 0;
+  for (size_t i = 0; i < n; i++) { /* first occurrences */
+    size_t j = 0;
+    while (j < i && !(v->key_lens[j] == v->key_lens[i] && !memcmp(v->keys[j], v->keys[i], v->key_lens[i]))) j++;
+    if (j == i) order[m++] = i;
+  }
+  /* stable insertion sort: index keys ascending before the rest */
+  for (size_t a = 1; a < m; a++) {
+    size_t cur = order[a];
+    int64_t ck = js_index_key(v->keys[cur], v->key_lens[cur]);
+    size_t b = a;
+    while (b > 0 && ck >= 0) {
+      int64_t pk = js_index_key(v->keys[order[b - 1]], v->key_lens[order[b - 1]]);
+      if (pk >= 0 && pk <= ck) break;
+      order[b] = order[b - 1];
+      b--;
+    }
+    order[b] = cur;
+  }
+  int rc = put(o, "{");
+  for (size_t a = 0; a < m && !rc; a++) {
+    size_t k = order[a], last = k;
+    for (size_t j = k + 1; j < n; j++)
+      if (v->key_lens[j] == v->key_lens[k] && !memcmp(v->keys[j], v->keys[k], v->key_lens[k])) last = j;
+    rc = (a && put(o, ",")) || put_json_string(o, (const uint8_t *)v->keys[k], v->key_lens[k]) || put(o, ":") ||
+         to_json(&v->items[last], o);
+  }
+  free(order);
+  return rc || put(o, "}");
+}
+
 static int to_json(const pm_avro_value *v, pm_buf *o) {
   const pm_avro_schema *s = v->schema;
   int wrapped = 0;
@@ -303,11 +391,7 @@ static int to_json(const pm_avro_value *v, pm_buf *o) {
       rc = rc || put(o, "]");
       break;
     case PM_AVRO_MAP:
-      rc = put(o, "{");
-      for (size_t i = 0; i < v->count && !rc; i++)
-        rc = (i && put(o, ",")) || put_json_string(o, (const uint8_t *)v->keys[i], v->key_lens[i]) || put(o, ":") ||
-             to_json(&v->items[i], o);
-      rc = rc || put(o, "}");
+      rc = put_map(v, o);
       break;
     case PM_AVRO_UNION: rc = put(o, "null"); break;
   }
