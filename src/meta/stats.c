@@ -6,8 +6,9 @@
 static int stats_slot(const pm_simple_stats *s, int32_t idx, int32_t arity, const pm_data_type *type,
                       pm_col_stats *out, pm_error *err) {
   memset(out, 0, sizeof(*out));
-  out->null_count = PM_NULL_COUNT_UNKNOWN;
-  if (!s->null_counts_is_null && idx < s->n_null_counts) out->null_count = s->null_counts[idx];
+  out->null_count = -1;
+  if (!s->null_counts_is_null && idx < s->n_null_counts && s->null_counts[idx] != PM_NULL_COUNT_UNKNOWN)
+    out->null_count = s->null_counts[idx];
   pm_binary_row lo, hi;
   PM_TRY(pm_binary_row_open_serialized(s->min_values.data, s->min_values.len, "_MIN_VALUES", &lo, err));
   PM_TRY(pm_binary_row_open_serialized(s->max_values.data, s->max_values.len, "_MAX_VALUES", &hi, err));

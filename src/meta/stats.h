@@ -9,14 +9,13 @@
 #include <stdint.h>
 
 #include "data/binary_row.h"
+#include "data/predicate.h" /* pm_col_stats: min/max values + null count (-1 = unknown) */
 #include "meta/manifest.h"
 #include "meta/schema.h"
 
-typedef struct pm_col_stats {
-  pm_value min;       /* PM_V_NULL when unknown (all null, stats mode counts/none, unsupported type) */
-  pm_value max;       /* values point into the DataFileMeta's stats bytes */
-  int64_t null_count; /* PM_NULL_COUNT_UNKNOWN when unknown */
-} pm_col_stats;
+/* Results are data/predicate.h's pm_col_stats: min/max are PM_V_NULL when
+ * unknown (all null, stats mode counts/none, unsupported type) and point into
+ * the DataFileMeta's stats bytes; null_count is -1 when unknown. */
 
 /* Stats of the column with Paimon field id `field_id` in data file f, which
  * was written with `file_schema` (the schema with id f->schema_id; the field
