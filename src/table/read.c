@@ -1903,7 +1903,7 @@ typedef struct pf_slot {
   int head, count;
   int done;   /* producer finished this split */
   int rc;
-  pm_error err;
+  pm_error *err; /* allocated only on failure (slots exist per split: keep them small) */
 } pf_slot;
 
 struct prefetch {
@@ -1958,7 +1958,10 @@ static void *pf_worker(void *arg) {
     pthread_mutex_lock(&p->mu);
     slot->done = 1;
     slot->rc = rc;
-    if (rc) slot->err = err;
+    if (rc) {
+      slot->err = malloc(sizeof *slot->err);
+      if (slot->err) *slot->err = err;
+    }
     pthread_cond_broadcast(&p->cv);
     pthread_mutex_unlock(&p->mu);
   }
@@ -1971,9 +1974,11 @@ static void pf_free(prefetch *p) {
   pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);
   for (int i = 0; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
-  for (size_t i = 0; i < p->s->n_splits; i++)
+  for (size_t i = 0; i < p->s->n_splits; i++) {
     for (int k = 0; k < p->slots[i].count; k++)
       pm_array_release(&p->slots[i].batches[(p->slots[i].head + k) % PF_QUEUE]);
+    free(p->slots[i].err);
+  }
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->cv);
   free(p->slots);
@@ -2025,7 +2030,8 @@ static int pf_next(read_stream *s, struct ArrowArray *out, pm_error *err) {
     if (slot->done) {
       if (slot->rc) {
         int rc = slot->rc;
-        *err = slot->err;
+        if (slot->err) *err = *slot->err;
+        else pm_errorf(err, (paimon_status)rc, "split %zu failed (no memory for its message)", p->consumer_split);
         pthread_mutex_unlock(&p->mu);
         return rc;
       }
