@@ -1,0 +1,412 @@
+/* Scan planning on the fixture tables: row counts of planned files vs the expected results,
+ * time-travel selectors and their errors, partition and bucket pruning, damaged tables. */
+#include <jansson.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "io/file.h"
+#include "table/catalog.h"
+#include "table/scan.h"
+
+#define WH_PARQUET PM_SHARED("fixtures/warehouse/parquet")
+
+static pm_table *open_table_in(const char *wh, const char *ident, const char *k1, const char *v1, const char *k2,
+                               const char *v2) {
+  pm_error err = {0};
+  pm_options o, d;
+  pm_options_init(&o);
+  pm_options_init(&d);
+  pm_options_set(&o, "warehouse", wh, &err);
+  if (k1) pm_options_set(&d, k1, v1, &err);
+  if (k2) pm_options_set(&d, k2, v2, &err);
+  pm_catalog *c = NULL;
+  pm_table *t = NULL;
+  CHECK_OK(pm_catalog_open(&o, &c, &err), &err);
+  if (c) CHECK_OK(pm_catalog_get_table(c, ident, &d, &t, &err), &err);
+  pm_catalog_free(c);
+  pm_options_clear(&o);
+  pm_options_clear(&d);
+  return t;
+}
+
+static pm_predicate *parse(pm_table *t, const char *text) {
+  pm_pred_column cols[64];
+  size_t n = t->schema->n_fields;
+  for (size_t i = 0; i < n && i < 64; i++) {
+    cols[i].name = t->schema->fields[i].name;
+    cols[i].index = (int32_t)i;
+    cols[i].field_id = t->schema->fields[i].id;
+    cols[i].type = t->schema->fields[i].type;
+  }
+  pm_error err = {0};
+  pm_predicate *p = NULL;
+  CHECK_OK(pm_pred_parse(text, cols, n, 1, &p, &err), &err);
+  return p;
+}
+
+static int64_t plan_rows(const pm_plan *p, int *dv_unknown) {
+  int64_t rows = 0;
+  for (size_t i = 0; i < p->n_splits; i++) {
+    const pm_data_split *s = p->splits[i];
+    for (size_t f = 0; f < s->n_data_files; f++) {
+      rows += s->data_files[f].row_count;
+      if (s->deletion_files && s->deletion_files[f].path) {
+        if (s->deletion_files[f].cardinality < 0) *dv_unknown = 1;
+        else rows -= s->deletion_files[f].cardinality;
+      }
+    }
+  }
+  return rows;
+}
+
+static size_t plan_files(const pm_plan *p) {
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_splits; i++) n += p->splits[i]->n_data_files;
+  return n;
+}
+
+/* For every expected result of an append (non data-evolution) or deletion-vector table with
+ * Avro manifests, the planned files must hold exactly the expected number of rows. */
+static void test_row_counts_match_expected(void) {
+  pm_error err = {0};
+  json_error_t je;
+  json_t *all = json_load_file(PM_SHARED("fixtures/fixtures.json"), 0, &je);
+  CHECK(all != NULL);
+  size_t checked = 0;
+  for (size_t i = 0; all && i < json_array_size(all); i++) {
+    json_t *fx = json_array_get(all, i);
+    const char *table = json_string_value(json_object_get(fx, "table"));
+    const char *kind = json_string_value(json_object_get(fx, "kind"));
+    const char *mf = json_string_value(json_object_get(fx, "manifest_format"));
+    json_t *feats = json_object_get(fx, "features");
+    int skip = !mf || strcmp(mf, "avro") != 0;
+    int dv = 0;
+    for (size_t k = 0; k < json_array_size(feats); k++) {
+      const char *f = json_string_value(json_array_get(feats, k));
+      if (strstr(f, "data-evolution") || strstr(f, "partial-update") || strstr(f, "sequence.field")) skip = 1;
+      if (strstr(f, "deletion-vectors")) dv = 1;
+    }
+    if (!strcmp(kind, "primary-key") && !dv) skip = 1; /* merge-on-read: rows collapse by key */
+    if (skip) continue;
+    json_t *exps = json_object_get(fx, "expected");
+    for (size_t k = 0; k < json_array_size(exps); k++) {
+      char path[1024];
+      snprintf(path, sizeof path, "%s/%s", PM_SHARED("fixtures/expected"), json_string_value(json_array_get(exps, k)));
+      json_t *ex = json_load_file(path, 0, &je);
+      if (!ex) continue;
+      json_t *snap = json_object_get(ex, "snapshot");
+      const char *branch = json_string_value(json_object_get(ex, "branch"));
+      char root[1024], sid[32];
+      snprintf(root, sizeof root, "%s/%s", PM_SHARED("fixtures/warehouse"), table);
+      pm_table *t = NULL;
+      pm_options d;
+      pm_options_init(&d);
+      if (json_is_integer(snap)) {
+        snprintf(sid, sizeof sid, "%lld", (long long)json_integer_value(snap));
+        pm_options_set(&d, "scan.snapshot-id", sid, &err);
+      }
+      CHECK_OK(pm_table_open_path(root, NULL, NULL, branch, &d, NULL, &t, &err), &err);
+      pm_options_clear(&d);
+      pm_plan *p = NULL;
+      if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+      if (p) {
+        int unknown = 0;
+        int64_t rows = plan_rows(p, &unknown);
+        if (!unknown) {
+          CHECK_MSG(rows == (int64_t)json_array_size(json_object_get(ex, "rows")), "%s: planned %lld rows, expected %zu",
+                    path, (long long)rows, json_array_size(json_object_get(ex, "rows")));
+          checked++;
+        }
+        if (json_is_integer(snap)) CHECK_EQ_INT(p->snapshot_id, json_integer_value(snap));
+        else CHECK(!p->has_snapshot && p->n_splits == 0);
+      }
+      pm_plan_free(p);
+      pm_table_free(t);
+      json_decref(ex);
+    }
+  }
+  CHECK(checked >= 15);
+  json_decref(all);
+}
+
+static void test_pk09_plan(void) {
+  pm_error err = {0};
+  pm_table *t = open_table_in(WH_PARQUET, "pk_09.pk_09", NULL, NULL, NULL, NULL);
+  if (!t) return;
+  pm_plan *p = NULL;
+  CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) {
+    CHECK_EQ_INT(p->snapshot_id, 8);
+    /* DV table: only compacted (level > 0) files are visible; one split per (partition, bucket) */
+    CHECK_EQ_INT(p->n_splits, 3);
+    for (size_t i = 0; i < p->n_splits; i++) {
+      CHECK(p->splits[i]->raw_convertible);
+      CHECK(p->splits[i]->deletion_files != NULL);
+      for (size_t f = 0; f < p->splits[i]->n_data_files; f++) CHECK(p->splits[i]->data_files[f].level > 0);
+      CHECK(pm_path_exists(p->splits[i]->bucket_path));
+    }
+    CHECK(p->explain.entries_pruned_level > 0);
+  }
+  pm_plan_free(p);
+  pm_table_free(t);
+}
+
+static int plan_err(const char *k1, const char *v1, const char *k2, const char *v2, pm_error *err) {
+  pm_table *t = open_table_in(WH_PARQUET, "pk_09.pk_09", k1, v1, k2, v2);
+  if (!t) return -1;
+  pm_plan *p = NULL;
+  int rc = pm_scan_plan(t, NULL, -1, &p, err);
+  int64_t id = p ? p->snapshot_id : -1;
+  pm_plan_free(p);
+  pm_table_free(t);
+  return rc ? -rc : (int)id;
+}
+
+static int64_t snapshot_time(int id) {
+  char path[512];
+  snprintf(path, sizeof path, "%s/pk_09.db/pk_09/snapshot/snapshot-%d", WH_PARQUET, id);
+  json_error_t je;
+  json_t *j = json_load_file(path, 0, &je);
+  int64_t t = j ? json_integer_value(json_object_get(j, "timeMillis")) : -1;
+  json_decref(j);
+  return t;
+}
+
+static void test_time_travel(void) {
+  pm_error err = {0};
+  char buf[64];
+  CHECK_EQ_INT(plan_err("scan.snapshot-id", "6", NULL, NULL, &err), 6);
+  CHECK_EQ_INT(plan_err("scan.version", "3", NULL, NULL, &err), 3);
+  snprintf(buf, sizeof buf, "%lld", (long long)snapshot_time(5));
+  CHECK_EQ_INT(plan_err("scan.timestamp-millis", buf, NULL, NULL, &err), 5);
+  snprintf(buf, sizeof buf, "%lld", (long long)snapshot_time(5) + 1);
+  CHECK_EQ_INT(plan_err("scan.timestamp-millis", buf, NULL, NULL, &err), 5);
+  snprintf(buf, sizeof buf, "%lld", (long long)snapshot_time(1) - 1);
+  CHECK_EQ_INT(plan_err("scan.timestamp-millis", buf, NULL, NULL, &err), -PAIMON_ERR_NOT_FOUND);
+  CHECK(strstr(err.message, "scan.timestamp-millis") != NULL);
+  CHECK_EQ_INT(plan_err("scan.timestamp", "2000-01-01 00:00:00", NULL, NULL, &err), -PAIMON_ERR_NOT_FOUND);
+  CHECK_EQ_INT(plan_err("scan.timestamp", "2999-01-01 00:00:00", NULL, NULL, &err), 8);
+  CHECK_EQ_INT(plan_err("scan.timestamp", "yesterday", NULL, NULL, &err), -PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_INT(plan_err("scan.snapshot-id", "99", NULL, NULL, &err), -PAIMON_ERR_NOT_FOUND);
+  CHECK(strstr(err.message, "99") != NULL && strstr(err.message, "[1, 8]") != NULL);
+  CHECK_EQ_INT(plan_err("scan.snapshot-id", "x", NULL, NULL, &err), -PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_INT(plan_err("scan.tag-name", "nope", NULL, NULL, &err), -PAIMON_ERR_NOT_FOUND);
+  CHECK(strstr(err.message, "nope") != NULL);
+  CHECK_EQ_INT(plan_err("scan.version", "nope", NULL, NULL, &err), -PAIMON_ERR_NOT_FOUND);
+  CHECK_EQ_INT(plan_err("scan.snapshot-id", "1", "scan.tag-name", "t", &err), -PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "only one") != NULL);
+  /* snapshot 1 of pk_09 only has level-0 files: nothing visible */
+  pm_table *t = open_table_in(WH_PARQUET, "pk_09.pk_09", "scan.snapshot-id", "1", NULL, NULL);
+  pm_plan *p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) CHECK(p->has_snapshot && p->snapshot_id == 1 && p->n_splits == 0);
+  pm_plan_free(p);
+  pm_table_free(t);
+}
+
+static void test_empty_table(void) {
+  pm_error err = {0};
+  pm_table *t = open_table_in(PM_SHARED("fixtures/warehouse/orc"), "append_table_with_nested_type.append_table_with_nested_type",
+                              NULL, NULL, NULL, NULL);
+  pm_plan *p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) CHECK(!p->has_snapshot && p->snapshot_id == 0 && p->n_splits == 0);
+  pm_plan_free(p);
+  if (t) CHECK(pm_scan_plan(t, NULL, -1, &p, &err) == 0 && p);
+  pm_plan_free(p);
+  pm_table_free(t);
+  t = open_table_in(PM_SHARED("fixtures/warehouse/orc"), "append_table_with_nested_type.append_table_with_nested_type",
+                    "scan.snapshot-id", "1", NULL, NULL);
+  p = NULL;
+  if (t) CHECK(pm_scan_plan(t, NULL, -1, &p, &err) == PAIMON_ERR_NOT_FOUND);
+  pm_table_free(t);
+}
+
+static void test_partition_and_bucket_pruning(void) {
+  pm_error err = {0};
+  pm_table *t = open_table_in(WH_PARQUET, "pk_table_scan_and_read_mor.pk_table_scan_and_read_mor", NULL, NULL, NULL, NULL);
+  if (!t) return;
+  pm_plan *all = NULL, *p = NULL;
+  CHECK_OK(pm_scan_plan(t, NULL, -1, &all, &err), &err);
+  pm_predicate *f = parse(t, "f1 = 10");
+  CHECK_OK(pm_scan_plan(t, f, -1, &p, &err), &err);
+  if (all && p) {
+    size_t in10 = 0;
+    for (size_t i = 0; i < all->n_splits; i++) in10 += strstr(all->splits[i]->bucket_path, "/f1=10/") != NULL;
+    CHECK(in10 > 0 && in10 < all->n_splits);
+    CHECK_EQ_INT(p->n_splits, in10);
+    for (size_t i = 0; i < p->n_splits; i++) CHECK(strstr(p->splits[i]->bucket_path, "/f1=10/") != NULL);
+    CHECK(p->explain.entries_pruned_partition + p->explain.manifests_pruned_partition > 0);
+  }
+  pm_plan_free(p);
+  pm_pred_free(f);
+  /* bucket-key f2 (FORMAT.md 6.3: f2 = 1 hashes to bucket 0 of 2, f2 = 0 to bucket 1) */
+  const char *bucket_key = pm_options_get(&t->options, "bucket-key");
+  int key_is_f2 = bucket_key && !strcmp(bucket_key, "f2");
+  if (!key_is_f2 && t->n_bucket_keys == 1) key_is_f2 = !strcmp(t->bucket_keys[0], "f2");
+  if (key_is_f2 && t->bucket == 2) {
+    f = parse(t, "f2 = 1");
+    p = NULL;
+    CHECK_OK(pm_scan_plan(t, f, -1, &p, &err), &err);
+    if (p) {
+      CHECK(p->n_splits > 0);
+      for (size_t i = 0; i < p->n_splits; i++) CHECK_EQ_INT(p->splits[i]->bucket, 0);
+      CHECK(p->explain.entries_pruned_bucket > 0);
+    }
+    pm_plan_free(p);
+    pm_pred_free(f);
+    f = parse(t, "f2 in (0, 1)");
+    p = NULL;
+    CHECK_OK(pm_scan_plan(t, f, -1, &p, &err), &err);
+    if (p && all) CHECK_EQ_INT(plan_files(p), plan_files(all));
+    pm_plan_free(p);
+    pm_pred_free(f);
+  }
+  pm_plan_free(all);
+  pm_table_free(t);
+}
+
+static void test_value_stats_pruning(void) {
+  pm_error err = {0};
+  pm_table *t = open_table_in(WH_PARQUET, "append_table_with_alter_table.append_table_with_alter_table", NULL, NULL,
+                              NULL, NULL);
+  if (!t) return;
+  pm_plan *p = NULL;
+  pm_predicate *f = parse(t, "k > 2000000000");
+  CHECK_OK(pm_scan_plan(t, f, -1, &p, &err), &err);
+  if (p) {
+    CHECK_EQ_INT(p->n_splits, 0);
+    CHECK(p->explain.files_pruned_value_stats > 0);
+  }
+  pm_plan_free(p);
+  pm_pred_free(f);
+  /* `e` was added by the second schema: old files hold only nulls for it */
+  f = parse(t, "e is null");
+  p = NULL;
+  CHECK_OK(pm_scan_plan(t, f, -1, &p, &err), &err);
+  if (p) CHECK(p->n_splits > 0);
+  pm_plan_free(p);
+  pm_pred_free(f);
+  /* limit pushdown: with limit 1 the first split already covers it */
+  p = NULL;
+  CHECK_OK(pm_scan_plan(t, NULL, 1, &p, &err), &err);
+  if (p) CHECK_EQ_INT(p->n_splits, 1);
+  pm_plan_free(p);
+  p = NULL;
+  CHECK_OK(pm_scan_plan(t, NULL, 0, &p, &err), &err);
+  if (p) CHECK_EQ_INT(p->n_splits, 0);
+  pm_plan_free(p);
+  pm_table_free(t);
+}
+
+static void test_incremental(void) {
+  pm_error err = {0};
+  pm_table *t = open_table_in(WH_PARQUET, "pk_09.pk_09", "incremental-between", "1,3", NULL, NULL);
+  pm_plan *p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) {
+    CHECK_EQ_INT(p->snapshot_id, 3);
+    for (size_t i = 0; i < p->n_splits; i++) CHECK(p->splits[i]->is_streaming);
+  }
+  pm_plan_free(p);
+  pm_table_free(t);
+  t = open_table_in(WH_PARQUET, "pk_09.pk_09", "incremental-between", "5,2", NULL, NULL);
+  if (t) CHECK(pm_scan_plan(t, NULL, -1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  pm_table_free(t);
+  t = open_table_in(WH_PARQUET, "pk_09.pk_09", "incremental-between", "1,42", NULL, NULL);
+  if (t) CHECK(pm_scan_plan(t, NULL, -1, &p, &err) == PAIMON_ERR_NOT_FOUND);
+  pm_table_free(t);
+}
+
+static void test_fallback_branch(void) {
+  pm_error err = {0};
+  const char *id = "append_table_with_rt_branch.append_table_with_rt_branch";
+  pm_table *t = open_table_in(WH_PARQUET, id, NULL, NULL, NULL, NULL);
+  pm_plan *p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) CHECK(p->explain.fallback_splits > 0);
+  pm_plan_free(p);
+  pm_table_free(t);
+}
+
+/* ---- damaged tables (copies in a temp dir) ---- */
+
+static char tmp_root[256];
+
+static int copy_table(const char *rel) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s/w' && mkdir -p '%s/w' && cp -r '%s/%s' '%s/w/' && chmod -R u+w '%s/w'",
+           tmp_root, tmp_root, WH_PARQUET, rel, tmp_root, tmp_root);
+  return system(cmd);
+}
+
+static int damaged_plan(const char *db, const char *k, const char *v, const char *where, pm_error *err) {
+  char wh[512], ident[256];
+  snprintf(wh, sizeof wh, "%s/w", tmp_root);
+  snprintf(ident, sizeof ident, "%s.%s", db, db);
+  pm_table *t = open_table_in(wh, ident, k, v, NULL, NULL);
+  if (!t) return -1;
+  pm_predicate *f = where ? parse(t, where) : NULL;
+  pm_plan *p = NULL;
+  int rc = pm_scan_plan(t, f, -1, &p, err);
+  pm_plan_free(p);
+  pm_pred_free(f);
+  pm_table_free(t);
+  return rc;
+}
+
+static void write_text(const char *path, const char *text) {
+  FILE *f = fopen(path, "wb");
+  if (f) {
+    fputs(text, f);
+    fclose(f);
+  }
+}
+
+static void test_damaged_tables(void) {
+  pm_error err = {0};
+  char path[1024];
+  snprintf(tmp_root, sizeof tmp_root, "/tmp/pm_scan_test_%d", (int)getpid());
+  /* missing snapshot file */
+  CHECK_EQ_INT(copy_table("pk_09.db"), 0);
+  snprintf(path, sizeof path, "%s/w/pk_09.db/pk_09/snapshot/snapshot-8", tmp_root);
+  unlink(path);
+  CHECK(damaged_plan("pk_09", NULL, NULL, NULL, &err) != 0);
+  CHECK_MSG(strstr(err.message, "snapshot-8") || strstr(err.message, "snapshot 8"), "%s", err.message);
+  /* LATEST pointing past the last snapshot */
+  CHECK_EQ_INT(copy_table("pk_09.db"), 0);
+  snprintf(path, sizeof path, "%s/w/pk_09.db/pk_09/snapshot/LATEST", tmp_root);
+  write_text(path, "12");
+  int rc = damaged_plan("pk_09", NULL, NULL, NULL, &err);
+  CHECK_MSG(rc != 0 ? strstr(err.message, "snapshot") != NULL : 1, "%s", err.message);
+  /* corrupt manifest: every manifest file overwritten with garbage */
+  CHECK_EQ_INT(copy_table("pk_09.db"), 0);
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "for f in '%s/w/pk_09.db/pk_09/manifest/'manifest-[0-9a-f]*; do printf 'garbage!' > \"$f\"; done",
+           tmp_root);
+  CHECK_EQ_INT(system(cmd), 0);
+  CHECK(damaged_plan("pk_09", NULL, NULL, NULL, &err) == PAIMON_ERR_CORRUPT);
+  CHECK_MSG(strstr(err.message, "/manifest/manifest-") != NULL, "%s", err.message);
+  /* data files written with a schema that no longer exists */
+  CHECK_EQ_INT(copy_table("append_table_with_alter_table.db"), 0);
+  snprintf(path, sizeof path, "%s/w/append_table_with_alter_table.db/append_table_with_alter_table/schema/schema-0",
+           tmp_root);
+  unlink(path);
+  CHECK(damaged_plan("append_table_with_alter_table", NULL, NULL, "k > 1", &err) == PAIMON_ERR_NOT_FOUND);
+  CHECK_MSG(strstr(err.message, "schema-0") != NULL, "%s", err.message);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+  CHECK_EQ_INT(system(cmd), 0);
+}
+
+int main(void) {
+  RUN_TEST(test_row_counts_match_expected);
+  RUN_TEST(test_pk09_plan);
+  RUN_TEST(test_time_travel);
+  RUN_TEST(test_empty_table);
+  RUN_TEST(test_partition_and_bucket_pruning);
+  RUN_TEST(test_value_stats_pruning);
+  RUN_TEST(test_incremental);
+  RUN_TEST(test_fallback_branch);
+  RUN_TEST(test_damaged_tables);
+  TEST_MAIN_END();
+}
