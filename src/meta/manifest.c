@@ -80,6 +80,11 @@ static const char *arena_str(decoder *d, pm_avro_bytes b) {
 
 static pm_bytes arena_bytes(decoder *d, pm_avro_bytes b) {
   pm_bytes r = {NULL, b.len};
+  /* the empty row (unpartitioned tables, append-table keys and key stats) is shared, not copied */
+  if (b.len == 12 && memcmp(b.ptr, PM_EMPTY_ROW_BYTES, 12) == 0) {
+    r.data = PM_EMPTY_ROW_BYTES;
+    return r;
+  }
   r.data = pm_arena_memdup(d->arena, b.ptr, b.len);
   if (!r.data) d->oom = 1;
   return r;
