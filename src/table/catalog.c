@@ -396,15 +396,18 @@ int pm_table_open_path(const char *root, const char *database, const char *name,
       if (!rc) rc = pm_options_set(&t->dynamic_options, dynamic->keys[i], dynamic->values[i], err);
     }
   }
+  /* Rewrites: dynamic (per read) rules first, then the catalog's. The
+   * catalog's are remembered among the dynamic options so that reopened
+   * handles keep them. */
+  if (!rc && dynamic) {
+    const char *rw = pm_options_get(dynamic, "path-rewrite");
+    if (rw) rc = parse_rewrites(t, rw, err);
+  }
   if (!rc && catalog) {
     const char *rw = pm_options_get(catalog, "path-rewrite");
     if (rw) rc = parse_rewrites(t, rw, err);
-    if (!rc && !pm_options_get(&t->dynamic_options, "path-rewrite") && rw)
+    if (!rc && rw && !pm_options_get(&t->dynamic_options, "path-rewrite"))
       rc = pm_options_set(&t->dynamic_options, "path-rewrite", rw, err);
-  }
-  if (!rc && dynamic && !catalog) {
-    const char *rw = pm_options_get(dynamic, "path-rewrite");
-    if (rw) rc = parse_rewrites(t, rw, err);
   }
   if (rc) {
     pm_table_free(t);

@@ -320,9 +320,38 @@ static void test_time_travel_and_splits(void) {
   paimon_catalog_free(c);
 }
 
+/* External data paths recorded as FILE:/tmp/external/... are read through a per-read path rewrite. */
+static void test_external_paths(void) {
+  paimon_error err = {0};
+  paimon_catalog *c = open_catalog();
+  paimon_table *t = NULL;
+  if (c) CHECK_OK(paimon_catalog_get_table(c, "pk_dv_index_in_data_with_external.pk_dv_index_in_data_with_external", &t, &err), &err);
+  if (!t) {
+    paimon_catalog_free(c);
+    return;
+  }
+  paimon_option o[] = {{"path-rewrite", "FILE:/tmp/external=" WH "/pk_dv_index_in_data_with_external.db/external"}};
+  paimon_read_builder *rb = NULL;
+  CHECK_OK(paimon_read_builder_new(t, o, 1, &rb, &err), &err);
+  rowset got = {0};
+  if (rb) read_all(rb, &got);
+  char path[512];
+  snprintf(path, sizeof path, "%s/parquet__pk_dv_index_in_data_with_external__snapshot-4.json", PM_SHARED("fixtures/expected"));
+  json_error_t je;
+  json_t *ex = json_load_file(path, 0, &je);
+  CHECK(ex != NULL);
+  if (ex) CHECK_EQ_INT(got.n, json_array_size(json_object_get(ex, "rows")));
+  json_decref(ex);
+  rowset_free(&got);
+  paimon_read_builder_free(rb);
+  paimon_table_free(t);
+  paimon_catalog_free(c);
+}
+
 int main(void) {
   RUN_TEST(test_catalog_and_table);
   RUN_TEST(test_reads);
   RUN_TEST(test_time_travel_and_splits);
+  RUN_TEST(test_external_paths);
   TEST_MAIN_END();
 }
