@@ -260,7 +260,7 @@ uint64_t pm_avro_reader_block_offset(const pm_avro_reader *r) { return r->block_
 static int zstd_block(pm_avro_reader *r, const uint8_t *src, size_t n, pm_error *err) {
   if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return PM_NOMEM(err);
   size_t cap = r->data.cap;
-  if (cap < 131072) cap = 131072;
+  if (cap < 16384) cap = 16384;
   if (n <= PM_AVRO_MAX_BLOCK_BYTES / 8 && cap < 8 * n) cap = 8 * n;
   if (cap > PM_AVRO_MAX_BLOCK_BYTES) cap = PM_AVRO_MAX_BLOCK_BYTES;
   for (;;) {
