@@ -384,6 +384,7 @@ typedef struct scan_ctx {
   int exclude_level0;
   int value_filter_per_file;
   int value_filter_whole_bucket;
+  uint8_t *needed;                /* per t->schema field: referenced by the filter (stats decoded) */
   pm_scan_explain *ex;
 } scan_ctx;
 
@@ -393,6 +394,12 @@ static void scan_ctx_clear(scan_ctx *c) {
   pm_pred_free(c->key_pred);
   free(c->key_types);
   free(c->bucket_hashes);
+  free(c->needed);
+}
+
+static void mark_needed(const pm_predicate *p, uint8_t *needed, size_t n) {
+  if (p->n_children == 0 && p->field_index >= 0 && (size_t)p->field_index < n) needed[p->field_index] = 1;
+  for (size_t i = 0; i < p->n_children; i++) mark_needed(p->children[i], needed, n);
 }
 
 /* Literal sets per bucket-key column from =/IN conjuncts (or ORs of =). */
@@ -538,6 +545,11 @@ static int setup_ctx(scan_ctx *c, pm_table *t, const pm_predicate *filter, int i
     }
   }
   free(map);
+  if (!rc && filter) {
+    c->needed = calloc(nf ? nf : 1, 1);
+    if (!c->needed) rc = PM_NOMEM(err);
+    else mark_needed(filter, c->needed, nf);
+  }
   if (!rc) rc = setup_bucket_filter(c, err);
   if (rc) return rc;
   if (pm_table_has_pk(t) && !incremental) {
@@ -636,8 +648,8 @@ static int file_value_stats(scan_ctx *c, const pm_data_file_meta *f, pm_col_stat
     if (fi < 0) continue;
     const pm_data_field *ff = &fs->fields[fi];
     int ci = pm_schema_field_index_by_id(t->schema, ff->id);
+    if (ci < 0 || (c->needed && !c->needed[ci])) continue; /* only decode what the filter uses */
     types[i] = ff->type;
-    if (ci < 0) continue;
     /* a changed type makes old stats unsafe for pruning */
     if (ff->type->root != t->schema->fields[ci].type->root ||
         (ff->type->root == PM_DT_DECIMAL && ff->type->scale != t->schema->fields[ci].type->scale))
