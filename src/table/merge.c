@@ -770,6 +770,26 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
     case PM_ENGINE_PARTIAL_UPDATE:
     case PM_ENGINE_AGGREGATION: break;
   }
+  if (cfg->level_col >= 0) {
+    /* lookup rule: keep level-0 records and only the newest level > 0 record */
+    int kept = 0, seen_high = 0;
+    for (int a = g - 1; a >= 0; a--) {
+      const struct ArrowArray *lv = m->runs[gr[a]].batch.children[cfg->level_col];
+      int32_t level = ((const int32_t *)lv->buffers[1])[lv->offset + gi[a]];
+      if (level > 0) {
+        if (seen_high) continue;
+        seen_high = 1;
+      }
+      gr[g - 1 - kept] = gr[a];
+      gi[g - 1 - kept] = gi[a];
+      kept++;
+    }
+    if (kept < g) {
+      memmove(gr, gr + (g - kept), (size_t)kept * sizeof *gr);
+      memmove(gi, gi + (g - kept), (size_t)kept * sizeof *gi);
+      g = kept;
+    }
+  }
   if (cfg->engine == PM_ENGINE_PARTIAL_UPDATE && cfg->n_seq_groups > 0) return merge_group_seq_groups(m, g, err);
   /* Per-column merge. State starts all-null; walk records in order. */
   int agg = cfg->engine == PM_ENGINE_AGGREGATION;

@@ -81,6 +81,8 @@ typedef struct pm_merge_config {
   const int *key_cols;   /* indices into layout children, comparison order */
   int seq_col;           /* BIGINT _SEQUENCE_NUMBER */
   int kind_col;          /* TINYINT _VALUE_KIND */
+  int level_col;         /* INT file level per record for lookup tables (only the newest level > 0
+                            record of a key merges with the level-0 ones), or -1 */
   int n_seq_fields;
   const int *seq_field_cols; /* sequence.field columns, compared in order */
   int seq_descending;        /* sequence.field.sort-order = descending */

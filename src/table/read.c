@@ -54,6 +54,8 @@ typedef struct read_ctx {
   pm_evo_field *evo_fields;  /* per layout child */
   int n_cols;
   int col_seq, col_kind, col_row_id; /* -1 when absent */
+  int col_level;             /* lookup tables: the file level of each record (not stored in files) */
+  int lookup;
   int has_pk;
   int *key_cols;
   int n_keys;
@@ -186,6 +188,7 @@ static int setup_merge(read_ctx *c, pm_error *err) {
   m->key_cols = c->key_cols;
   m->seq_col = c->col_seq;
   m->kind_col = c->col_kind;
+  m->level_col = c->col_level;
   m->n_seq_fields = c->n_seq_fields;
   m->seq_field_cols = c->seq_field_cols;
   m->seq_descending = desc;
@@ -307,7 +310,7 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   c->filter = opt->filter;
   c->limit = opt->limit;
   c->with_row_kind = opt->with_row_kind;
-  c->col_seq = c->col_kind = c->col_row_id = -1;
+  c->col_seq = c->col_kind = c->col_row_id = c->col_level = -1;
   int rc = 0;
   int64_t bs = opt->batch_rows;
   if (bs <= 0) rc = pm_options_get_int64(&t->options, "read.batch-size", 65536, &bs, err);
@@ -324,7 +327,17 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   if (rc) goto fail;
 
   /* layout: table fields + system columns */
-  int extras = c->has_pk ? 2 : c->row_tracking ? 2 : 0;
+  /* Lookup tables (changelog lookup, DVs, first-row, force-lookup) merge with
+   * only the newest level > 0 record per key at read time too (SEMANTICS 3.6). */
+  if (c->has_pk) {
+    const char *cp = pm_table_option(t, "changelog-producer");
+    int force = 0;
+    if (!rc) rc = pm_options_get_bool(&t->options, "force-lookup", 0, &force, err);
+    c->lookup = (cp && !strcasecmp(cp, "lookup")) || t->deletion_vectors || force ||
+                t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
+    if (rc) goto fail;
+  }
+  int extras = c->has_pk ? (c->lookup ? 3 : 2) : c->row_tracking ? 2 : 0;
   c->n_cols = (int)c->nf + extras;
   struct ArrowSchema *ls = &c->layout_schema;
   if ((rc = pm_schema_init(ls, "+s", "", 0, c->n_cols, err))) goto fail;
@@ -334,21 +347,25 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   }
   if (rc) goto fail;
   if (extras) {
-    const char *names[2];
-    const char *fmts[2];
-    int32_t ids[2];
+    const char *names[3];
+    const char *fmts[3];
+    int32_t ids[3];
     if (c->has_pk) {
       c->col_seq = (int)c->nf;
       c->col_kind = (int)c->nf + 1;
       names[0] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER, fmts[0] = "l", ids[0] = PM_FIELD_ID_SEQUENCE_NUMBER;
       names[1] = "_VALUE_KIND", fmts[1] = "c", ids[1] = PM_FIELD_ID_VALUE_KIND;
+      if (c->lookup) {
+        c->col_level = (int)c->nf + 2;
+        names[2] = "_LEVEL", fmts[2] = "i", ids[2] = PM_FIELD_ID_LEVEL;
+      }
     } else {
       c->col_row_id = (int)c->nf;
       c->col_seq = (int)c->nf + 1;
       names[0] = PM_SYSTEM_FIELD_ROW_ID, fmts[0] = "l", ids[0] = PM_FIELD_ID_ROW_ID;
       names[1] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER, fmts[1] = "l", ids[1] = PM_FIELD_ID_SEQUENCE_NUMBER;
     }
-    for (int e = 0; e < 2 && !rc; e++) {
+    for (int e = 0; e < extras && !rc; e++) {
       struct ArrowSchema *ch = ls->children[c->nf + (size_t)e];
       pm_schema_release(ch);
       rc = pm_schema_init(ch, fmts[e], names[e], 0, 0, err);
@@ -1171,6 +1188,20 @@ static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   int64_t n = fb.length;
   rc = pm_evo_apply(&s->map, &fb, out, err);
   if (rc) return rc;
+  if (s->c->col_level >= 0) { /* constant: this file's level */
+    struct ArrowArray lv;
+    int32_t *v = pm_aligned_alloc((size_t)n * 4 + 4);
+    rc = v ? pm_array_init(&lv, n, 2, 0, err) : PM_NOMEM(err);
+    if (rc) {
+      pm_aligned_free(v);
+      pm_array_release(out);
+      return rc;
+    }
+    for (int64_t i = 0; i < n; i++) v[i] = s->meta->level;
+    pm_array_set_buffer(&lv, 1, v);
+    pm_array_release(out->children[s->c->col_level]);
+    pm_array_move(&lv, out->children[s->c->col_level]);
+  }
   if (s->c->row_tracking) {
     int64_t *pos = malloc((size_t)n * sizeof *pos + 8);
     if (!pos) rc = PM_NOMEM(err);
@@ -1198,11 +1229,41 @@ typedef struct batch_source {
 typedef struct raw_reader {
   read_ctx *c;
   const pm_data_split *split;
+  int drop_retracts; /* streaming PK splits: records keep their kinds; drop -U/-D unless kinds are asked for */
   size_t next_file;
   size_t *order; /* file indices in read order */
   size_t n_order;
   file_source *cur;
 } raw_reader;
+
+/* Removes -U/-D rows from a layout batch (in place). */
+static int drop_retract_rows(read_ctx *c, struct ArrowArray *b, pm_error *err) {
+  const struct ArrowArray *k = b->children[c->col_kind];
+  const int8_t *kinds = (const int8_t *)k->buffers[1] + k->offset;
+  int64_t n = b->length, keep = 0;
+  for (int64_t i = 0; i < n; i++) keep += !pm_rowkind_is_retract(kinds[i]);
+  if (keep == n) return 0;
+  int64_t *rows = malloc((size_t)keep * sizeof *rows + 8);
+  int32_t *zeros = calloc((size_t)keep + 1, sizeof *zeros);
+  struct ArrowArray nb;
+  int rc = rows && zeros ? pm_array_init(&nb, keep, 1, c->n_cols, err) : PM_NOMEM(err);
+  if (!rc) {
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (!pm_rowkind_is_retract(kinds[i])) rows[j++] = i;
+    for (int col = 0; col < c->n_cols && !rc; col++) {
+      struct ArrowArray *src = b->children[col];
+      rc = pm_gather(&c->layout.children[col], &src, zeros, rows, keep, nb.children[col], err);
+    }
+    if (rc) pm_array_release(&nb);
+  }
+  free(rows);
+  free(zeros);
+  if (rc) return rc;
+  pm_array_release(b);
+  pm_array_move(&nb, b);
+  return 0;
+}
 
 static void raw_close(void *ctx) {
   raw_reader *r = ctx;
@@ -1223,7 +1284,10 @@ static int raw_next(void *ctx, struct ArrowArray *out, pm_error *err) {
       PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, &r->cur, err));
     }
     PM_TRY(file_source_next(r->cur, out, err));
-    if (out->release) return 0;
+    if (out->release) {
+      if (r->drop_retracts) PM_TRY(drop_retract_rows(r->c, out, err));
+      return 0;
+    }
     file_source_close(r->cur);
     r->cur = NULL;
   }
@@ -1730,6 +1794,16 @@ static int split_open(read_ctx *c, const pm_data_split *split, batch_source *out
   memset(out, 0, sizeof *out);
   size_t n = split->n_data_files;
   if (n == 0) return raw_open(c, split, NULL, 0, out, err);
+  if (c->has_pk && (split->is_streaming || split->bucket == -2)) {
+    /* streaming and postpone-bucket splits: no merge, every record in file order (SEMANTICS 4.7) */
+    size_t *files = malloc((n + 1) * sizeof *files);
+    if (!files) return PM_NOMEM(err);
+    for (size_t i = 0; i < n; i++) files[i] = i;
+    int rc = raw_open(c, split, files, n, out, err);
+    free(files);
+    if (!rc) ((raw_reader *)out->ctx)->drop_retracts = !c->with_row_kind;
+    return rc;
+  }
   if (c->has_pk) {
     int raw = split->raw_convertible && !split->is_streaming && !c->with_row_kind;
     for (size_t i = 0; i < n && raw; i++) raw = split->data_files[i].has_delete_row_count;

@@ -95,6 +95,7 @@ static void base_config(pm_merge_config *c, int engine) {
   c->key_cols = KEY_COLS;
   c->seq_col = C_SEQ;
   c->kind_col = C_KIND;
+  c->level_col = -1;
   c->engine = engine;
 }
 
@@ -385,6 +386,33 @@ static void test_aggregation(void) {
   CHECK_EQ_INT(f, PM_AGG_FIRST_NON_NULL_VALUE);
 }
 
+/* Lookup tables (SEMANTICS 3.6): only the newest level > 0 record merges with level-0 records. */
+static void test_lookup_level_rule(void) {
+  /* s holds the record's file level here */
+  static const rec l2[] = {{1, "l2", 5, 2, 0, 0}};
+  static const rec l1[] = {{1, "l1", 7, 1, 3, 0}};
+  static const rec l0[] = {{1, NULL, 1, 0, 5, 0}};
+  pm_merge_config cfg;
+  base_config(&cfg, PM_ENGINE_AGGREGATION);
+  pm_merge_column cols[N_COLS] = {{0}};
+  cols[C_N].agg = PM_AGG_SUM;
+  cfg.columns = cols;
+  cfg.level_col = C_S;
+  pm_merge_source s1[3] = {src_of(l2, 1, 1), src_of(l1, 1, 1), src_of(l0, 1, 1)};
+  outrow o[4];
+  int n = run_merge(&cfg, s1, 3, o, 4);
+  CHECK_EQ_INT(n, 1);
+  if (n == 1) {
+    CHECK_EQ_INT(o[0].n, 8); /* 7 + 1: the level-2 copy is already folded into level 1 */
+    CHECK_EQ_STR(o[0].v, "l1");
+  }
+  cfg.level_col = -1;
+  pm_merge_source s2[3] = {src_of(l2, 1, 1), src_of(l1, 1, 1), src_of(l0, 1, 1)};
+  n = run_merge(&cfg, s2, 3, o, 4);
+  CHECK_EQ_INT(n, 1);
+  if (n == 1) CHECK_EQ_INT(o[0].n, 13);
+}
+
 /* §12.10: keys compare strings by unsigned bytes and doubles with NaN greatest, -0.0 < 0.0. */
 static void test_compare_orders(void) {
   pm_error err;
@@ -461,6 +489,7 @@ int main(void) {
   RUN_TEST(test_partial_update);
   RUN_TEST(test_partial_update_sequence_group);
   RUN_TEST(test_aggregation);
+  RUN_TEST(test_lookup_level_rule);
   RUN_TEST(test_compare_orders);
   RUN_TEST(test_many_runs);
   pm_type_free(&g_layout);
