@@ -125,8 +125,10 @@ struct pm_avro_schema {
    * (null 0, boolean 1, float 4, double 8, fixed N, records of such fields), else -1.
    * pm_avro_skip uses it to jump over such values in one step. */
   int64_t fixed_width;
-  /* PM_AVRO_RECORD: a flat program that skips one value of this record
-   * (nested records inlined, nullable primitives as single steps). Internal. */
+  /* Internal skip program. PM_AVRO_RECORD: skips one value of the record
+   * (nested records inlined, nullable primitives as single steps).
+   * PM_AVRO_ARRAY / PM_AVRO_MAP: skips one item / entry when the items are
+   * simple (else NULL). */
   const struct pm_avro_skip_op *skip_ops;
   size_t skip_op_count;
 };
