@@ -119,7 +119,9 @@ struct pm_orc_reader {
   int64_t *runs; /* selected [start,end) within the stripe */
   size_t n_runs, runs_cap, cur_run;
   col_reader *cols; /* indexed by column id; only selected ones initialised */
-  pm_buf *streams;  /* n_types * SK_COUNT decompressed streams of the loaded stripe */
+  pm_buf *streams;  /* n_types * SK_COUNT decompressed streams of the loaded stripe (capacity kept) */
+  uint8_t *have;    /* n_types * SK_COUNT: stream present in the loaded stripe */
+  ZSTD_DCtx *zdctx; /* reused across chunks */
   pm_buf tmp;       /* compressed bytes */
   uint64_t skipped_stripes, skipped_groups;
   char *tz;         /* writer time zone of the loaded stripe */
@@ -165,6 +167,23 @@ void pm_orc_read_options_init(pm_orc_read_options *o) { memset(o, 0, sizeof *o);
 static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_buf *out, const char *what,
                           uint64_t file_off, pm_error *err) {
   if (r->codec == PM_CODEC_NONE) return pm_buf_append(out, src, len) ? PM_NOMEM(err) : 0;
+  /* Size the output once: chunk headers bound each chunk by the block size. */
+  uint64_t estimate = 0;
+  for (size_t p = 0; p + 3 <= len;) {
+    uint32_t h = (uint32_t)src[p] | ((uint32_t)src[p + 1] << 8) | ((uint32_t)src[p + 2] << 16);
+    size_t cl = h >> 1;
+    p += 3;
+    if (cl > len - p) break;
+    if (h & 1) estimate += cl;
+    else if (r->codec == PM_CODEC_ZSTD) {
+      unsigned long long sz = ZSTD_getFrameContentSize(src + p, cl);
+      estimate += (sz != ZSTD_CONTENTSIZE_UNKNOWN && sz != ZSTD_CONTENTSIZE_ERROR && sz <= r->block_size) ? sz : r->block_size;
+    } else {
+      estimate += r->block_size;
+    }
+    p += cl;
+  }
+  if (estimate > 0 && estimate < ((uint64_t)1 << 40) && pm_buf_reserve(out, (size_t)estimate)) return PM_NOMEM(err);
   size_t pos = 0;
   while (pos < len) {
     if (len - pos < 3)
@@ -190,15 +209,13 @@ static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_b
       else
         out->len += (size_t)n;
     } else if (r->codec == PM_CODEC_ZSTD) {
-      unsigned long long sz = ZSTD_getFrameContentSize(c, clen);
-      if (sz != ZSTD_CONTENTSIZE_UNKNOWN && sz != ZSTD_CONTENTSIZE_ERROR && sz <= r->block_size &&
-          ZSTD_findFrameCompressedSize(c, clen) == clen) {
-        if (pm_buf_reserve(out, (size_t)sz)) return PM_NOMEM(err);
-        rc = pm_decompress(PM_CODEC_ZSTD, c, clen, out->data + out->len, (size_t)sz, err);
-        if (rc == 0) out->len += (size_t)sz;
-      } else {
-        rc = pm_decompress_unknown(PM_CODEC_ZSTD, c, clen, out, r->block_size, err);
-      }
+      if (!r->zdctx && !(r->zdctx = ZSTD_createDCtx())) return PM_NOMEM(err);
+      if (pm_buf_reserve(out, r->block_size)) return PM_NOMEM(err);
+      size_t n = ZSTD_decompressDCtx(r->zdctx, out->data + out->len, r->block_size, c, clen);
+      if (ZSTD_isError(n))
+        rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(n));
+      else
+        out->len += n;
     } else {
       rc = pm_decompress_unknown(r->codec, c, clen, out, r->block_size, err);
     }
@@ -644,6 +661,7 @@ void pm_orc_reader_close(pm_orc_reader *r) {
   pm_buf_free(&r->footer);
   pm_buf_free(&r->metadata);
   pm_buf_free(&r->tmp);
+  if (r->zdctx) ZSTD_freeDCtx(r->zdctx);
   free(r->sstats);
   free(r->sstats_len);
   for (size_t i = 0; i < r->n_preds; i++) {
@@ -1034,6 +1052,8 @@ static int load_metadata(pm_orc_reader *r, pm_error *err) {
   r->metadata.len = 0;
   PM_TRY(read_section(r, off, r->metadata_length, &r->metadata, "metadata", err));
   size_t total = r->n_stripes * r->n_types;
+  free(r->sstats); /* a previous attempt may have failed half-way */
+  free(r->sstats_len);
   r->sstats = calloc(total ? total : 1, sizeof *r->sstats);
   r->sstats_len = calloc(total ? total : 1, sizeof *r->sstats_len);
   if (!r->sstats || !r->sstats_len) return PM_NOMEM(err);
@@ -1211,6 +1231,8 @@ static void free_cols(pm_orc_reader *r) {
     free(r->streams);
     r->streams = NULL;
   }
+  free(r->have);
+  r->have = NULL;
 }
 
 static const char *stream_kind_name(int k) {
@@ -1222,7 +1244,8 @@ static int ensure_cols(pm_orc_reader *r, pm_error *err) {
   if (r->cols) return 0;
   r->cols = calloc(r->n_types, sizeof *r->cols);
   r->streams = calloc(r->n_types * SK_COUNT, sizeof *r->streams);
-  if (!r->cols || !r->streams) return PM_NOMEM(err);
+  r->have = calloc(r->n_types * SK_COUNT, 1);
+  if (!r->cols || !r->streams || !r->have) return PM_NOMEM(err);
   for (size_t i = 0; i < r->n_types; i++) {
     orc_type *t = &r->types[i];
     col_reader *c = &r->cols[i];
@@ -1328,26 +1351,28 @@ static int load_dictionary(pm_orc_reader *r, col_reader *c, pm_error *err) {
 
 static int init_col_stream_state(pm_orc_reader *r, col_reader *c, pm_error *err) {
   pm_buf *st = &r->streams[c->id * SK_COUNT];
+  const uint8_t *have = &r->have[c->id * SK_COUNT];
   pm_orc_stream s;
   pm_orc_kind k = c->t->info.kind;
   int v2 = c->enc == PM_ORC_ENC_DIRECT_V2 || c->enc == PM_ORC_ENC_DICTIONARY_V2;
-  c->has_present = st[SK_PRESENT].data != NULL;
-  pm_orc_stream_init(&s, st[SK_PRESENT].data, st[SK_PRESENT].len, c->label[SK_PRESENT]);
+  c->has_present = have[SK_PRESENT];
+  pm_orc_stream_init(&s, have[SK_PRESENT] ? st[SK_PRESENT].data : NULL, st[SK_PRESENT].len, c->label[SK_PRESENT]);
   pm_orc_bool_rle_init(&c->present, &s);
-  pm_orc_stream_init(&s, st[SK_DATA].data, st[SK_DATA].len, c->label[SK_DATA]);
+  pm_orc_stream_init(&s, have[SK_DATA] ? st[SK_DATA].data : NULL, st[SK_DATA].len, c->label[SK_DATA]);
   c->raw = s;
   pm_orc_byte_rle_init(&c->bytes, &s);
   pm_orc_bool_rle_init(&c->bools, &s);
   int dict = c->enc == PM_ORC_ENC_DICTIONARY || c->enc == PM_ORC_ENC_DICTIONARY_V2;
   int data_signed = !(dict && (k == PM_ORC_STRING || k == PM_ORC_VARCHAR || k == PM_ORC_CHAR || k == PM_ORC_BINARY));
   pm_orc_int_rle_init(&c->ints, &s, v2, data_signed);
-  pm_orc_stream_init(&s, st[SK_LENGTH].data, st[SK_LENGTH].len, c->label[SK_LENGTH]);
+  pm_orc_stream_init(&s, have[SK_LENGTH] ? st[SK_LENGTH].data : NULL, st[SK_LENGTH].len, c->label[SK_LENGTH]);
   pm_orc_int_rle_init(&c->lens, &s, v2, 0);
-  pm_orc_stream_init(&s, st[SK_SECONDARY].data, st[SK_SECONDARY].len, c->label[SK_SECONDARY]);
+  pm_orc_stream_init(&s, have[SK_SECONDARY] ? st[SK_SECONDARY].data : NULL, st[SK_SECONDARY].len,
+                     c->label[SK_SECONDARY]);
   /* Timestamp nanos are unsigned, decimal scales signed. */
   pm_orc_int_rle_init(&c->second, &s, v2, k == PM_ORC_DECIMAL);
-  c->decimal64 = k == PM_ORC_DECIMAL && c->enc == PM_ORC_ENC_DIRECT_V2 && st[SK_SECONDARY].data == NULL &&
-                 c->t->info.precision <= 18 && st[SK_DATA].data != NULL;
+  c->decimal64 = k == PM_ORC_DECIMAL && c->enc == PM_ORC_ENC_DIRECT_V2 && !have[SK_SECONDARY] &&
+                 c->t->info.precision <= 18 && have[SK_DATA];
   if (dict && (k == PM_ORC_STRING || k == PM_ORC_VARCHAR || k == PM_ORC_CHAR || k == PM_ORC_BINARY))
     PM_TRY(load_dictionary(r, c, err));
   return 0;
@@ -1357,7 +1382,8 @@ static int init_col_stream_state(pm_orc_reader *r, col_reader *c, pm_error *err)
 static int load_stripe(pm_orc_reader *r, size_t si, pm_error *err) {
   PM_TRY(ensure_cols(r, err));
   for (size_t i = 0; i < r->n_types * SK_COUNT; i++) {
-    pm_buf_free(&r->streams[i]);
+    r->streams[i].len = 0;
+    r->have[i] = 0;
   }
   pm_orc_stripe_info *s = &r->stripes[si];
   pm_buf sf;
@@ -1406,6 +1432,7 @@ static int load_stripe(pm_orc_reader *r, size_t si, pm_error *err) {
             (a != SK_ROW_INDEX || need_index)) {
           pm_buf *dst = &r->streams[b * SK_COUNT + a];
           dst->len = 0;
+          r->have[b * SK_COUNT + a] = 1;
           if (pm_buf_reserve(dst, 1)) {
             rc = PM_NOMEM(err);
             break;
@@ -1436,11 +1463,11 @@ static int load_stripe(pm_orc_reader *r, size_t si, pm_error *err) {
   for (size_t i = 0; i < r->n_types; i++) {
     if (!r->types[i].selected) continue;
     pm_orc_kind k = r->types[i].info.kind;
-    pm_buf *st = &r->streams[i * SK_COUNT];
+    const uint8_t *have = &r->have[i * SK_COUNT];
     int needs_data = k != PM_ORC_STRUCT && k != PM_ORC_LIST && k != PM_ORC_MAP;
-    if (needs_data && s->num_rows > 0 && !st[SK_DATA].data) {
+    if (needs_data && s->num_rows > 0 && !have[SK_DATA]) {
       /* A column that is all null may legitimately lack a DATA stream; it then must have PRESENT. */
-      if (!st[SK_PRESENT].data)
+      if (!have[SK_PRESENT])
         return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: stripe %zu: column %zu (%s) has no DATA stream", r->path, si, i,
                          r->types[i].name);
     }
@@ -1474,7 +1501,7 @@ static int row_group_may_match(pm_orc_reader *r, size_t si, uint64_t group, uint
   for (size_t p = 0; p < r->n_preds; p++) {
     orc_pred *q = &r->preds[p];
     pm_buf *ix = &r->streams[q->column * SK_COUNT + SK_ROW_INDEX];
-    if (!ix->data) continue;
+    if (!r->have[q->column * SK_COUNT + SK_ROW_INDEX]) continue;
     pm_pb pb;
     pm_pb_init(&pb, ix->data, ix->len, r->path, "row index");
     uint64_t gi = 0;
@@ -2215,7 +2242,7 @@ int pm_orc_reader_next(pm_orc_reader *r, struct ArrowArray *out, pm_error *err) 
     if (r->cur_run >= r->n_runs) {
       r->stripe_loaded = 0;
       r->cur_stripe++;
-      for (size_t i = 0; i < r->n_types * SK_COUNT; i++) pm_buf_free(&r->streams[i]);
+      for (size_t i = 0; i < r->n_types * SK_COUNT; i++) r->have[i] = 0; /* buffers kept for the next stripe */
       continue;
     }
     int64_t rs = r->runs[2 * r->cur_run], re = r->runs[2 * r->cur_run + 1];

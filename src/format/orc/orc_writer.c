@@ -17,7 +17,7 @@
 #define ORC_BASE_SECONDS 1420070400LL
 #define ORC_MAX_STAT_STRING 1024
 
-enum { SK_PRESENT = 0, SK_DATA = 1, SK_LENGTH = 2, SK_SECONDARY = 5, SK_ROW_INDEX = 6 };
+enum { SK_PRESENT = 0, SK_DATA = 1, SK_LENGTH = 2, SK_DICTIONARY_DATA = 3, SK_SECONDARY = 5, SK_ROW_INDEX = 6 };
 
 /* Column statistics being accumulated. */
 typedef struct wstats {
@@ -60,6 +60,8 @@ struct wcol {
   pm_buf marks; /* uint64 triples */
   wstats group, stripe, file;
   pm_buf group_list; /* wstats of the finished groups of this stripe */
+  int dict;          /* this stripe's strings are dictionary encoded (indices in ints2) */
+  uint32_t dict_size;
   /* positions of the current stripe: per group, uint64 list */
   pm_buf *positions;
 };
@@ -76,7 +78,7 @@ struct pm_orc_writer {
   int in_group;
   pm_buf stripes;    /* encoded StripeInformation messages, each length-prefixed in a pm_buf list */
   pm_buf stripe_stats; /* encoded StripeStatistics messages (Metadata.stripeStats) */
-  pm_buf scratch, comp, idx, data, footer;
+  pm_buf scratch, comp, idx, data, footer, dict_lens, dict_bytes;
   int failed;
 };
 
@@ -468,6 +470,8 @@ static void free_writer(pm_orc_writer *w) {
   pm_buf_free(&w->idx);
   pm_buf_free(&w->data);
   pm_buf_free(&w->footer);
+  pm_buf_free(&w->dict_lens);
+  pm_buf_free(&w->dict_bytes);
   free(w->path);
   free(w);
 }
@@ -791,11 +795,93 @@ static int push_pos(pm_orc_writer *w, pm_buf *pos, uint64_t off, int extras, uin
   return pm_buf_append(pos, v, (size_t)n * 8);
 }
 
+static uint64_t hash_bytes(const uint8_t *p, size_t n) {
+  uint64_t h = 1469598103934665603ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ULL;
+  return h ^ (h >> 29);
+}
+
+/* Decides dictionary encoding for a string column (as Java: distinct values
+ * at most 80% of the values) and, if chosen, fills ints2 with each value's
+ * dictionary index and dict_lens/dict_bytes with the dictionary. */
+static int build_dictionary(wcol *c, pm_buf *dict_lens, pm_buf *dict_bytes, pm_error *err) {
+  c->dict = 0;
+  c->dict_size = 0;
+  uint64_t n = c->values;
+  if (n == 0 || n > UINT32_MAX / 4) return 0;
+  const int64_t *lens = (const int64_t *)(const void *)c->ints.data;
+  uint64_t *offs = malloc((n + 1) * sizeof *offs);
+  size_t cap = 16;
+  while (cap < 2 * n) cap *= 2;
+  uint32_t *table = malloc(cap * sizeof *table); /* value index + 1 of the first occurrence, 0 = empty */
+  uint32_t *entry_of = malloc(n * sizeof *entry_of); /* dictionary entry of a first occurrence */
+  if (!offs || !table || !entry_of) {
+    free(offs);
+    free(table);
+    free(entry_of);
+    return PM_NOMEM(err);
+  }
+  memset(table, 0, cap * sizeof *table);
+  offs[0] = 0;
+  for (uint64_t i = 0; i < n; i++) offs[i + 1] = offs[i] + (uint64_t)lens[i];
+  c->ints2.len = 0;
+  int rc = 0;
+  uint32_t distinct = 0;
+  uint64_t limit = n * 4 / 5;
+  if (pm_buf_reserve(&c->ints2, n * 8)) rc = PM_NOMEM(err);
+  int64_t *idx = (int64_t *)(void *)c->ints2.data;
+  for (uint64_t i = 0; rc == 0 && i < n; i++) {
+    const uint8_t *v = c->bytes.data + offs[i];
+    size_t vl = (size_t)(offs[i + 1] - offs[i]);
+    size_t slot = (size_t)hash_bytes(v, vl) & (cap - 1);
+    for (;;) {
+      uint32_t t = table[slot];
+      if (t == 0) {
+        table[slot] = (uint32_t)i + 1;
+        entry_of[i] = distinct;
+        idx[i] = distinct++;
+        break;
+      }
+      uint64_t j = t - 1;
+      if (offs[j + 1] - offs[j] == vl && (vl == 0 || !memcmp(c->bytes.data + offs[j], v, vl))) {
+        idx[i] = entry_of[j];
+        break;
+      }
+      slot = (slot + 1) & (cap - 1);
+    }
+    if (distinct > limit) break;
+  }
+  if (rc == 0 && distinct <= limit) {
+    c->ints2.len = n * 8;
+    c->dict = 1;
+    c->dict_size = distinct;
+    /* Entries in first-occurrence order. */
+    uint32_t next = 0;
+    for (uint64_t i = 0; rc == 0 && i < n; i++) {
+      if ((uint32_t)idx[i] == next) { /* first occurrences appear in increasing entry order */
+        int64_t l = lens[i];
+        if (pm_buf_append(dict_lens, &l, 8) || (l && pm_buf_append(dict_bytes, c->bytes.data + offs[i], (size_t)l)))
+          rc = PM_NOMEM(err);
+        next++;
+      }
+    }
+  } else {
+    c->ints2.len = 0;
+  }
+  free(offs);
+  free(table);
+  free(entry_of);
+  return rc;
+}
+
 static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_streams, pm_buf *positions,
                          pm_error *err) {
   uint64_t G = w->n_groups;
   int write_present = c->any_null;
   pm_orc_kind k = c->kind;
+  c->dict = 0;
+  w->dict_lens.len = w->dict_bytes.len = 0;
+  if (k == PM_ORC_STRING) PM_TRY(build_dictionary(c, &w->dict_lens, &w->dict_bytes, err));
   /* Streams in Java's position order. */
   int kinds[3], extras[3], n = 0;
   if (write_present) { kinds[n] = SK_PRESENT; extras[n++] = 2; }
@@ -814,6 +900,10 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
     case PM_ORC_STRING:
     case PM_ORC_BINARY:
     case PM_ORC_DECIMAL:
+      if (c->dict) { /* indices carry the positions; the dictionary streams follow unindexed */
+        kinds[n] = SK_DATA; extras[n++] = 1;
+        break;
+      }
       kinds[n] = SK_DATA; extras[n++] = 0;
       kinds[n] = k == PM_ORC_DECIMAL ? SK_SECONDARY : SK_LENGTH; extras[n++] = 1;
       break;
@@ -851,6 +941,8 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
         uint64_t to = g + 1 < G ? b / 8 * 8 : total;
         bit = a % 8;
         if (to > from) rc = pm_orc_encode_bool_rle(v + from, (size_t)(to - from), &w->scratch);
+      } else if (c->dict && kind == SK_DATA) {
+        rc = pm_orc_encode_int_rle_v2(ints2 + m0[1], (size_t)(m1[1] - m0[1]), 0, &w->scratch);
       } else if (k == PM_ORC_BYTE) {
         rc = pm_orc_encode_byte_rle(c->bytes.data + m0[1], (size_t)(m1[1] - m0[1]), &w->scratch);
       } else if (kind == SK_DATA && (k == PM_ORC_FLOAT || k == PM_ORC_DOUBLE || k == PM_ORC_STRING ||
@@ -868,6 +960,18 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
       if (w->scratch.len) PM_TRY(compress_chunks(w, w->scratch.data, w->scratch.len, out, err));
     }
   }
+  if (c->dict) {
+    stream_out *ls = &streams[(*n_streams)++], *ds = &streams[(*n_streams)++];
+    ls->kind = SK_LENGTH;
+    ds->kind = SK_DICTIONARY_DATA;
+    pm_buf_init(&ls->buf);
+    pm_buf_init(&ds->buf);
+    w->scratch.len = 0;
+    if (pm_orc_encode_int_rle_v2((const int64_t *)(const void *)w->dict_lens.data, w->dict_lens.len / 8, 0, &w->scratch))
+      return PM_NOMEM(err);
+    if (w->scratch.len) PM_TRY(compress_chunks(w, w->scratch.data, w->scratch.len, &ls->buf, err));
+    if (w->dict_bytes.len) PM_TRY(compress_chunks(w, w->dict_bytes.data, w->dict_bytes.len, &ds->buf, err));
+  }
   return 0;
 }
 
@@ -878,8 +982,8 @@ static int flush_stripe(pm_orc_writer *w, pm_error *err) {
   uint64_t G = w->n_groups;
   /* Close the last group's statistics. */
   pm_buf *positions = calloc((size_t)(G * w->n_cols), sizeof *positions);
-  stream_out *streams = calloc(w->n_cols * 3 + 1, sizeof *streams);
-  int *col_of = calloc(w->n_cols * 3 + 1, sizeof *col_of);
+  stream_out *streams = calloc(w->n_cols * 4 + 1, sizeof *streams);
+  int *col_of = calloc(w->n_cols * 4 + 1, sizeof *col_of);
   wstats *gstats = calloc((size_t)(G * w->n_cols), sizeof *gstats);
   int rc = 0;
   if (!positions || !streams || !col_of || !gstats) rc = PM_NOMEM(err);
@@ -942,7 +1046,9 @@ static int flush_stripe(pm_orc_writer *w, pm_error *err) {
     pm_orc_kind k = w->cols[i].kind;
     int direct = k == PM_ORC_STRUCT || k == PM_ORC_BOOLEAN || k == PM_ORC_BYTE || k == PM_ORC_FLOAT || k == PM_ORC_DOUBLE;
     msg.len = 0;
-    if (pm_pbw_uint(&msg, 1, direct ? PM_ORC_ENC_DIRECT : PM_ORC_ENC_DIRECT_V2) || pm_pbw_bytes(&sf, 2, msg.data, msg.len))
+    int enc = direct ? PM_ORC_ENC_DIRECT : (w->cols[i].dict ? PM_ORC_ENC_DICTIONARY_V2 : PM_ORC_ENC_DIRECT_V2);
+    if (pm_pbw_uint(&msg, 1, (uint64_t)enc) || (w->cols[i].dict && pm_pbw_uint(&msg, 2, w->cols[i].dict_size)) ||
+        pm_pbw_bytes(&sf, 2, msg.data, msg.len))
       rc = PM_NOMEM(err);
   }
   if (rc == 0 && pm_pbw_str(&sf, 3, "UTC")) rc = PM_NOMEM(err);
