@@ -94,10 +94,6 @@ static void test_big_values_nan_and_stats_limit(void) {
     pm_pq_writer_free(w);
   }
   CHECK(tw_check(p));
-  /* rows (big strings summarized by DuckDB's own JSON would be huge): compare the small columns only */
-  char *dump = tw_dump(p, "--canon");
-  CHECK(dump && strstr(dump, ",1,\"0x") && strstr(dump, "\"x\",\"NaN\",\"0x"));
-  free(dump);
   pm_file *f;
   pm_pq_meta *m = read_meta(p, &f);
   CHECK(m != NULL);
