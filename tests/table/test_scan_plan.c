@@ -5,6 +5,7 @@
 
 #include "harness.h"
 #include "io/file.h"
+#include "meta/split.h"
 #include "table/catalog.h"
 #include "table/scan.h"
 
@@ -329,6 +330,57 @@ static void test_fallback_branch(void) {
   pm_table_free(t);
 }
 
+/* Splits planned by Java for append_table_with_rt_branch (serialized next to the table):
+ * the same (partition dir, bucket, total buckets, files, raw flag, snapshot) as ours. */
+static void split_key(const pm_data_split *s, char *buf, size_t cap) {
+  const char *rel = strstr(s->bucket_path, "append_table_with_rt_branch/");
+  size_t k = (size_t)snprintf(buf, cap, "%lld|%s|%d|%d|%d|", (long long)s->snapshot_id, rel ? rel : s->bucket_path,
+                              s->bucket, s->total_buckets, s->raw_convertible);
+  for (size_t f = 0; f < s->n_data_files && k < cap; f++)
+    k += (size_t)snprintf(buf + k, cap - k, "%s,", s->data_files[f].file_name);
+}
+
+static int cmp_strp(const void *a, const void *b) { return strcmp((const char *)a, (const char *)b); }
+
+static void compare_with_java(const char *branch, const char *pattern, int n_java) {
+  pm_error err = {0};
+  char root[1024];
+  snprintf(root, sizeof root, "%s/append_table_with_rt_branch.db/append_table_with_rt_branch", WH_PARQUET);
+  char java[8][1024], ours[8][1024];
+  int nj = 0, no = 0;
+  for (int i = 0; i < n_java && nj < 8; i++) {
+    char path[1200];
+    snprintf(path, sizeof path, "%s/data-splits/%s%d", root, pattern, i);
+    pm_buf b;
+    pm_buf_init(&b);
+    CHECK_OK(pm_read_file(path, &b, 0, &err), &err);
+    pm_data_split *s = NULL;
+    size_t used = 0;
+    int version = 0;
+    /* the files carry one trailing byte after the split record */
+    CHECK_OK(pm_data_split_decode_prefix(b.data, b.len, &s, &used, &version, &err), &err);
+    if (s) split_key(s, java[nj++], sizeof java[0]);
+    pm_data_split_free(s);
+    pm_buf_free(&b);
+  }
+  pm_table *t = NULL;
+  CHECK_OK(pm_table_open_path(root, NULL, NULL, branch, NULL, NULL, &t, &err), &err);
+  pm_plan *p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  for (size_t i = 0; p && i < p->n_splits && no < 8; i++) split_key(p->splits[i], ours[no++], sizeof ours[0]);
+  CHECK_EQ_INT(no, nj);
+  qsort(java, (size_t)nj, sizeof java[0], cmp_strp);
+  qsort(ours, (size_t)no, sizeof ours[0], cmp_strp);
+  for (int i = 0; i < nj && i < no; i++) CHECK_EQ_STR(ours[i], java[i]);
+  pm_plan_free(p);
+  pm_table_free(t);
+}
+
+static void test_java_splits(void) {
+  compare_with_java(NULL, "data_split-", 3);   /* main + fallback branch rt */
+  compare_with_java("rt", "data_split-rt-", 4); /* the rt branch itself (primary-key table) */
+}
+
 /* ---- damaged tables (copies in a temp dir) ---- */
 
 static char tmp_root[256];
@@ -407,6 +459,7 @@ int main(void) {
   RUN_TEST(test_value_stats_pruning);
   RUN_TEST(test_incremental);
   RUN_TEST(test_fallback_branch);
+  RUN_TEST(test_java_splits);
   RUN_TEST(test_damaged_tables);
   TEST_MAIN_END();
 }
