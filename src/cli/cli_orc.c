@@ -9,6 +9,8 @@
 #include "cli/cli.h"
 #include "format/orc/orc_reader.h"
 #include "format/orc/orc_writer.h"
+#include "format/parquet/parquet_reader.h"
+#include "format/parquet/parquet_writer.h"
 #include "io/file.h"
 
 static void orc_usage(FILE *f) {
@@ -16,7 +18,8 @@ static void orc_usage(FILE *f) {
         "       paimon orc meta FILE\n"
         "       paimon orc cat FILE [--select a,b] [--limit N] [--format jsonl|csv|table]\n"
         "       paimon orc scan FILE [--select a,b]\n"
-        "       paimon orc convert IN OUT [--codec zstd|zlib|snappy|lz4|none]\n",
+        "       paimon orc convert IN OUT [--codec zstd|zlib|snappy|lz4|none]\n"
+        "         (IN or OUT ending in .parquet is read/written as Parquet, else ORC)\n",
         f);
 }
 
@@ -136,6 +139,70 @@ static int cmd_meta(pm_orc_reader *r, pm_error *err) {
   return 0;
 }
 
+static int parse_codec(const char *s, pm_codec *c);
+
+static int ends_with(const char *s, const char *suffix) {
+  size_t n = strlen(s), m = strlen(suffix);
+  return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+/* ORC or Parquet in, ORC or Parquet out (chosen by the .parquet suffix). */
+static int cmd_convert(const char *in, const char *out, const char *codec_name, pm_error *err) {
+  pm_codec codec = PM_CODEC_ZSTD;
+  if (codec_name && parse_codec(codec_name, &codec))
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "unknown codec %s", codec_name);
+  int pq_in = ends_with(in, ".parquet"), pq_out = ends_with(out, ".parquet");
+  pm_file *f = NULL;
+  pm_orc_reader *orc_r = NULL;
+  pm_pq_reader *pq_r = NULL;
+  pm_orc_writer *orc_w = NULL;
+  pm_pq_writer *pq_w = NULL;
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  int rc;
+  if (pq_in) {
+    rc = pm_pq_reader_open_path(in, NULL, &pq_r, err);
+    if (!rc) rc = pm_pq_reader_schema(pq_r, &schema, err);
+  } else {
+    rc = pm_file_open(in, &f, err);
+    if (!rc) rc = pm_orc_reader_open(f, NULL, &orc_r, err);
+    if (!rc) rc = pm_orc_reader_schema(orc_r, &schema, err);
+  }
+  if (!rc) {
+    if (pq_out) {
+      pm_pq_write_options wo;
+      pm_pq_write_options_default(&wo);
+      wo.codec = codec == PM_CODEC_DEFLATE ? PM_CODEC_GZIP : codec;
+      rc = pm_pq_writer_open(out, &schema, &wo, &pq_w, err);
+    } else {
+      pm_orc_writer_options wo;
+      pm_orc_writer_options_init(&wo);
+      wo.codec = codec;
+      rc = pm_orc_writer_open(out, &schema, &wo, &orc_w, err);
+    }
+  }
+  while (!rc) {
+    struct ArrowArray a;
+    rc = pq_r ? pm_pq_reader_next(pq_r, &a, err) : pm_orc_reader_next(orc_r, &a, err);
+    if (rc || !a.release) break;
+    rc = pq_w ? pm_pq_writer_write(pq_w, &a, err) : pm_orc_writer_write(orc_w, &a, err);
+    a.release(&a);
+  }
+  if (orc_w) {
+    if (rc) pm_orc_writer_abort(orc_w);
+    else rc = pm_orc_writer_close(orc_w, err);
+  }
+  if (pq_w) {
+    if (!rc) rc = pm_pq_writer_close(pq_w, err);
+    pm_pq_writer_free(pq_w);
+  }
+  pm_schema_release(&schema);
+  pm_orc_reader_close(orc_r);
+  pm_pq_reader_close(pq_r);
+  pm_file_close(f);
+  return rc;
+}
+
 static int parse_codec(const char *s, pm_codec *c) {
   if (!strcmp(s, "zstd")) *c = PM_CODEC_ZSTD;
   else if (!strcmp(s, "zlib")) *c = PM_CODEC_DEFLATE;
@@ -178,6 +245,7 @@ int cli_orc_main(int argc, char **argv) {
   }
   pm_error err;
   pm_error_clear(&err);
+  if (!strcmp(cmd, "convert")) return cmd_convert(file, out_path, codec_name, &err) ? fail(cmd, &err) : 0;
   pm_file *f = NULL;
   pm_orc_reader *r = NULL;
   char **cols = NULL, *storage = NULL;
@@ -217,31 +285,6 @@ int cli_orc_main(int argc, char **argv) {
   if (!strcmp(cmd, "schema")) {
     print_type(r, 0, 0);
     pm_schema_release(&schema);
-    goto done;
-  }
-  if (!strcmp(cmd, "convert")) {
-    pm_orc_writer_options wo;
-    pm_orc_writer_options_init(&wo);
-    if (codec_name && parse_codec(codec_name, &wo.codec)) {
-      fprintf(stderr, "paimon orc convert: unknown codec %s\n", codec_name);
-      pm_schema_release(&schema);
-      exit_code = 2;
-      goto done;
-    }
-    pm_orc_writer *w = NULL;
-    if ((rc = pm_orc_writer_open(out_path, &schema, &wo, &w, &err)) == 0) {
-      for (;;) {
-        struct ArrowArray a;
-        if ((rc = pm_orc_reader_next(r, &a, &err)) || !a.release) break;
-        rc = pm_orc_writer_write(w, &a, &err);
-        a.release(&a);
-        if (rc) break;
-      }
-      if (rc) pm_orc_writer_abort(w);
-      else rc = pm_orc_writer_close(w, &err);
-    }
-    pm_schema_release(&schema);
-    if (rc) exit_code = fail(cmd, &err);
     goto done;
   }
   pm_printer *p = NULL;
