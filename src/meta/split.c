@@ -157,3 +157,230 @@ int pm_data_split_encode(const pm_data_split *s, pm_buf *out, pm_error *err) {
   pm_wire_put_i8(out, s->raw_convertible ? 1 : 0, &bad);
   return bad ? PM_NOMEM(err) : 0;
 }
+
+/* ---------------- SplitSerializer ---------------- */
+
+void pm_split_free(pm_split *s) {
+  if (!s) return;
+  pm_data_split_free(s->data);
+  pm_arena_free(&s->arena);
+  free(s);
+}
+
+static int read_deletion_list(pm_wire_reader *r, size_t n_files, pm_arena *a, pm_deletion_file **out) {
+  *out = NULL;
+  if (pm_wire_i8(r) != 1) return 0;
+  int32_t n = pm_wire_i32(r);
+  if (r->why) return -1;
+  if (n < 0 || (size_t)n != n_files) {
+    pm_wire_fail(r, "deletion file count differs from data file count");
+    return -1;
+  }
+  pm_deletion_file *d = pm_arena_alloc(a, (size_t)n * sizeof(pm_deletion_file) + 1);
+  if (!d) {
+    pm_wire_fail(r, "out of memory");
+    return -1;
+  }
+  for (int32_t i = 0; i < n && !r->why; i++) {
+    memset(&d[i], 0, sizeof d[i]);
+    d[i].cardinality = -1;
+    if (pm_wire_i8(r) == 0) continue;
+    d[i].path = pm_wire_utf(r, a);
+    d[i].offset = pm_wire_i64(r);
+    d[i].length = pm_wire_i64(r);
+    d[i].cardinality = pm_wire_i64(r);
+  }
+  *out = d;
+  return r->why ? -1 : 0;
+}
+
+static void put_deletion_list(pm_buf *b, const pm_deletion_file *d, size_t n, int *bad) {
+  if (!d) {
+    pm_wire_put_i8(b, 0, bad);
+    return;
+  }
+  pm_wire_put_i8(b, 1, bad);
+  pm_wire_put_i32(b, (int32_t)n, bad);
+  for (size_t i = 0; i < n; i++) {
+    if (!d[i].path) {
+      pm_wire_put_i8(b, 0, bad);
+      continue;
+    }
+    pm_wire_put_i8(b, 1, bad);
+    pm_wire_put_utf(b, d[i].path, bad);
+    pm_wire_put_i64(b, d[i].offset, bad);
+    pm_wire_put_i64(b, d[i].length, bad);
+    pm_wire_put_i64(b, d[i].cardinality, bad);
+  }
+}
+
+static int read_files(pm_wire_reader *r, int32_t arity, pm_arena *a, pm_data_file_meta **out, size_t *n_out,
+                      pm_error *err) {
+  int32_t n = pm_wire_i32(r);
+  *out = NULL;
+  *n_out = 0;
+  if (r->why) return pm_wire_error(r, err);
+  if (n < 0 || (size_t)n > (size_t)(r->end - r->p) / 4) {
+    pm_wire_fail(r, "bad file count");
+    return pm_wire_error(r, err);
+  }
+  if (!n) return 0;
+  *out = pm_arena_alloc(a, (size_t)n * sizeof(pm_data_file_meta));
+  if (!*out) return PM_NOMEM(err);
+  for (int32_t i = 0; i < n; i++) {
+    PM_TRY(pm_wire_read_file_meta(r, arity, a, &(*out)[i], err));
+    *n_out = (size_t)i + 1;
+  }
+  return 0;
+}
+
+static int decode_incremental(pm_wire_reader *r, pm_split *s, pm_error *err) {
+  pm_incremental_split *x = &s->incremental;
+  int32_t v = pm_wire_i32(r);
+  if (!r->why && v != 1 && v != 2) return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "IncrementalSplit version %d", v);
+  int32_t arity = v == 1 ? 20 : 21;
+  x->snapshot_id = pm_wire_i64(r);
+  if (pm_wire_read_partition(r, &s->arena, &x->partition)) return pm_wire_error(r, err);
+  x->bucket = pm_wire_i32(r);
+  x->total_buckets = pm_wire_i32(r);
+  PM_TRY(read_files(r, arity, &s->arena, &x->before_files, &x->n_before_files, err));
+  if (read_deletion_list(r, x->n_before_files, &s->arena, &x->before_deletion_files)) return pm_wire_error(r, err);
+  PM_TRY(read_files(r, arity, &s->arena, &x->after_files, &x->n_after_files, err));
+  if (read_deletion_list(r, x->n_after_files, &s->arena, &x->after_deletion_files)) return pm_wire_error(r, err);
+  x->is_streaming = pm_wire_bool(r);
+  return r->why ? pm_wire_error(r, err) : 0;
+}
+
+/* DataSplit record at the reader position; advances the reader. */
+static int decode_data_at(pm_wire_reader *r, pm_split *s, pm_error *err) {
+  size_t used = 0;
+  PM_TRY(pm_data_split_decode_prefix(r->p, (size_t)(r->end - r->p), &s->data, &used, NULL, err));
+  r->p += used;
+  return 0;
+}
+
+int pm_split_decode(const uint8_t *data, size_t len, pm_split **out, pm_error *err) {
+  pm_split *s = calloc(1, sizeof(*s));
+  if (!s) return PM_NOMEM(err);
+  pm_arena_init(&s->arena);
+  pm_wire_reader r;
+  pm_wire_reader_init(&r, data, len, "split");
+  int rc = 0;
+  int64_t magic = pm_wire_i64(&r);
+  int32_t version = pm_wire_i32(&r);
+  int32_t type = pm_wire_i32(&r);
+  if (r.why) {
+    rc = pm_wire_error(&r, err);
+  } else if (magic != PM_SPLIT_MAGIC || version != 1) {
+    rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "split: bad SplitSerializer magic/version (%d)", version);
+  } else {
+    s->type = (pm_split_type)type;
+    switch (type) {
+      case PM_SPLIT_DATA: rc = decode_data_at(&r, s, err); break;
+      case PM_SPLIT_FALLBACK_DATA:
+        rc = decode_data_at(&r, s, err);
+        if (!rc) s->is_fallback = pm_wire_bool(&r);
+        break;
+      case PM_SPLIT_INCREMENTAL: rc = decode_incremental(&r, s, err); break;
+      case PM_SPLIT_INDEXED: {
+        int64_t m = pm_wire_i64(&r);
+        int32_t iv = pm_wire_i32(&r);
+        if (!r.why && (m != PM_INDEXED_SPLIT_MAGIC || iv != 1)) {
+          rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "split: bad IndexedSplit magic/version %d", iv);
+          break;
+        }
+        if (!r.why) rc = decode_data_at(&r, s, err);
+        if (rc) break;
+        int32_t n = pm_wire_i32(&r);
+        if (!r.why && (n < 0 || (size_t)n > (size_t)(r.end - r.p) / 16)) pm_wire_fail(&r, "bad row range count");
+        if (r.why) break;
+        s->n_row_ranges = (size_t)n;
+        s->row_ranges = pm_arena_alloc(&s->arena, (size_t)n * 2 * sizeof(int64_t) + 1);
+        if (!s->row_ranges) {
+          rc = PM_NOMEM(err);
+          break;
+        }
+        for (int32_t i = 0; i < 2 * n; i++) s->row_ranges[i] = pm_wire_i64(&r);
+        if (pm_wire_bool(&r)) {
+          int32_t ns = pm_wire_i32(&r);
+          if (!r.why && (ns < 0 || (size_t)ns > (size_t)(r.end - r.p) / 4)) pm_wire_fail(&r, "bad score count");
+          if (r.why) break;
+          s->n_scores = (size_t)ns;
+          s->scores = pm_arena_alloc(&s->arena, (size_t)ns * sizeof(float) + 1);
+          if (!s->scores) {
+            rc = PM_NOMEM(err);
+            break;
+          }
+          for (int32_t i = 0; i < ns; i++) {
+            uint32_t bits = (uint32_t)pm_wire_i32(&r);
+            memcpy(&s->scores[i], &bits, 4);
+          }
+        }
+        break;
+      }
+      default: rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "split: SplitSerializer type %d not supported", type); break;
+    }
+  }
+  if (!rc && r.why) rc = pm_wire_error(&r, err);
+  if (!rc && r.p != r.end) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "split: %zu trailing bytes", (size_t)(r.end - r.p));
+  if (rc) {
+    pm_split_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+int pm_split_encode(const pm_split *s, pm_buf *out, pm_error *err) {
+  int bad = 0;
+  pm_wire_put_i64(out, PM_SPLIT_MAGIC, &bad);
+  pm_wire_put_i32(out, 1, &bad);
+  pm_wire_put_i32(out, (int32_t)s->type, &bad);
+  if (bad) return PM_NOMEM(err);
+  switch (s->type) {
+    case PM_SPLIT_DATA:
+    case PM_SPLIT_FALLBACK_DATA:
+      if (!s->data) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "split without DataSplit");
+      PM_TRY(pm_data_split_encode(s->data, out, err));
+      if (s->type == PM_SPLIT_FALLBACK_DATA) pm_wire_put_i8(out, s->is_fallback ? 1 : 0, &bad);
+      break;
+    case PM_SPLIT_INDEXED:
+      if (!s->data) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "split without DataSplit");
+      pm_wire_put_i64(out, PM_INDEXED_SPLIT_MAGIC, &bad);
+      pm_wire_put_i32(out, 1, &bad);
+      if (bad) return PM_NOMEM(err);
+      PM_TRY(pm_data_split_encode(s->data, out, err));
+      pm_wire_put_i32(out, (int32_t)s->n_row_ranges, &bad);
+      for (size_t i = 0; i < 2 * s->n_row_ranges; i++) pm_wire_put_i64(out, s->row_ranges[i], &bad);
+      pm_wire_put_i8(out, s->scores ? 1 : 0, &bad);
+      if (s->scores) {
+        pm_wire_put_i32(out, (int32_t)s->n_scores, &bad);
+        for (size_t i = 0; i < s->n_scores; i++) {
+          uint32_t bits;
+          memcpy(&bits, &s->scores[i], 4);
+          pm_wire_put_i32(out, (int32_t)bits, &bad);
+        }
+      }
+      break;
+    case PM_SPLIT_INCREMENTAL: {
+      const pm_incremental_split *x = &s->incremental;
+      pm_wire_put_i32(out, 2, &bad);
+      pm_wire_put_i64(out, x->snapshot_id, &bad);
+      pm_wire_put_partition(out, x->partition, &bad);
+      pm_wire_put_i32(out, x->bucket, &bad);
+      pm_wire_put_i32(out, x->total_buckets, &bad);
+      pm_wire_put_i32(out, (int32_t)x->n_before_files, &bad);
+      if (bad) return PM_NOMEM(err);
+      for (size_t i = 0; i < x->n_before_files; i++) PM_TRY(pm_wire_put_file_meta(out, &x->before_files[i], 21, err));
+      put_deletion_list(out, x->before_deletion_files, x->n_before_files, &bad);
+      pm_wire_put_i32(out, (int32_t)x->n_after_files, &bad);
+      if (bad) return PM_NOMEM(err);
+      for (size_t i = 0; i < x->n_after_files; i++) PM_TRY(pm_wire_put_file_meta(out, &x->after_files[i], 21, err));
+      put_deletion_list(out, x->after_deletion_files, x->n_after_files, &bad);
+      pm_wire_put_i8(out, x->is_streaming ? 1 : 0, &bad);
+      break;
+    }
+    default: return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "split: cannot encode SplitSerializer type %d", (int)s->type);
+  }
+  return bad ? PM_NOMEM(err) : 0;
+}

@@ -51,4 +51,52 @@ int pm_data_split_decode_prefix(const uint8_t *data, size_t len, pm_data_split *
 /* Encodes version 9 (appended to out). */
 int pm_data_split_encode(const pm_data_split *s, pm_buf *out, pm_error *err);
 
+/* ---- SplitSerializer: type-tagged split records ("SPLIT_V1") ---- */
+
+#define PM_SPLIT_MAGIC ((int64_t)0x53504C49545F5631LL)
+#define PM_INDEXED_SPLIT_MAGIC ((int64_t)-938472394838495695LL)
+
+typedef enum pm_split_type {
+  PM_SPLIT_DATA = 1,
+  PM_SPLIT_INCREMENTAL = 2,
+  PM_SPLIT_INDEXED = 3,
+  PM_SPLIT_CHAIN = 4,         /* not supported yet */
+  PM_SPLIT_QUERY_AUTH = 5,    /* not supported yet */
+  PM_SPLIT_FALLBACK_DATA = 6,
+  PM_SPLIT_FALLBACK = 7       /* not supported yet */
+} pm_split_type;
+
+/* IncrementalSplit (version 2): before/after file sets of one bucket. */
+typedef struct pm_incremental_split {
+  int64_t snapshot_id;
+  pm_bytes partition; /* manifest form */
+  int32_t bucket;
+  int32_t total_buckets;
+  pm_data_file_meta *before_files;
+  size_t n_before_files;
+  pm_deletion_file *before_deletion_files; /* NULL = no list, else n_before_files entries */
+  pm_data_file_meta *after_files;
+  size_t n_after_files;
+  pm_deletion_file *after_deletion_files;
+  int is_streaming;
+} pm_incremental_split;
+
+typedef struct pm_split {
+  pm_split_type type;
+  pm_data_split *data;            /* DATA, INDEXED, FALLBACK_DATA (owned) */
+  int is_fallback;                /* FALLBACK_DATA */
+  int64_t *row_ranges;            /* INDEXED: n_row_ranges pairs (from, to), in arena */
+  size_t n_row_ranges;
+  float *scores;                  /* INDEXED: NULL when absent */
+  size_t n_scores;
+  pm_incremental_split incremental; /* INCREMENTAL (memory in arena) */
+  pm_arena arena;
+} pm_split;
+
+/* Decodes one SplitSerializer record. Unsupported types are PAIMON_ERR_UNSUPPORTED. */
+int pm_split_decode(const uint8_t *data, size_t len, pm_split **out, pm_error *err);
+/* Encodes it as Java's current SplitSerializer does (appended to out). */
+int pm_split_encode(const pm_split *s, pm_buf *out, pm_error *err);
+void pm_split_free(pm_split *s); /* NULL ok */
+
 #endif
