@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <ctype.h>
+#include <roaring/roaring.h>
+
 #include "arrow/builder.h"
 #include "util/buf.h"
 
@@ -33,6 +36,7 @@ int pm_agg_func_parse(const char *s, pm_agg_func *out, pm_error *err) {
                {"listagg", PM_AGG_LISTAGG},
                {"bool_and", PM_AGG_BOOL_AND},
                {"bool_or", PM_AGG_BOOL_OR},
+               {"rbm32", PM_AGG_RBM32},
                {"primary-key", PM_AGG_PRIMARY_KEY}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
     if (!strcmp(s, known[i].name)) {
@@ -40,7 +44,7 @@ int pm_agg_func_parse(const char *s, pm_agg_func *out, pm_error *err) {
       return 0;
     }
   static const char *unimplemented[] = {"collect",      "merge_map",   "merge_map_with_keytime",
-                                        "nested_update", "nested_partial_update", "rbm32",
+                                        "nested_update", "nested_partial_update",
                                         "rbm64",        "hll_sketch",  "theta_sketch", "count"};
   for (size_t i = 0; i < sizeof unimplemented / sizeof unimplemented[0]; i++)
     if (!strcmp(s, unimplemented[i]))
@@ -281,6 +285,14 @@ typedef struct run_state {
   int done;
 } run_state;
 
+/* A computed variable-length value (bytes in the reader's bdata buffer). */
+typedef struct bpatch {
+  int64_t row;
+  int col;
+  int is_null;
+  size_t off, len;
+} bpatch;
+
 /* A computed value that overrides a gathered one (aggregations). */
 typedef struct patch {
   int64_t row;
@@ -307,6 +319,9 @@ struct pm_merge_reader {
   int8_t *out_kind;
   patch *patches;
   size_t n_patches, cap_patches;
+  bpatch *bpatches; /* computed variable-length values (listagg, rbm32) */
+  size_t n_bpatches, cap_bpatches;
+  pm_buf bdata;     /* their bytes */
   struct ArrowArray **srcs; /* scratch: one column of each run's current batch */
   /* group scratch */
   int32_t *g_run;
@@ -336,6 +351,8 @@ void pm_merge_close(pm_merge_reader *m) {
   free(m->col_row);
   free(m->out_kind);
   free(m->patches);
+  free(m->bpatches);
+  pm_buf_free(&m->bdata);
   free(m->srcs);
   free(m->g_run);
   free(m->g_row);
@@ -386,9 +403,13 @@ int pm_merge_open(const pm_merge_config *cfg, const pm_merge_source *sources, in
         pm_merge_close(m);
         return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function bool_and/bool_or needs a BOOLEAN column");
       }
-      if (f == PM_AGG_LISTAGG) {
+      if (f == PM_AGG_LISTAGG && t->id != PM_T_UTF8 && t->id != PM_T_LARGE_UTF8) {
         pm_merge_close(m);
-        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "aggregate function listagg is not supported yet");
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function listagg needs a STRING column");
+      }
+      if (f == PM_AGG_RBM32 && t->id != PM_T_BINARY && t->id != PM_T_LARGE_BINARY) {
+        pm_merge_close(m);
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function rbm32 needs a VARBINARY column");
       }
     }
   }
@@ -482,6 +503,83 @@ static int add_patch(pm_merge_reader *m, const patch *p, pm_error *err) {
     m->cap_patches = cap;
   }
   m->patches[m->n_patches++] = *p;
+  return 0;
+}
+
+static int add_bpatch(pm_merge_reader *m, int64_t row, int col, int is_null, const void *data, size_t len,
+                      pm_error *err) {
+  if (m->n_bpatches == m->cap_bpatches) {
+    size_t cap = m->cap_bpatches ? m->cap_bpatches * 2 : 64;
+    bpatch *np = realloc(m->bpatches, cap * sizeof *np);
+    if (!np) return PM_NOMEM(err);
+    m->bpatches = np;
+    m->cap_bpatches = cap;
+  }
+  bpatch *b = &m->bpatches[m->n_bpatches++];
+  b->row = row;
+  b->col = col;
+  b->is_null = is_null;
+  b->off = m->bdata.len;
+  b->len = len;
+  if (len && pm_buf_append(&m->bdata, data, len)) return PM_NOMEM(err);
+  return 0;
+}
+
+/* Bytes of a varbin value (logical row i); 0 when null. */
+static int bytes_at(const pm_type *t, const struct ArrowArray *a, int64_t i, const uint8_t **p, size_t *n) {
+  if (!pm_array_is_valid(a, i)) return 0;
+  varbin_at(t, a, a->offset + i, p, n);
+  return 1;
+}
+
+static int is_blank(const uint8_t *p, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!isspace(p[i])) return 0;
+  return 1;
+}
+
+/* listagg: acc (pm_buf, has = non-null) combined with input. */
+static int listagg_add(pm_buf *acc, int *has, const uint8_t *p, size_t n, const char *delim, int distinct,
+                       pm_error *err) {
+  if (is_blank(p, n)) {
+    if (!*has) { /* Java keeps a blank input only when the accumulator is null */
+      acc->len = 0;
+      if (n && pm_buf_append(acc, p, n)) return PM_NOMEM(err);
+      *has = 1;
+    }
+    return 0;
+  }
+  if (!*has || is_blank(acc->data, acc->len)) {
+    acc->len = 0;
+    if (pm_buf_append(acc, p, n)) return PM_NOMEM(err);
+    *has = 1;
+    return 0;
+  }
+  size_t dl = strlen(delim);
+  if (!distinct) {
+    if (pm_buf_append(acc, delim, dl) || pm_buf_append(acc, p, n)) return PM_NOMEM(err);
+    return 0;
+  }
+  /* append each input token not yet present in the accumulator */
+  size_t s = 0;
+  while (s <= n) {
+    size_t e = s;
+    while (e < n && !(dl && e + dl <= n && !memcmp(p + e, delim, dl))) e++;
+    const uint8_t *tok = p + s;
+    size_t tl = e - s;
+    int present = 0;
+    size_t a = 0;
+    while (a <= acc->len && !present) {
+      size_t b = a;
+      while (b < acc->len && !(dl && b + dl <= acc->len && !memcmp(acc->data + b, delim, dl))) b++;
+      present = b - a == tl && !memcmp(acc->data + a, tok, tl);
+      a = b + (dl ? dl : 1);
+      if (b >= acc->len) break;
+    }
+    if (!present && tl && (pm_buf_append(acc, delim, dl) || pm_buf_append(acc, tok, tl))) return PM_NOMEM(err);
+    if (e >= n) break;
+    s = e + dl;
+  }
   return 0;
 }
 
@@ -815,10 +913,28 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
                        "partial-update.remove-record-on-delete)");
   }
   num *acc = NULL;
+  pm_buf *lacc = NULL;          /* listagg accumulators */
+  int *lhas = NULL;
+  roaring_bitmap_t **rbm = NULL; /* rbm32 accumulators */
   if (agg) {
     acc = calloc((size_t)m->n_cols + 1, sizeof *acc);
     if (!acc) return PM_NOMEM(err);
     for (int c = 0; c < m->n_cols; c++) acc[c].is_null = 1;
+    int need_var = 0;
+    for (int c = 0; cfg->columns && c < m->n_cols; c++)
+      need_var |= cfg->columns[c].agg == PM_AGG_LISTAGG || cfg->columns[c].agg == PM_AGG_RBM32;
+    if (need_var) {
+      lacc = calloc((size_t)m->n_cols + 1, sizeof *lacc);
+      lhas = calloc((size_t)m->n_cols + 1, sizeof *lhas);
+      rbm = calloc((size_t)m->n_cols + 1, sizeof *rbm);
+      if (!lacc || !lhas || !rbm) {
+        free(acc);
+        free(lacc);
+        free(lhas);
+        free(rbm);
+        return PM_NOMEM(err);
+      }
+    }
   }
   int rc = 0;
   for (int w = start; w < g && !rc; w++) {
@@ -829,10 +945,27 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
     int retract = pm_rowkind_is_retract(k);
     if (retract && cfg->remove_record_on_delete && w == start && k == PM_ROWKIND_DELETE) {
       /* state := the -D record's values */
-      for (int c = 0; c < m->n_cols; c++) {
+      for (int c = 0; c < m->n_cols && !rc; c++) {
         m->col_src[c][o] = r;
         m->col_row[c][o] = i;
         if (agg) acc[c] = num_at(m, c, r, i);
+        if (lacc && (cfg->columns[c].agg == PM_AGG_LISTAGG || cfg->columns[c].agg == PM_AGG_RBM32)) {
+          const uint8_t *p;
+          size_t n;
+          lacc[c].len = 0;
+          lhas[c] = 0;
+          if (rbm[c]) roaring_bitmap_free(rbm[c]);
+          rbm[c] = NULL;
+          if (bytes_at(&m->layout->children[c], b->children[c], i, &p, &n)) {
+            if (cfg->columns[c].agg == PM_AGG_LISTAGG) {
+              lhas[c] = 1;
+              if (n && pm_buf_append(&lacc[c], p, n)) rc = PM_NOMEM(err);
+            } else {
+              rbm[c] = roaring_bitmap_portable_deserialize_safe((const char *)p, n);
+              if (!rbm[c]) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "rbm32: invalid serialized bitmap");
+            }
+          }
+        }
       }
       is_delete = 1;
       last = w;
@@ -942,9 +1075,61 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
             else acc[c].i = f == PM_AGG_BOOL_AND ? (acc[c].i && x.i) : (acc[c].i || x.i);
           }
           break;
+        case PM_AGG_LISTAGG:
+        case PM_AGG_RBM32: {
+          const uint8_t *p;
+          size_t n;
+          if (!lacc || !bytes_at(&m->layout->children[c], col, i, &p, &n)) break;
+          if (f == PM_AGG_LISTAGG) {
+            const char *d = cfg->columns[c].listagg_delimiter ? cfg->columns[c].listagg_delimiter : ",";
+            rc = listagg_add(&lacc[c], &lhas[c], p, n, d, cfg->columns[c].distinct, err);
+          } else {
+            roaring_bitmap_t *x = roaring_bitmap_portable_deserialize_safe((const char *)p, n);
+            if (!x) {
+              rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "rbm32: invalid serialized bitmap in column %d", c);
+            } else if (!rbm[c]) {
+              rbm[c] = x;
+            } else {
+              roaring_bitmap_or_inplace(rbm[c], x);
+              roaring_bitmap_free(x);
+            }
+          }
+          break;
+        }
         default: rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "aggregate function not supported"); break;
       }
     }
+  }
+  /* computed variable-length results */
+  for (int c = 0; lacc && !rc && c < m->n_cols; c++) {
+    if (is_system_col(cfg, c) || is_seq_field_col(cfg, c)) continue;
+    if (cfg->columns[c].agg == PM_AGG_LISTAGG) {
+      rc = add_bpatch(m, o, c, !lhas[c], lacc[c].data, lhas[c] ? lacc[c].len : 0, err);
+    } else if (cfg->columns[c].agg == PM_AGG_RBM32) {
+      if (!rbm[c]) {
+        rc = add_bpatch(m, o, c, 1, NULL, 0, err);
+        continue;
+      }
+      roaring_bitmap_run_optimize(rbm[c]);
+      size_t n = roaring_bitmap_portable_size_in_bytes(rbm[c]);
+      char *buf = malloc(n + 1);
+      if (!buf) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      roaring_bitmap_portable_serialize(rbm[c], buf);
+      rc = add_bpatch(m, o, c, 0, buf, n, err);
+      free(buf);
+    }
+  }
+  if (lacc) {
+    for (int c = 0; c < m->n_cols; c++) {
+      pm_buf_free(&lacc[c]);
+      if (rbm[c]) roaring_bitmap_free(rbm[c]);
+    }
+    free(lacc);
+    free(lhas);
+    free(rbm);
   }
   if (rc) {
     free(acc);
@@ -974,6 +1159,7 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
   if (pm_rowkind_is_retract(kind) && !cfg->keep_retracts) {
     /* drop: undo the patches of this row */
     while (m->n_patches && m->patches[m->n_patches - 1].row == o) m->n_patches--;
+    while (m->n_bpatches && m->bpatches[m->n_bpatches - 1].row == o) m->n_bpatches--;
     return 0;
   }
   m->sel_src[o] = gr[last];
@@ -1014,6 +1200,30 @@ static void apply_patch(struct ArrowArray *a, const pm_type *t, const patch *p) 
   }
 }
 
+/* A column mixing gathered values and computed ones (listagg, rbm32). */
+static int build_with_bpatches(pm_merge_reader *m, int c, const int32_t *src, const int64_t *rows, int64_t n,
+                               struct ArrowArray *out, pm_error *err) {
+  const pm_type *t = &m->layout->children[c];
+  pm_builder *b;
+  PM_TRY(pm_builder_new(t, &b, err));
+  int rc = pm_builder_reserve(b, n, err);
+  size_t p = 0;
+  for (int64_t i = 0; i < n && !rc; i++) {
+    while (p < m->n_bpatches && (m->bpatches[p].col != c || m->bpatches[p].row < i)) p++;
+    if (p < m->n_bpatches && m->bpatches[p].row == i && m->bpatches[p].col == c) {
+      const bpatch *bp = &m->bpatches[p];
+      rc = bp->is_null ? pm_builder_append_null(b, err)
+                       : pm_builder_append_bytes(b, m->bdata.data ? m->bdata.data + bp->off : (const uint8_t *)"",
+                                                 bp->len, err);
+    } else {
+      rc = src[i] < 0 ? pm_builder_append_null(b, err) : pm_builder_append_from(b, t, m->srcs[src[i]], rows[i], err);
+    }
+  }
+  if (!rc) rc = pm_builder_finish(b, out, err);
+  pm_builder_free(b);
+  return rc;
+}
+
 /* Builds the output batch from the selections. */
 static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
   int64_t n = m->n_out;
@@ -1023,7 +1233,10 @@ static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *er
     const int64_t *r = m->per_column ? m->col_row[c] : m->sel_row;
     for (int i = 0; i < m->n_runs; i++)
       m->srcs[i] = m->runs[i].batch.release ? m->runs[i].batch.children[c] : NULL;
-    int rc = pm_gather(&m->layout->children[c], m->srcs, s, r, n, out->children[c], err);
+    int has_b = 0;
+    for (size_t p = 0; p < m->n_bpatches && !has_b; p++) has_b = m->bpatches[p].col == c;
+    int rc = has_b ? build_with_bpatches(m, c, s, r, n, out->children[c], err)
+                   : pm_gather(&m->layout->children[c], m->srcs, s, r, n, out->children[c], err);
     if (rc) {
       pm_array_release(out);
       return rc;
@@ -1036,6 +1249,8 @@ static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *er
   for (size_t p = 0; p < m->n_patches; p++)
     apply_patch(out->children[m->patches[p].col], &m->layout->children[m->patches[p].col], &m->patches[p]);
   m->n_patches = 0;
+  m->n_bpatches = 0;
+  m->bdata.len = 0;
   m->n_out = 0;
   return 0;
 }

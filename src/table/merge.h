@@ -49,6 +49,7 @@ typedef enum pm_agg_func {
   PM_AGG_LISTAGG,
   PM_AGG_BOOL_AND,
   PM_AGG_BOOL_OR,
+  PM_AGG_RBM32,
   PM_AGG_PRIMARY_KEY
 } pm_agg_func;
 

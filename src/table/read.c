@@ -285,6 +285,10 @@ static int setup_merge(read_ctx *c, pm_error *err) {
       return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: %s outside a sequence group is not supported", t->root, key);
     snprintf(key, sizeof key, "fields.%s.ignore-retract", name);
     PM_TRY(opt_bool(t, key, 0, err, &mc->ignore_retract));
+    snprintf(key, sizeof key, "fields.%s.distinct", name);
+    PM_TRY(opt_bool(t, key, 0, err, &mc->distinct));
+    snprintf(key, sizeof key, "fields.%s.list-agg-delimiter", name);
+    mc->listagg_delimiter = pm_table_option(t, key); /* borrowed from the table options */
   }
   return 0;
 }

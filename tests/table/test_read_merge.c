@@ -6,6 +6,8 @@
  */
 #include <math.h>
 
+#include <roaring/roaring.h>
+
 #include "arrow/builder.h"
 #include "harness.h"
 #include "table/merge.h"
@@ -386,6 +388,114 @@ static void test_aggregation(void) {
   CHECK_EQ_INT(f, PM_AGG_FIRST_NON_NULL_VALUE);
 }
 
+static void test_listagg(void) {
+  static const rec a[] = {{1, "a,b", 0, NUL_S, 0, 0}};
+  static const rec b[] = {{1, "b,c", 0, NUL_S, 1, 0}};
+  static const rec c[] = {{1, NULL, 0, NUL_S, 2, 0}, {2, " ", 0, NUL_S, 3, 0}};
+  static const rec d[] = {{2, "x", 0, NUL_S, 4, 0}};
+  pm_merge_config cfg;
+  base_config(&cfg, PM_ENGINE_AGGREGATION);
+  pm_merge_column cols[N_COLS] = {{0}};
+  cols[C_V].agg = PM_AGG_LISTAGG;
+  cfg.columns = cols;
+  pm_merge_source s1[4] = {src_of(a, 1, 1), src_of(b, 1, 1), src_of(c, 2, 1), src_of(d, 1, 1)};
+  outrow o[4];
+  int n = run_merge(&cfg, s1, 4, o, 4);
+  CHECK_EQ_INT(n, 2);
+  if (n == 2) {
+    CHECK_EQ_STR(o[0].v, "a,b,b,c");
+    CHECK_EQ_STR(o[1].v, "x"); /* a blank accumulator takes the input */
+  }
+  cols[C_V].distinct = 1;
+  cols[C_V].listagg_delimiter = ",";
+  pm_merge_source s2[4] = {src_of(a, 1, 1), src_of(b, 1, 1), src_of(c, 2, 1), src_of(d, 1, 1)};
+  n = run_merge(&cfg, s2, 4, o, 4);
+  CHECK_EQ_INT(n, 2);
+  if (n == 2) CHECK_EQ_STR(o[0].v, "a,b,c");
+}
+
+/* rbm32: OR of portable 32-bit roaring bitmaps; layout (k INT, b BINARY, _SEQ, _KIND). */
+static int rbm_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  int *state = ctx; /* [0] = run index, [1] = done */
+  memset(out, 0, sizeof *out);
+  if (state[1]) return 0;
+  state[1] = 1;
+  pm_type t;
+  pm_type_init(&t, PM_T_STRUCT, "", 0, 4, err);
+  pm_type_init(&t.children[0], PM_T_INT32, "k", 0, 0, err);
+  pm_type_init(&t.children[1], PM_T_BINARY, "b", 1, 0, err);
+  pm_type_init(&t.children[2], PM_T_INT64, "s", 0, 0, err);
+  pm_type_init(&t.children[3], PM_T_INT8, "kind", 0, 0, err);
+  pm_builder *b;
+  pm_builder_new(&t, &b, err);
+  roaring_bitmap_t *bm = roaring_bitmap_create();
+  roaring_bitmap_add(bm, (uint32_t)(state[0] * 10));
+  roaring_bitmap_add(bm, 7);
+  size_t n = roaring_bitmap_portable_size_in_bytes(bm);
+  char *buf = malloc(n);
+  roaring_bitmap_portable_serialize(bm, buf);
+  pm_builder_append_int(pm_builder_child(b, 0), 1, err);
+  pm_builder_append_bytes(pm_builder_child(b, 1), buf, n, err);
+  pm_builder_append_int(pm_builder_child(b, 2), state[0], err);
+  pm_builder_append_int(pm_builder_child(b, 3), 0, err);
+  pm_builder_append_valid(b, err);
+  int rc = pm_builder_finish(b, out, err);
+  pm_builder_free(b);
+  free(buf);
+  roaring_bitmap_free(bm);
+  pm_type_free(&t);
+  return rc;
+}
+
+static void test_rbm32(void) {
+  pm_error err;
+  pm_type t;
+  pm_type_init(&t, PM_T_STRUCT, "", 0, 4, &err);
+  pm_type_init(&t.children[0], PM_T_INT32, "k", 0, 0, &err);
+  pm_type_init(&t.children[1], PM_T_BINARY, "b", 1, 0, &err);
+  pm_type_init(&t.children[2], PM_T_INT64, "s", 0, 0, &err);
+  pm_type_init(&t.children[3], PM_T_INT8, "kind", 0, 0, &err);
+  static const int keys[1] = {0};
+  pm_merge_column cols[4] = {{0}};
+  cols[1].agg = PM_AGG_RBM32;
+  pm_merge_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.layout = &t;
+  cfg.n_keys = 1;
+  cfg.key_cols = keys;
+  cfg.seq_col = 2;
+  cfg.kind_col = 3;
+  cfg.level_col = -1;
+  cfg.engine = PM_ENGINE_AGGREGATION;
+  cfg.columns = cols;
+  static int st[3][2] = {{1, 0}, {2, 0}, {3, 0}};
+  pm_merge_source src[3];
+  for (int i = 0; i < 3; i++) {
+    src[i].ctx = st[i];
+    src[i].next = rbm_next;
+    src[i].close = NULL;
+  }
+  pm_merge_reader *m;
+  CHECK_OK(pm_merge_open(&cfg, src, 3, &m, &err), &err);
+  struct ArrowArray a;
+  CHECK_OK(pm_merge_next(m, &a, &err), &err);
+  CHECK(a.release && a.length == 1);
+  if (a.release && a.length == 1) {
+    const int32_t *off = a.children[1]->buffers[1];
+    roaring_bitmap_t *bm = roaring_bitmap_portable_deserialize_safe(
+        (const char *)a.children[1]->buffers[2] + off[0], (size_t)(off[1] - off[0]));
+    CHECK(bm != NULL);
+    if (bm) {
+      CHECK_EQ_INT(roaring_bitmap_get_cardinality(bm), 4); /* 7, 10, 20, 30 */
+      CHECK(roaring_bitmap_contains(bm, 30));
+      roaring_bitmap_free(bm);
+    }
+  }
+  if (a.release) a.release(&a);
+  pm_merge_close(m);
+  pm_type_free(&t);
+}
+
 /* Lookup tables (SEMANTICS 3.6): only the newest level > 0 record merges with level-0 records. */
 static void test_lookup_level_rule(void) {
   /* s holds the record's file level here */
@@ -489,6 +599,8 @@ int main(void) {
   RUN_TEST(test_partial_update);
   RUN_TEST(test_partial_update_sequence_group);
   RUN_TEST(test_aggregation);
+  RUN_TEST(test_listagg);
+  RUN_TEST(test_rbm32);
   RUN_TEST(test_lookup_level_rule);
   RUN_TEST(test_compare_orders);
   RUN_TEST(test_many_runs);
