@@ -1442,8 +1442,44 @@ static void apply_limit(plan_builder *pb, int64_t limit, pm_scan_explain *ex) {
 
 /* ------------------------------------------------------ batch planning */
 
-static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, pm_scan_explain *ex,
-                         plan_builder *pb, pm_error *err) {
+/* §4.8 manifest-phase limit for PK tables: buckets whose files cannot
+ * overlap (one file, or all at one level > 0) and hold no retracts contribute
+ * files until `limit` rows are reached; then later buckets are dropped.
+ * Overlapping buckets are kept whole and do not count. */
+static void pk_limit_pushdown(scan_ctx *c, const pm_manifest_entry **files, size_t *n, int64_t limit) {
+  pm_table *t = c->t;
+  if (limit < 0 || !pm_table_has_pk(t) || t->deletion_vectors || t->merge_engine == PM_MERGE_PARTIAL_UPDATE ||
+      t->merge_engine == PM_MERGE_AGGREGATION || c->has_data_filter)
+    return;
+  qsort(files, *n, sizeof *files, cmp_group);
+  size_t out = 0;
+  int64_t acc = 0;
+  for (size_t i = 0; i < *n;) {
+    size_t j = i;
+    int same_level = 1, retracts = 0;
+    while (j < *n && same_group(files[i], files[j])) {
+      if (files[j]->file.level != files[i]->file.level) same_level = 0;
+      if (!files[j]->file.has_delete_row_count || files[j]->file.delete_row_count > 0) retracts = 1;
+      j++;
+    }
+    int no_overlap = (j - i == 1) || (same_level && files[i]->file.level > 0);
+    if (!no_overlap || retracts) {
+      for (size_t k = i; k < j; k++) files[out++] = files[k];
+    } else if (acc < limit) {
+      for (size_t k = i; k < j && acc < limit; k++) {
+        files[out++] = files[k];
+        acc += files[k]->file.row_count;
+      }
+    } else {
+      c->ex->files_pruned_limit += j - i;
+    }
+    i = j;
+  }
+  *n = out;
+}
+
+static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int64_t limit,
+                         pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   scan_ctx c;
   int rc = setup_ctx(&c, t, filter, 0, ex, err);
   manifest_job *jobs = NULL;
@@ -1462,6 +1498,7 @@ static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snaps
     ex->files_live += n_live;
     rc = prune_by_stats(&c, live, &n_live, err);
   }
+  if (!rc) pk_limit_pushdown(&c, live, &n_live, limit);
   if (!rc) rc = load_dv_index(t, snap, &dv, err);
   split_opts so = {0};
   if (!rc) rc = read_split_sizes(t, &so, err);
@@ -1533,7 +1570,7 @@ static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snaps
   plan_builder other = {0};
   pm_scan_explain ex2;
   memset(&ex2, 0, sizeof ex2);
-  if (!rc && snap) rc = plan_snapshot(bt, bf, snap, &ex2, &other, err);
+  if (!rc && snap) rc = plan_snapshot(bt, bf, snap, -1, &ex2, &other, err);
   for (size_t i = 0; i < other.n; i++) {
     if (!rc && !partition_in_entries(&main_live, &other.splits[i]->partition)) {
       rc = pb_push(pb, other.splits[i], err);
@@ -1724,7 +1761,7 @@ int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan
       snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "batch");
       plan->snapshot_id = snap->id;
       plan->has_snapshot = 1;
-      rc = plan_snapshot(t, filter, snap, &plan->explain, &pb, err);
+      rc = plan_snapshot(t, filter, snap, limit, &plan->explain, &pb, err);
     } else if (!rc) {
       snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "empty");
     }
@@ -1761,7 +1798,7 @@ int pm_scan_explain_format(const pm_scan_explain *e, pm_buf *out, pm_error *err)
                    "entries: %zu read, %zu pruned by partition, %zu pruned by bucket, %zu pruned by level, "
                    "%zu deleted\n"
                    "files: %zu live, %zu pruned by key stats, %zu pruned by value stats, %zu pruned with their bucket, "
-                   "%zu planned\n"
+                   "%zu pruned by limit, %zu planned\n"
                    "splits: %zu (%zu dropped by limit, %zu from fallback branch)\n"
                    "planning time: %.3f ms\n",
                    e->scan_kind, (long long)e->snapshot_id, e->manifest_lists_read, e->manifests_total,
@@ -1769,7 +1806,7 @@ int pm_scan_explain_format(const pm_scan_explain *e, pm_buf *out, pm_error *err)
                    e->manifests_pruned_level, e->manifests_skipped_no_adds, e->entries_total,
                    e->entries_pruned_partition, e->entries_pruned_bucket, e->entries_pruned_level,
                    e->entries_deleted, e->files_live, e->files_pruned_key_stats, e->files_pruned_value_stats,
-                   e->files_pruned_bucket_stats, e->files_planned, e->splits, e->splits_pruned_limit,
+                   e->files_pruned_bucket_stats, e->files_pruned_limit, e->files_planned, e->splits, e->splits_pruned_limit,
                    e->fallback_splits, e->millis);
   if (n < 0) return pm_errorf(err, PAIMON_ERR_INTERNAL, "explain formatting failed");
   return pm_buf_append(out, buf, strlen(buf)) ? PM_NOMEM(err) : 0;

@@ -300,6 +300,34 @@ static void test_value_stats_pruning(void) {
   pm_table_free(t);
 }
 
+/* §4.8: a primary-key table without deletion vectors plans only what a small limit needs
+ * from non-overlapping buckets; the planned files still hold at least `limit` rows. */
+static void test_pk_limit_pushdown(void) {
+  pm_error err = {0};
+  pm_table *t = open_table_in(WH_PARQUET, "pk_table_scan_and_read_mor.pk_table_scan_and_read_mor", NULL, NULL, NULL,
+                              NULL);
+  if (!t) return;
+  pm_plan *all = NULL, *p = NULL;
+  CHECK_OK(pm_scan_plan(t, NULL, -1, &all, &err), &err);
+  CHECK_OK(pm_scan_plan(t, NULL, 1, &p, &err), &err);
+  if (all && p) {
+    int unknown = 0;
+    CHECK(plan_files(p) < plan_files(all));
+    CHECK(p->n_splits >= 1 && plan_rows(p, &unknown) >= 1);
+    CHECK(p->explain.files_pruned_limit + p->explain.splits_pruned_limit > 0);
+  }
+  pm_plan_free(p);
+  /* a value filter disables the pushdown */
+  pm_predicate *f = parse(t, "f3 > 0");
+  p = NULL;
+  CHECK_OK(pm_scan_plan(t, f, 1, &p, &err), &err);
+  if (p && all) CHECK_EQ_INT(plan_files(p), plan_files(all));
+  pm_plan_free(p);
+  pm_pred_free(f);
+  pm_plan_free(all);
+  pm_table_free(t);
+}
+
 static void test_incremental(void) {
   pm_error err = {0};
   pm_table *t = open_table_in(WH_PARQUET, "pk_09.pk_09", "incremental-between", "1,3", NULL, NULL);
@@ -488,6 +516,7 @@ int main(void) {
   RUN_TEST(test_empty_table);
   RUN_TEST(test_partition_and_bucket_pruning);
   RUN_TEST(test_value_stats_pruning);
+  RUN_TEST(test_pk_limit_pushdown);
   RUN_TEST(test_incremental);
   RUN_TEST(test_fallback_branch);
   RUN_TEST(test_java_splits);
