@@ -848,7 +848,7 @@ static int stats_fixed(colw *c, const uint8_t *v, size_t cnt) {
 }
 
 /* Adds the gathered values of the slice to the current page. */
-static int add_values(pm_pq_writer *w, colw *c, pm_error *err) {
+static int add_values(colw *c, pm_error *err) {
   const wnode *n = c->leaf;
   size_t cnt;
   if (c->width == -1) {
@@ -917,7 +917,6 @@ static int add_values(pm_pq_writer *w, colw *c, pm_error *err) {
     }
   }
   c->n_values += cnt;
-  (void)w;
   return 0;
 }
 
@@ -1085,13 +1084,14 @@ static void mm_store_float_signs(const wnode *n, uint8_t *mn, uint8_t *mx) {
   }
 }
 
-static int write_page_header(pm_tw *t, int type, size_t uncompressed, size_t compressed, int crc_on, int32_t crc) {
+/* Opens a PageHeader struct with its common fields; the caller adds the
+ * type-specific header and closes it. */
+static void begin_page_header(pm_tw *t, int type, size_t uncompressed, size_t compressed, int crc_on, int32_t crc) {
   pm_tw_struct_begin(t);
   pm_tw_field_i32(t, 1, type);
   pm_tw_field_i32(t, 2, (int32_t)uncompressed);
   pm_tw_field_i32(t, 3, (int32_t)compressed);
   if (crc_on) pm_tw_field_i32(t, 4, crc);
-  return 0;
 }
 
 static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
@@ -1141,7 +1141,7 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
   w->hdr.len = 0;
   pm_tw t;
   pm_tw_init(&t, &w->hdr);
-  write_page_header(&t, v2 ? PM_PQ_PAGE_DATA_V2 : PM_PQ_PAGE_DATA, uncompressed, comp->len, w->o.page_crc, crc);
+  begin_page_header(&t, v2 ? PM_PQ_PAGE_DATA_V2 : PM_PQ_PAGE_DATA, uncompressed, comp->len, w->o.page_crc, crc);
   if (v2) {
     pm_tw_field_struct_begin(&t, 8);
     pm_tw_field_i32(&t, 1, (int32_t)c->n_levels);
@@ -1286,7 +1286,7 @@ static int flush_chunk(pm_pq_writer *w, colw *c, chunk_meta *cm, pm_error *err) 
     w->hdr.len = 0;
     pm_tw t;
     pm_tw_init(&t, &w->hdr);
-    write_page_header(&t, PM_PQ_PAGE_DICTIONARY, c->dict.page.len, w->comp.len, w->o.page_crc, crc);
+    begin_page_header(&t, PM_PQ_PAGE_DICTIONARY, c->dict.page.len, w->comp.len, w->o.page_crc, crc);
     pm_tw_field_struct_begin(&t, 7);
     pm_tw_field_i32(&t, 1, (int32_t)c->dict.count);
     pm_tw_field_i32(&t, 2, v2 ? PM_PQ_ENC_PLAIN : PM_PQ_ENC_PLAIN_DICTIONARY);
@@ -1644,7 +1644,7 @@ int pm_pq_writer_write(pm_pq_writer *w, const struct ArrowArray *batch, pm_error
     for (size_t k = 0; k < w->n_cols && !rc; k++) {
       colw *c = &w->cols[k];
       rc = gather(c, arrs[k], err);
-      if (!rc) rc = add_values(w, c, err);
+      if (!rc) rc = add_values(c, err);
       if (rc) break;
       if (c->dict_active && c->dict.page.len > w->o.dictionary_page_bytes) rc = dict_fallback(c, err);
       if (rc) break;
