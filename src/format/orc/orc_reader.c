@@ -121,6 +121,8 @@ struct pm_orc_reader {
   col_reader *cols; /* indexed by column id; only selected ones initialised */
   pm_buf *streams;  /* n_types * SK_COUNT decompressed streams of the loaded stripe (capacity kept) */
   uint8_t *have;    /* n_types * SK_COUNT: stream present in the loaded stripe */
+  pm_buf *chunk_map; /* n_types * SK_COUNT: (compressed, decompressed) chunk offsets of each stream */
+  int can_seek;      /* every selected column of the loaded stripe has a row index */
   ZSTD_DCtx *zdctx; /* reused across chunks */
   pm_buf tmp;       /* compressed bytes */
   uint64_t skipped_stripes, skipped_groups;
@@ -164,9 +166,10 @@ const char *pm_orc_encoding_name(pm_orc_encoding e) {
 void pm_orc_read_options_init(pm_orc_read_options *o) { memset(o, 0, sizeof *o); }
 
 /* Decompresses an ORC compressed section (3-byte chunk headers) and appends to out. */
-static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_buf *out, const char *what,
-                          uint64_t file_off, pm_error *err) {
+static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_buf *out, pm_buf *map,
+                          const char *what, uint64_t file_off, pm_error *err) {
   if (r->codec == PM_CODEC_NONE) return pm_buf_append(out, src, len) ? PM_NOMEM(err) : 0;
+  size_t out_start = out->len;
   /* Size the output once: chunk headers bound each chunk by the block size. */
   uint64_t estimate = 0;
   for (size_t p = 0; p + 3 <= len;) {
@@ -199,6 +202,10 @@ static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_b
                        what, clen, (unsigned long long)(file_off + pos - 3), len - pos);
     const uint8_t *c = src + pos;
     int rc = 0;
+    if (map) { /* chunk start (compressed) -> decompressed offset, for row index positions */
+      uint64_t pair[2] = {pos - 3, out->len - out_start};
+      if (pm_buf_append(map, pair, sizeof pair)) return PM_NOMEM(err);
+    }
     if (original) {
       if (pm_buf_append(out, c, clen)) return PM_NOMEM(err);
     } else if (r->codec == PM_CODEC_LZ4_RAW) {
@@ -228,7 +235,8 @@ static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_b
 }
 
 /* Reads [off, off+len) of the file into r->tmp (or points into memory) and decompresses into out. */
-static int read_section(pm_orc_reader *r, uint64_t off, uint64_t len, pm_buf *out, const char *what, pm_error *err) {
+static int read_section_map(pm_orc_reader *r, uint64_t off, uint64_t len, pm_buf *out, pm_buf *map, const char *what,
+                            pm_error *err) {
   if (off > r->file_size || len > r->file_size - off)
     return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: %s at offset %llu length %llu runs past the end of the file (%llu bytes)",
                      r->path, what, (unsigned long long)off, (unsigned long long)len, (unsigned long long)r->file_size);
@@ -242,7 +250,11 @@ static int read_section(pm_orc_reader *r, uint64_t off, uint64_t len, pm_buf *ou
     PM_TRY(pm_file_read_at(r->file, off, r->tmp.data, (size_t)len, err));
     src = r->tmp.data;
   }
-  return orc_decompress(r, src, (size_t)len, out, what, off, err);
+  return orc_decompress(r, src, (size_t)len, out, map, what, off, err);
+}
+
+static int read_section(pm_orc_reader *r, uint64_t off, uint64_t len, pm_buf *out, const char *what, pm_error *err) {
+  return read_section_map(r, off, len, out, NULL, what, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -1233,6 +1245,11 @@ static void free_cols(pm_orc_reader *r) {
   }
   free(r->have);
   r->have = NULL;
+  if (r->chunk_map) {
+    for (size_t i = 0; i < r->n_types * SK_COUNT; i++) pm_buf_free(&r->chunk_map[i]);
+    free(r->chunk_map);
+    r->chunk_map = NULL;
+  }
 }
 
 static const char *stream_kind_name(int k) {
@@ -1245,7 +1262,8 @@ static int ensure_cols(pm_orc_reader *r, pm_error *err) {
   r->cols = calloc(r->n_types, sizeof *r->cols);
   r->streams = calloc(r->n_types * SK_COUNT, sizeof *r->streams);
   r->have = calloc(r->n_types * SK_COUNT, 1);
-  if (!r->cols || !r->streams || !r->have) return PM_NOMEM(err);
+  r->chunk_map = calloc(r->n_types * SK_COUNT, sizeof *r->chunk_map);
+  if (!r->cols || !r->streams || !r->have || !r->chunk_map) return PM_NOMEM(err);
   for (size_t i = 0; i < r->n_types; i++) {
     orc_type *t = &r->types[i];
     col_reader *c = &r->cols[i];
@@ -1396,7 +1414,7 @@ static int load_stripe(pm_orc_reader *r, size_t si, pm_error *err) {
   size_t ci = 0;
   free(r->tz);
   r->tz = NULL;
-  int need_index = r->n_preds > 0 && r->row_index_stride > 0;
+  int need_index = (r->n_preds > 0 || r->n_ranges > 0) && r->row_index_stride > 0;
   while (rc == 0 && pm_pb_more(&pb)) {
     uint32_t f, w;
     if ((rc = pm_pb_key(&pb, &f, &w, err))) break;
@@ -1433,13 +1451,15 @@ static int load_stripe(pm_orc_reader *r, size_t si, pm_error *err) {
           pm_buf *dst = &r->streams[b * SK_COUNT + a];
           dst->len = 0;
           r->have[b * SK_COUNT + a] = 1;
+          pm_buf *map = &r->chunk_map[b * SK_COUNT + a];
+          map->len = 0;
           if (pm_buf_reserve(dst, 1)) {
             rc = PM_NOMEM(err);
             break;
           }
           char what[96];
           snprintf(what, sizeof what, "stripe %zu column %llu %s stream", si, (unsigned long long)b, stream_kind_name((int)a));
-          rc = read_section(r, off, c, dst, what, err);
+          rc = read_section_map(r, off, c, dst, need_index && a != SK_ROW_INDEX ? map : NULL, what, err);
         }
         off += c;
       } else { /* encoding: kind a, dictionary size b */
@@ -1473,6 +1493,9 @@ static int load_stripe(pm_orc_reader *r, size_t si, pm_error *err) {
     }
     PM_TRY(init_col_stream_state(r, &r->cols[i], err));
   }
+  r->can_seek = need_index;
+  for (size_t i = 0; i < r->n_types && r->can_seek; i++)
+    if (r->types[i].selected && !r->have[i * SK_COUNT + SK_ROW_INDEX]) r->can_seek = 0;
   return 0;
 }
 
@@ -1601,6 +1624,170 @@ static int stripe_may_match(pm_orc_reader *r, size_t si, int *match, pm_error *e
     }
   }
   return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Seeking to a row group with the row index positions */
+
+typedef struct posq {
+  uint64_t *v;
+  size_t n, i;
+} posq;
+
+static int pos_next(pm_orc_reader *r, col_reader *c, posq *q, uint64_t *v, pm_error *err) {
+  if (q->i >= q->n)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: column %u: row index entry has too few positions", r->path, c->id);
+  *v = q->v[q->i++];
+  return 0;
+}
+
+/* Decompressed offset in stream `kind` of c for a (chunk offset[, offset in chunk]) position. */
+static int pos_offset(pm_orc_reader *r, col_reader *c, int kind, posq *q, size_t *out, pm_error *err) {
+  uint64_t co = 0, uo = 0;
+  PM_TRY(pos_next(r, c, q, &co, err));
+  pm_buf *st = &r->streams[c->id * SK_COUNT + kind];
+  if (r->codec != PM_CODEC_NONE) {
+    PM_TRY(pos_next(r, c, q, &uo, err));
+    pm_buf *m = &r->chunk_map[c->id * SK_COUNT + kind];
+    const uint64_t *pairs = (const uint64_t *)(const void *)m->data;
+    size_t lo = 0, hi = m->len / 16;
+    int found = 0;
+    while (lo < hi) {
+      size_t mid = (lo + hi) / 2;
+      if (pairs[2 * mid] == co) {
+        co = pairs[2 * mid + 1];
+        found = 1;
+        break;
+      }
+      if (pairs[2 * mid] < co) lo = mid + 1;
+      else hi = mid;
+    }
+    if (!found && !(m->len == 0 && co == 0 && uo == 0))
+      return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: column %u %s stream: row index position %llu is not a chunk start",
+                       r->path, c->id, stream_kind_name(kind), (unsigned long long)co);
+    if (!found) co = 0;
+  }
+  if (co + uo > st->len)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: column %u %s stream: row index position past the stream", r->path,
+                     c->id, stream_kind_name(kind));
+  *out = (size_t)(co + uo);
+  return 0;
+}
+
+static int seek_int(pm_orc_reader *r, col_reader *c, int kind, pm_orc_int_rle *d, posq *q, pm_error *err) {
+  size_t off = 0;
+  uint64_t skip = 0;
+  PM_TRY(pos_offset(r, c, kind, q, &off, err));
+  PM_TRY(pos_next(r, c, q, &skip, err));
+  d->s.pos = off;
+  d->n_lits = d->idx = 0;
+  return pm_orc_int_rle_skip(d, skip, err);
+}
+
+static int seek_byte(pm_orc_reader *r, col_reader *c, int kind, pm_orc_byte_rle *d, posq *q, pm_error *err) {
+  size_t off = 0;
+  uint64_t skip = 0;
+  PM_TRY(pos_offset(r, c, kind, q, &off, err));
+  PM_TRY(pos_next(r, c, q, &skip, err));
+  d->s.pos = off;
+  d->remaining = 0;
+  return pm_orc_byte_rle_skip(d, skip, err);
+}
+
+static int seek_bool(pm_orc_reader *r, col_reader *c, int kind, pm_orc_bool_rle *d, posq *q, pm_error *err) {
+  uint64_t bits = 0;
+  PM_TRY(seek_byte(r, c, kind, &d->bytes, q, err));
+  PM_TRY(pos_next(r, c, q, &bits, err));
+  if (bits > 7) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: column %u: bit position %llu > 7", r->path, c->id, (unsigned long long)bits);
+  d->bits_left = 0;
+  return pm_orc_bool_rle_skip(d, bits, err);
+}
+
+static int seek_raw(pm_orc_reader *r, col_reader *c, int kind, pm_orc_stream *s, posq *q, pm_error *err) {
+  size_t off = 0;
+  PM_TRY(pos_offset(r, c, kind, q, &off, err));
+  s->pos = off;
+  return 0;
+}
+
+/* Positions of row group g of column c (from its ROW_INDEX stream). */
+static int group_positions(pm_orc_reader *r, col_reader *c, uint64_t g, posq *q, pm_error *err) {
+  pm_buf *ix = &r->streams[c->id * SK_COUNT + SK_ROW_INDEX];
+  pm_pb pb;
+  pm_pb_init(&pb, ix->data, ix->len, r->path, "row index");
+  uint64_t gi = 0;
+  while (pm_pb_more(&pb)) {
+    uint32_t f, w;
+    PM_TRY(pm_pb_key(&pb, &f, &w, err));
+    if (f != 1 || w != PM_PB_LEN) {
+      PM_TRY(pm_pb_skip(&pb, w, err));
+      continue;
+    }
+    const uint8_t *d;
+    size_t n;
+    PM_TRY(pm_pb_bytes(&pb, &d, &n, err));
+    if (gi++ != g) continue;
+    pm_pb sub;
+    pm_pb_init(&sub, d, n, r->path, "row index entry");
+    size_t cap = 0;
+    while (pm_pb_more(&sub)) {
+      uint32_t g2, w2;
+      PM_TRY(pm_pb_key(&sub, &g2, &w2, err));
+      if (g2 == 1) PM_TRY(pm_pb_repeated_uint(&sub, w2, &q->v, &q->n, &cap, err));
+      else PM_TRY(pm_pb_skip(&sub, w2, err));
+    }
+    return 0;
+  }
+  return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: column %u: row index has no entry for row group %llu", r->path, c->id,
+                   (unsigned long long)g);
+}
+
+static int seek_col(pm_orc_reader *r, col_reader *c, uint64_t g, pm_error *err) {
+  posq q = {NULL, 0, 0};
+  int rc = group_positions(r, c, g, &q, err);
+  pm_orc_kind k = c->t->info.kind;
+  int dict = c->enc == PM_ORC_ENC_DICTIONARY || c->enc == PM_ORC_ENC_DICTIONARY_V2;
+  if (!rc && c->has_present) rc = seek_bool(r, c, SK_PRESENT, &c->present, &q, err);
+  if (!rc) switch (k) {
+      case PM_ORC_BOOLEAN: rc = seek_bool(r, c, SK_DATA, &c->bools, &q, err); break;
+      case PM_ORC_BYTE: rc = seek_byte(r, c, SK_DATA, &c->bytes, &q, err); break;
+      case PM_ORC_SHORT:
+      case PM_ORC_INT:
+      case PM_ORC_LONG:
+      case PM_ORC_DATE: rc = seek_int(r, c, SK_DATA, &c->ints, &q, err); break;
+      case PM_ORC_FLOAT:
+      case PM_ORC_DOUBLE: rc = seek_raw(r, c, SK_DATA, &c->raw, &q, err); break;
+      case PM_ORC_STRING:
+      case PM_ORC_VARCHAR:
+      case PM_ORC_CHAR:
+      case PM_ORC_BINARY:
+        if (dict) {
+          rc = seek_int(r, c, SK_DATA, &c->ints, &q, err);
+        } else {
+          rc = seek_raw(r, c, SK_DATA, &c->raw, &q, err);
+          if (!rc) rc = seek_int(r, c, SK_LENGTH, &c->lens, &q, err);
+        }
+        break;
+      case PM_ORC_DECIMAL:
+        if (c->decimal64) {
+          rc = seek_int(r, c, SK_DATA, &c->ints, &q, err);
+        } else {
+          rc = seek_raw(r, c, SK_DATA, &c->raw, &q, err);
+          if (!rc) rc = seek_int(r, c, SK_SECONDARY, &c->second, &q, err);
+        }
+        break;
+      case PM_ORC_TIMESTAMP:
+      case PM_ORC_TIMESTAMP_INSTANT:
+        rc = seek_int(r, c, SK_DATA, &c->ints, &q, err);
+        if (!rc) rc = seek_int(r, c, SK_SECONDARY, &c->second, &q, err);
+        break;
+      case PM_ORC_LIST:
+      case PM_ORC_MAP: rc = seek_int(r, c, SK_LENGTH, &c->lens, &q, err); break;
+      default: break;
+    }
+  free(q.v);
+  for (uint32_t i = 0; rc == 0 && i < c->n_children; i++) rc = seek_col(r, c->children[i], g, err);
+  return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -2247,6 +2434,12 @@ int pm_orc_reader_next(pm_orc_reader *r, struct ArrowArray *out, pm_error *err) 
     }
     int64_t rs = r->runs[2 * r->cur_run], re = r->runs[2 * r->cur_run + 1];
     if ((int64_t)r->stripe_row < rs) {
+      uint64_t g = (uint64_t)rs / r->row_index_stride * (r->can_seek ? 1 : 0);
+      if (r->can_seek && g * r->row_index_stride > r->stripe_row) {
+        /* Jump over whole row groups with the row index instead of decoding them. */
+        for (size_t i = 0; i < r->n_top; i++) PM_TRY(seek_col(r, &r->cols[r->top[i]], g, err));
+        r->stripe_row = g * r->row_index_stride;
+      }
       uint64_t skip = (uint64_t)rs - r->stripe_row;
       for (size_t i = 0; i < r->n_top; i++) PM_TRY(col_skip(r, &r->cols[r->top[i]], skip, err));
       r->stripe_row = (uint64_t)rs;
