@@ -1348,6 +1348,7 @@ static int key_values_cmp(const read_ctx *c, const pm_value *a, const pm_value *
 typedef struct run_source {
   read_ctx *c;
   const pm_data_split *split;
+  int no_dv; /* data-evolution groups apply their DV after stitching */
   size_t *files; /* in key order */
   size_t n_files, next_file;
   file_source *cur;
@@ -1368,7 +1369,7 @@ static int run_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
     if (!r->cur) {
       if (r->next_file >= r->n_files) return 0;
       size_t fi = r->files[r->next_file++];
-      const pm_deletion_file *dv = r->split->deletion_files ? &r->split->deletion_files[fi] : NULL;
+      const pm_deletion_file *dv = r->split->deletion_files && !r->no_dv ? &r->split->deletion_files[fi] : NULL;
       PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, &r->cur, err));
     }
     PM_TRY(file_source_next(r->cur, out, err));
@@ -1572,6 +1573,8 @@ typedef struct de_reader {
   int *col_src;            /* per layout column: index into srcs, or -1 */
   struct ArrowArray *bufs; /* per source current batch */
   int64_t *cur;            /* per source cursor within its batch */
+  pm_deletion_vector *group_dv; /* multi-file group: the anchor's DV, positions relative to the group */
+  int64_t group_pos;            /* group position of the next stitched row */
 } de_reader;
 
 static void de_close_group(de_reader *r) {
@@ -1583,6 +1586,9 @@ static void de_close_group(de_reader *r) {
   free(r->bufs);
   free(r->cur);
   free(r->col_src);
+  pm_dv_free(r->group_dv);
+  r->group_dv = NULL;
+  r->group_pos = 0;
   r->srcs = NULL;
   r->bufs = NULL;
   r->cur = NULL;
@@ -1653,9 +1659,16 @@ static int de_open_group(de_reader *r, pm_error *err) {
     }
     const pm_deletion_file *dv = sp->deletion_files ? &sp->deletion_files[fi] : NULL;
     if (dv && dv->path && n > 1) {
-      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on data-evolution groups are not supported",
-                     m->file_name);
-      break;
+      /* the group's DV (attached to its anchor file): applied after stitching */
+      if (r->group_dv) {
+        rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: second deletion vector in one data-evolution group", m->file_name);
+        break;
+      }
+      char *dvpath = NULL;
+      rc = pm_table_resolve_path(c->t, dv->path, &dvpath, err);
+      if (!rc) rc = pm_dv_read(dvpath, dv->offset, dv->length, &r->group_dv, err);
+      free(dvpath);
+      if (rc) break;
     }
     const pm_table_schema *fs = NULL;
     rc = pm_table_schema_by_id(c->t, m->schema_id, &fs, err);
@@ -1682,6 +1695,7 @@ static int de_open_group(de_reader *r, pm_error *err) {
     }
     rs->c = c;
     rs->split = sp;
+    rs->no_dv = n > 1;
     rs->files[rs->n_files++] = fi;
     taken[i] = 1;
     if (blob) { /* later blob files of the same column continue this one */
@@ -1700,6 +1714,37 @@ static int de_open_group(de_reader *r, pm_error *err) {
   }
   free(taken);
   return rc;
+}
+
+/* Drops the rows of a stitched batch that the group's DV deletes. */
+static int de_apply_group_dv(de_reader *r, struct ArrowArray *b, pm_error *err) {
+  int64_t n = b->length, base = r->group_pos;
+  r->group_pos += n;
+  if (!r->group_dv) return 0;
+  int64_t keep = 0;
+  for (int64_t i = 0; i < n; i++) keep += !pm_dv_is_deleted(r->group_dv, base + i);
+  if (keep == n) return 0;
+  read_ctx *c = r->c;
+  int64_t *rows = malloc((size_t)keep * sizeof *rows + 8);
+  int32_t *zeros = calloc((size_t)keep + 1, sizeof *zeros);
+  struct ArrowArray nb;
+  int rc = rows && zeros ? pm_array_init(&nb, keep, 1, c->n_cols, err) : PM_NOMEM(err);
+  if (!rc) {
+    int64_t j = 0;
+    for (int64_t i = 0; i < n; i++)
+      if (!pm_dv_is_deleted(r->group_dv, base + i)) rows[j++] = i;
+    for (int col = 0; col < c->n_cols && !rc; col++) {
+      struct ArrowArray *src = b->children[col];
+      rc = pm_gather(&c->layout.children[col], &src, zeros, rows, keep, nb.children[col], err);
+    }
+    if (rc) pm_array_release(&nb);
+  }
+  free(rows);
+  free(zeros);
+  pm_array_release(b);
+  if (rc) return rc;
+  pm_array_move(&nb, b);
+  return 0;
 }
 
 static int de_next(void *ctx, struct ArrowArray *out, pm_error *err) {
@@ -1738,7 +1783,7 @@ static int de_next(void *ctx, struct ArrowArray *out, pm_error *err) {
     if (r->n_srcs == 1) { /* single file: pass the batch through */
       if (r->cur[0] == 0) {
         pm_array_move(&r->bufs[0], out);
-        return 0;
+        return de_apply_group_dv(r, out, err);
       }
     }
     int64_t *rows = malloc((size_t)avail * sizeof *rows + 8);
@@ -1766,7 +1811,7 @@ static int de_next(void *ctx, struct ArrowArray *out, pm_error *err) {
       return rc;
     }
     for (size_t i = 0; i < r->n_srcs; i++) r->cur[i] += avail;
-    return 0;
+    return de_apply_group_dv(r, out, err);
   }
 }
 
