@@ -115,10 +115,19 @@ int pm_parse_timestamp(const char *s, pm_time_unit unit, int64_t *value, int *zo
   }
   if (*p) return -1;
   int64_t per_day = 86400 * unit_scale[unit];
-  if (days > INT64_MAX / per_day || days < INT64_MIN / per_day) return -1;
-  int64_t base = days * per_day;
-  if ((base > 0 && tod > INT64_MAX - base)) return -1;
-  *value = base + tod;
+  if (days >= 0) {
+    if (days > INT64_MAX / per_day) return -1;
+    int64_t base = days * per_day;
+    if (tod > INT64_MAX - base) return -1;
+    *value = base + tod;
+    return 0;
+  }
+  /* Negative days: (days + 1) * per_day stays in range one day longer, and
+   * tod - per_day is negative, so the last day before INT64_MIN still fits. */
+  if (days + 1 < INT64_MIN / per_day) return -1;
+  int64_t base = (days + 1) * per_day, rest = tod - per_day;
+  if (base < INT64_MIN - rest) return -1;
+  *value = base + rest;
   return 0;
 }
 
@@ -328,7 +337,11 @@ static int append_json(pm_builder *b, const json_t *v, int depth, pm_error *err)
         const char *key;
         json_t *item;
         json_object_foreach((json_t *)v, key, item) {
-          json_t *kj = json_string(key);
+          /* Object keys are strings; for non-string key types read the key text as a JSON value. */
+          pm_type_id kid = pm_builder_type(k)->id;
+          json_t *kj = kid == PM_T_UTF8 || kid == PM_T_LARGE_UTF8 ? json_string(key)
+                                                                  : json_loads(key, JSON_DECODE_ANY, NULL);
+          if (!kj) kj = json_string(key);
           if (!kj) return PM_NOMEM(err);
           int rc = append_json(k, kj, depth + 1, err);
           json_decref(kj);

@@ -87,9 +87,12 @@ static int shortest_fixed(double v, int bits, char *buf) {
   double a = fabs(v);
   int neg = signbit(v) != 0;
   if (a == 0) {
-    if (neg) buf[0] = '-';
-    buf[neg] = '0';
-    return neg + 1;
+    if (neg) { /* "-0" would read back as the integer 0 in most JSON parsers */
+      memcpy(buf, "-0.0", 4);
+      return 4;
+    }
+    buf[0] = '0';
+    return 1;
   }
   if (!(a < 1e15) || a < 1e-4) return 0;
   int e2;

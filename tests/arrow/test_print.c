@@ -296,7 +296,7 @@ static void test_formatters(void) {
   CHECK_EQ_STR(buf, "16777216");
   n = pm_format_double(-0.0, buf);
   buf[n] = 0;
-  CHECK_EQ_STR(buf, "-0");
+  CHECK_EQ_STR(buf, "-0.0");
   n = pm_format_double(5.11, buf);
   buf[n] = 0;
   CHECK_EQ_STR(buf, "5.11");
