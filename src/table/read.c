@@ -77,6 +77,8 @@ typedef struct read_ctx {
   int64_t batch_rows;
   int parallelism;
   pm_data_type **key_types; /* borrowed: trimmed key field types (for min/max keys) */
+  int *part_cols;            /* layout index of each partition key */
+  int n_part;
 } read_ctx;
 
 static void ctx_free(read_ctx *c) {
@@ -98,6 +100,7 @@ static void ctx_free(read_ctx *c) {
   free(c->out);
   free(c->col_of_field);
   free(c->key_types);
+  free(c->part_cols);
   free(c);
 }
 
@@ -393,6 +396,12 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   for (size_t f = 0; f < c->nf; f++) c->col_of_field[f] = (int32_t)f;
 
   if (c->has_pk && (rc = setup_merge(c, err))) goto fail;
+  c->part_cols = calloc(t->n_partition_keys + 1, sizeof *c->part_cols);
+  if (!c->part_cols) goto nomem;
+  for (size_t k = 0; k < t->n_partition_keys; k++) {
+    int idx = field_index(c->schema, t->partition_keys[k]);
+    if (idx >= 0) c->part_cols[c->n_part++] = idx;
+  }
 
   /* output columns */
   size_t n_req = opt->columns ? opt->n_columns : c->nf;
@@ -889,6 +898,7 @@ static int blob_file_next(blob_file *b, struct ArrowArray *out, pm_error *err) {
 
 typedef struct file_source {
   read_ctx *c;
+  const pm_data_split *split;
   const pm_data_file_meta *meta;
   char *path;
   pm_file *file;
@@ -978,6 +988,7 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
   file_source *s = calloc(1, sizeof *s);
   if (!s) return PM_NOMEM(err);
   s->c = c;
+  s->split = split;
   s->meta = m;
   int rc = pm_table_data_file_path(c->t, split->bucket_path, m->file_name, m->external_path, &s->path, err);
   if (!rc) {
@@ -1178,6 +1189,64 @@ static int fill_row_tracking(file_source *s, struct ArrowArray *b, const int64_t
   return 0;
 }
 
+/* Partition columns a file does not hold (e.g. data-evolution files written
+ * with only some columns) take the split's partition value, as Java fills
+ * partition fields from the split. */
+static int fill_partition(file_source *s, const pm_data_split *split, struct ArrowArray *b, pm_error *err) {
+  read_ctx *c = s->c;
+  for (int k = 0; k < c->n_part; k++) {
+    int col = c->part_cols[k];
+    if (s->map.source[col] >= 0) continue; /* read from the file */
+    pm_binary_row row;
+    PM_TRY(pm_binary_row_open_serialized(split->partition.data, split->partition.len, "split partition", &row, err));
+    if (k >= row.arity) continue;
+    pm_value v;
+    PM_TRY(pm_binary_row_get(&row, k, c->schema->fields[col].type, &v, err));
+    const pm_type *t = &c->layout.children[col];
+    pm_builder *bld;
+    PM_TRY(pm_builder_new(t, &bld, err));
+    int rc = pm_builder_reserve(bld, b->length, err);
+    for (int64_t i = 0; i < b->length && !rc; i++) {
+      switch (v.kind) {
+        case PM_V_NULL: rc = pm_builder_append_null(bld, err); break;
+        case PM_V_BOOL: rc = pm_builder_append_bool(bld, (int)v.u.i64, err); break;
+        case PM_V_INT:
+          rc = t->id == PM_T_DATE64 ? pm_builder_append_int(bld, v.u.i64 * 86400000, err)
+                                    : pm_builder_append_int(bld, v.u.i64, err);
+          break;
+        case PM_V_FLOAT:
+        case PM_V_DOUBLE: rc = pm_builder_append_double(bld, v.u.f64, err); break;
+        case PM_V_STRING:
+        case PM_V_BINARY: rc = pm_builder_append_bytes(bld, v.u.bytes.data, v.u.bytes.len, err); break;
+        case PM_V_DECIMAL: {
+          uint8_t le[16];
+          memcpy(le, &v.u.dec.lo, 8);
+          memcpy(le + 8, &v.u.dec.hi, 8);
+          rc = pm_builder_append_decimal128(bld, le, err);
+          break;
+        }
+        case PM_V_TIMESTAMP: {
+          int64_t ms = v.u.ts.millis, ns = v.u.ts.nanos; /* nanos of the millisecond */
+          int64_t x = t->unit == PM_UNIT_S    ? floor_div_i64(ms, 1000)
+                      : t->unit == PM_UNIT_MS ? ms
+                      : t->unit == PM_UNIT_US ? ms * 1000 + ns / 1000
+                                              : ms * 1000000 + ns;
+          rc = pm_builder_append_int(bld, x, err);
+          break;
+        }
+        default: rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "partition column of this type"); break;
+      }
+    }
+    struct ArrowArray a;
+    if (!rc) rc = pm_builder_finish(bld, &a, err);
+    pm_builder_free(bld);
+    if (rc) return rc;
+    pm_array_release(b->children[col]);
+    pm_array_move(&a, b->children[col]);
+  }
+  return 0;
+}
+
 static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   file_source *s = ctx;
   memset(out, 0, sizeof *out);
@@ -1192,6 +1261,13 @@ static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   int64_t n = fb.length;
   rc = pm_evo_apply(&s->map, &fb, out, err);
   if (rc) return rc;
+  if (s->c->n_part && s->split && s->split->partition.len) {
+    rc = fill_partition(s, s->split, out, err);
+    if (rc) {
+      pm_array_release(out);
+      return rc;
+    }
+  }
   if (s->c->col_level >= 0) { /* constant: this file's level */
     struct ArrowArray lv;
     int32_t *v = pm_aligned_alloc((size_t)n * 4 + 4);
@@ -1713,6 +1789,8 @@ static int de_open_group(de_reader *r, pm_error *err) {
     r->n_srcs = used;
   }
   free(taken);
+  for (int k = 0; !rc && used > 0 && k < c->n_part; k++)
+    if (r->col_src[c->part_cols[k]] < 0) r->col_src[c->part_cols[k]] = 0;
   return rc;
 }
 
