@@ -21,6 +21,38 @@ int pm_take(const pm_type *type, const struct ArrowArray *src, const int64_t *in
   return rc;
 }
 
+int pm_take_multi(const pm_type *type, const struct ArrowArray *const *srcs, int64_t n_srcs, const int32_t *src_index,
+                  const int64_t *rows, int64_t n, struct ArrowArray *out, pm_error *err) {
+  out->release = NULL;
+  pm_builder *b;
+  PM_TRY(pm_builder_new(output_type(type), &b, err));
+  int rc = pm_builder_reserve(b, n, err);
+  int64_t i = 0;
+  while (!rc && i < n) {
+    int32_t s = src_index[i];
+    if (s < 0) {
+      rc = pm_builder_append_null(b, err);
+      i++;
+      continue;
+    }
+    if (s >= n_srcs || !srcs[s]) {
+      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "take_multi: source %d of row %lld out of range [0, %lld)",
+                     (int)s, (long long)i, (long long)n_srcs);
+      break;
+    }
+    int64_t j = i + 1;
+    while (j < n && src_index[j] == s && rows[j] == rows[j - 1] + 1) j++;
+    if (j - i == 1)
+      rc = pm_builder_append_from(b, type, srcs[s], rows[i], err);
+    else
+      rc = pm_builder_append_range(b, type, srcs[s], rows[i], j - i, err);
+    i = j;
+  }
+  if (!rc) rc = pm_builder_finish(b, out, err);
+  pm_builder_free(b);
+  return rc;
+}
+
 int64_t pm_filter_count(const uint8_t *selection, int64_t selection_offset, int64_t length) {
   return pm_bits_count(selection, selection_offset, length);
 }

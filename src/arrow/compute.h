@@ -24,6 +24,12 @@
 int pm_take(const pm_type *type, const struct ArrowArray *src, const int64_t *indices, int64_t n,
             struct ArrowArray *out, pm_error *err);
 
+/* Interleaving take from several arrays of the same type (merge-on-read
+ * output): out[i] = srcs[src_index[i]][rows[i]]; src_index[i] < 0 yields a
+ * null row. Runs of consecutive rows from one source are copied in bulk. */
+int pm_take_multi(const pm_type *type, const struct ArrowArray *const *srcs, int64_t n_srcs, const int32_t *src_index,
+                  const int64_t *rows, int64_t n, struct ArrowArray *out, pm_error *err);
+
 /* Keeps the rows i of src whose bit (selection_offset + i) is set in the
  * selection bitmap (LSB order, src->length bits). Runs of selected rows are
  * copied in bulk. */

@@ -210,6 +210,42 @@ static void test_concat_and_slice(void) {
   pm_type_free(&t);
 }
 
+static void test_take_multi(void) {
+  pm_type t, t2;
+  struct ArrowArray a, b;
+  build(&t, &a, 30);
+  build(&t2, &b, 12);
+  pm_type_free(&t2);
+  struct ArrowArray bview = b;
+  bview.offset = 2;
+  bview.length = 10;
+  const struct ArrowArray *srcs[2] = {&a, &bview};
+  /* Runs from each source, single rows, a null row, a backwards step. */
+  int32_t si[12] = {0, 0, 0, 1, 1, -1, 0, 1, 1, 0, 0, 1};
+  int64_t ri[12] = {5, 6, 7, 0, 1, 0, 29, 9, 8, 3, 4, 4};
+  struct ArrowArray out;
+  CHECK_OK(pm_take_multi(&t, srcs, 2, si, ri, 12, &out, &err), &err);
+  CHECK_EQ_INT(out.length, 12);
+  int ok = 1;
+  for (int i = 0; i < 12; i++) {
+    if (si[i] < 0)
+      ok &= !pm_array_is_valid(&out, i);
+    else
+      ok &= rows_equal(&t, srcs[si[i]], ri[i], &out, i);
+  }
+  CHECK(ok);
+  pm_array_release(&out);
+  int32_t bad_src = 2;
+  int64_t row0 = 0;
+  CHECK(pm_take_multi(&t, srcs, 2, &bad_src, &row0, 1, &out, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  int32_t src1 = 1;
+  int64_t row10 = 10;
+  CHECK(pm_take_multi(&t, srcs, 2, &src1, &row10, 1, &out, &err) != 0);
+  pm_array_release(&a);
+  pm_array_release(&b);
+  pm_type_free(&t);
+}
+
 static void test_take_dictionary_source(void) {
   /* int16 indices into a utf8 dictionary, output is plain utf8. */
   struct ArrowSchema s;
@@ -271,6 +307,7 @@ int main(void) {
   RUN_TEST(test_take);
   RUN_TEST(test_filter);
   RUN_TEST(test_concat_and_slice);
+  RUN_TEST(test_take_multi);
   RUN_TEST(test_take_dictionary_source);
   TEST_MAIN_END();
 }
