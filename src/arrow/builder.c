@@ -113,8 +113,8 @@ int pm_builder_new(const pm_type *type, pm_builder **out, pm_error *err) {
   pm_type root;
   PM_TRY(pm_type_copy(type, &root, err));
   pm_type_decode_dictionaries(&root); /* a dictionary-encoded type builds decoded values */
-  /* The root node lives inside the builder struct; create children against it
-   * after the struct exists so pointers stay stable. */
+  /* The root node is stored inside the root builder once it exists; child
+   * builders point into root.children (heap), which does not move. */
   pm_builder *b = NULL;
   pm_type tmp = root;
   int rc = builder_create(&tmp, &b, 0, err);
@@ -535,14 +535,6 @@ static int append_validity_range(pm_builder *b, const struct ArrowArray *src, in
   return 0;
 }
 
-static int has_dict(const pm_type *t) {
-  if (!t) return 0;
-  if (t->dict) return 1;
-  for (int64_t i = 0; i < t->n_children; i++)
-    if (has_dict(&t->children[i])) return 1;
-  return 0;
-}
-
 static int append_range_impl(pm_builder *b, const pm_type *st, const struct ArrowArray *src, int64_t start, int64_t n,
                              int depth, pm_error *err) {
   if (n <= 0) return 0;
@@ -628,7 +620,6 @@ static int append_range_impl(pm_builder *b, const pm_type *st, const struct Arro
 
 int pm_builder_append_range(pm_builder *b, const pm_type *src_type, const struct ArrowArray *src, int64_t start,
                             int64_t n, pm_error *err) {
-  (void)has_dict;
   return append_range_impl(b, src_type, src, start, n, 0, err);
 }
 
@@ -841,7 +832,7 @@ static void reset(pm_builder *b) {
   pm_buf_free(&b->validity);
   pm_buf_free(&b->values);
   pm_buf_free(&b->data);
-  if (b->offset_size) push_offset(b, 0); /* cannot fail after free? it allocates: checked by caller */
+  if (b->offset_size) push_offset(b, 0); /* may fail (allocation): finish_impl checks values.len */
 }
 
 static int finish_impl(pm_builder *b, struct ArrowArray *out, pm_error *err) {
@@ -905,9 +896,6 @@ int pm_builder_schema(const pm_builder *b, const char *name, struct ArrowSchema 
     out->children = NULL;
     out->n_children = 0;
     out->dictionary = NULL;
-    if (out->metadata) {
-      /* builders never set metadata */
-    }
     pm_schema_release(out);
     *out = tmp;
   }
