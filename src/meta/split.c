@@ -163,6 +163,7 @@ int pm_data_split_encode(const pm_data_split *s, pm_buf *out, pm_error *err) {
 void pm_split_free(pm_split *s) {
   if (!s) return;
   pm_data_split_free(s->data);
+  pm_split_free(s->inner);
   pm_arena_free(&s->arena);
   free(s);
 }
@@ -259,52 +260,145 @@ static int decode_data_at(pm_wire_reader *r, pm_split *s, pm_error *err) {
   return 0;
 }
 
-int pm_split_decode(const uint8_t *data, size_t len, pm_split **out, pm_error *err) {
+/* UTF pairs: int32 count + (UTF key, UTF value). */
+static int read_utf_pairs(pm_wire_reader *r, pm_arena *a, const char ***keys, const char ***values, size_t *n) {
+  int32_t cnt = pm_wire_i32(r);
+  if (!r->why && (cnt < 0 || (size_t)cnt > (size_t)(r->end - r->p) / 4)) pm_wire_fail(r, "bad map size");
+  if (r->why) return -1;
+  *keys = pm_arena_alloc(a, (size_t)cnt * sizeof(char *) + 1);
+  *values = pm_arena_alloc(a, (size_t)cnt * sizeof(char *) + 1);
+  if (!*keys || !*values) {
+    pm_wire_fail(r, "out of memory");
+    return -1;
+  }
+  for (int32_t i = 0; i < cnt; i++) {
+    (*keys)[i] = pm_wire_utf(r, a);
+    (*values)[i] = pm_wire_utf(r, a);
+  }
+  *n = (size_t)cnt;
+  return r->why ? -1 : 0;
+}
+
+/* int32 byte length (-1 = null) + UTF-8 (QueryAuthSplit strings). */
+static const char *read_len_string(pm_wire_reader *r, pm_arena *a) {
+  int32_t n = pm_wire_i32(r);
+  if (r->why || n == -1) return NULL;
+  if (n < 0 || (size_t)n > (size_t)(r->end - r->p)) {
+    pm_wire_fail(r, "bad string length");
+    return NULL;
+  }
+  char *s = pm_arena_strndup(a, (const char *)r->p, (size_t)n);
+  if (!s) pm_wire_fail(r, "out of memory");
+  r->p += n;
+  return s;
+}
+
+static int read_len_strings(pm_wire_reader *r, pm_arena *a, const char ***out, size_t n) {
+  *out = pm_arena_alloc(a, n * sizeof(char *) + 1);
+  if (!*out) {
+    pm_wire_fail(r, "out of memory");
+    return -1;
+  }
+  for (size_t i = 0; i < n; i++) (*out)[i] = read_len_string(r, a);
+  return r->why ? -1 : 0;
+}
+
+#define MAX_SPLIT_NESTING 8
+
+static int decode_split_at(pm_wire_reader *r, int depth, pm_split **out, pm_error *err);
+
+static int decode_chain(pm_wire_reader *r, pm_split *s, pm_error *err) {
+  int32_t v = pm_wire_i32(r);
+  if (!r->why && v != 3) return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "ChainSplit version %d", v);
+  if (pm_wire_read_partition(r, &s->arena, &s->logical_partition)) return pm_wire_error(r, err);
+  PM_TRY(read_files(r, 21, &s->arena, &s->chain_files, &s->n_chain_files, err));
+  if (read_utf_pairs(r, &s->arena, &s->bucket_path_keys, &s->bucket_path_values, &s->n_bucket_paths) ||
+      read_utf_pairs(r, &s->arena, &s->branch_keys, &s->branch_values, &s->n_branches) ||
+      read_deletion_list(r, s->n_chain_files, &s->arena, &s->chain_deletion_files))
+    return pm_wire_error(r, err);
+  return 0;
+}
+
+static int decode_query_auth(pm_wire_reader *r, int depth, pm_split *s, pm_error *err) {
+  PM_TRY(decode_split_at(r, depth + 1, &s->inner, err));
+  s->has_auth = pm_wire_bool(r);
+  if (!s->has_auth) return r->why ? pm_wire_error(r, err) : 0;
+  s->has_auth_filter = pm_wire_bool(r);
+  if (s->has_auth_filter) {
+    int32_t n = pm_wire_i32(r);
+    if (!r->why && (n < 0 || (size_t)n > (size_t)(r->end - r->p) / 4)) pm_wire_fail(r, "bad filter count");
+    if (r->why || read_len_strings(r, &s->arena, &s->auth_filter, (size_t)n)) return pm_wire_error(r, err);
+    s->n_auth_filter = (size_t)n;
+  }
+  s->has_masks = pm_wire_bool(r);
+  if (s->has_masks) {
+    int32_t n = pm_wire_i32(r);
+    if (!r->why && (n < 0 || (size_t)n > (size_t)(r->end - r->p) / 8)) pm_wire_fail(r, "bad column masking count");
+    if (r->why) return pm_wire_error(r, err);
+    s->mask_keys = pm_arena_alloc(&s->arena, (size_t)n * sizeof(char *) + 1);
+    s->mask_values = pm_arena_alloc(&s->arena, (size_t)n * sizeof(char *) + 1);
+    if (!s->mask_keys || !s->mask_values) return PM_NOMEM(err);
+    for (int32_t i = 0; i < n; i++) {
+      s->mask_keys[i] = read_len_string(r, &s->arena);
+      s->mask_values[i] = read_len_string(r, &s->arena);
+    }
+    s->n_masks = (size_t)n;
+  }
+  return r->why ? pm_wire_error(r, err) : 0;
+}
+
+static int decode_split_at(pm_wire_reader *r, int depth, pm_split **out, pm_error *err) {
+  if (depth > MAX_SPLIT_NESTING) return pm_errorf(err, PAIMON_ERR_CORRUPT, "split: nested too deeply");
   pm_split *s = calloc(1, sizeof(*s));
   if (!s) return PM_NOMEM(err);
   pm_arena_init(&s->arena);
-  pm_wire_reader r;
-  pm_wire_reader_init(&r, data, len, "split");
   int rc = 0;
-  int64_t magic = pm_wire_i64(&r);
-  int32_t version = pm_wire_i32(&r);
-  int32_t type = pm_wire_i32(&r);
-  if (r.why) {
-    rc = pm_wire_error(&r, err);
+  int64_t magic = pm_wire_i64(r);
+  int32_t version = pm_wire_i32(r);
+  int32_t type = pm_wire_i32(r);
+  if (r->why) {
+    rc = pm_wire_error(r, err);
   } else if (magic != PM_SPLIT_MAGIC || version != 1) {
     rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "split: bad SplitSerializer magic/version (%d)", version);
   } else {
     s->type = (pm_split_type)type;
     switch (type) {
-      case PM_SPLIT_DATA: rc = decode_data_at(&r, s, err); break;
+      case PM_SPLIT_DATA: rc = decode_data_at(r, s, err); break;
       case PM_SPLIT_FALLBACK_DATA:
-        rc = decode_data_at(&r, s, err);
-        if (!rc) s->is_fallback = pm_wire_bool(&r);
+        rc = decode_data_at(r, s, err);
+        if (!rc) s->is_fallback = pm_wire_bool(r);
         break;
-      case PM_SPLIT_INCREMENTAL: rc = decode_incremental(&r, s, err); break;
+      case PM_SPLIT_INCREMENTAL: rc = decode_incremental(r, s, err); break;
+      case PM_SPLIT_CHAIN: rc = decode_chain(r, s, err); break;
+      case PM_SPLIT_QUERY_AUTH: rc = decode_query_auth(r, depth, s, err); break;
+      case PM_SPLIT_FALLBACK:
+        s->is_fallback = pm_wire_bool(r);
+        if (r->why) rc = pm_wire_error(r, err);
+        else rc = decode_split_at(r, depth + 1, &s->inner, err);
+        break;
       case PM_SPLIT_INDEXED: {
-        int64_t m = pm_wire_i64(&r);
-        int32_t iv = pm_wire_i32(&r);
-        if (!r.why && (m != PM_INDEXED_SPLIT_MAGIC || iv != 1)) {
+        int64_t m = pm_wire_i64(r);
+        int32_t iv = pm_wire_i32(r);
+        if (!r->why && (m != PM_INDEXED_SPLIT_MAGIC || iv != 1)) {
           rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "split: bad IndexedSplit magic/version %d", iv);
           break;
         }
-        if (!r.why) rc = decode_data_at(&r, s, err);
+        if (!r->why) rc = decode_data_at(r, s, err);
         if (rc) break;
-        int32_t n = pm_wire_i32(&r);
-        if (!r.why && (n < 0 || (size_t)n > (size_t)(r.end - r.p) / 16)) pm_wire_fail(&r, "bad row range count");
-        if (r.why) break;
+        int32_t n = pm_wire_i32(r);
+        if (!r->why && (n < 0 || (size_t)n > (size_t)(r->end - r->p) / 16)) pm_wire_fail(r, "bad row range count");
+        if (r->why) break;
         s->n_row_ranges = (size_t)n;
         s->row_ranges = pm_arena_alloc(&s->arena, (size_t)n * 2 * sizeof(int64_t) + 1);
         if (!s->row_ranges) {
           rc = PM_NOMEM(err);
           break;
         }
-        for (int32_t i = 0; i < 2 * n; i++) s->row_ranges[i] = pm_wire_i64(&r);
-        if (pm_wire_bool(&r)) {
-          int32_t ns = pm_wire_i32(&r);
-          if (!r.why && (ns < 0 || (size_t)ns > (size_t)(r.end - r.p) / 4)) pm_wire_fail(&r, "bad score count");
-          if (r.why) break;
+        for (int32_t i = 0; i < 2 * n; i++) s->row_ranges[i] = pm_wire_i64(r);
+        if (pm_wire_bool(r)) {
+          int32_t ns = pm_wire_i32(r);
+          if (!r->why && (ns < 0 || (size_t)ns > (size_t)(r->end - r->p) / 4)) pm_wire_fail(r, "bad score count");
+          if (r->why) break;
           s->n_scores = (size_t)ns;
           s->scores = pm_arena_alloc(&s->arena, (size_t)ns * sizeof(float) + 1);
           if (!s->scores) {
@@ -312,7 +406,7 @@ int pm_split_decode(const uint8_t *data, size_t len, pm_split **out, pm_error *e
             break;
           }
           for (int32_t i = 0; i < ns; i++) {
-            uint32_t bits = (uint32_t)pm_wire_i32(&r);
+            uint32_t bits = (uint32_t)pm_wire_i32(r);
             memcpy(&s->scores[i], &bits, 4);
           }
         }
@@ -321,14 +415,36 @@ int pm_split_decode(const uint8_t *data, size_t len, pm_split **out, pm_error *e
       default: rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "split: SplitSerializer type %d not supported", type); break;
     }
   }
-  if (!rc && r.why) rc = pm_wire_error(&r, err);
-  if (!rc && r.p != r.end) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "split: %zu trailing bytes", (size_t)(r.end - r.p));
+  if (!rc && r->why) rc = pm_wire_error(r, err);
   if (rc) {
     pm_split_free(s);
     return rc;
   }
   *out = s;
   return 0;
+}
+
+int pm_split_decode(const uint8_t *data, size_t len, pm_split **out, pm_error *err) {
+  pm_wire_reader r;
+  pm_wire_reader_init(&r, data, len, "split");
+  pm_split *s = NULL;
+  PM_TRY(decode_split_at(&r, 0, &s, err));
+  if (r.p != r.end) {
+    pm_split_free(s);
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "split: %zu trailing bytes", (size_t)(r.end - r.p));
+  }
+  *out = s;
+  return 0;
+}
+
+static void put_len_string(pm_buf *b, const char *s, int *bad) {
+  if (!s) {
+    pm_wire_put_i32(b, -1, bad);
+    return;
+  }
+  size_t n = strlen(s);
+  pm_wire_put_i32(b, (int32_t)n, bad);
+  if (pm_buf_append(b, s, n)) *bad = 1;
 }
 
 int pm_split_encode(const pm_split *s, pm_buf *out, pm_error *err) {
@@ -380,6 +496,50 @@ int pm_split_encode(const pm_split *s, pm_buf *out, pm_error *err) {
       pm_wire_put_i8(out, x->is_streaming ? 1 : 0, &bad);
       break;
     }
+    case PM_SPLIT_CHAIN:
+      pm_wire_put_i32(out, 3, &bad);
+      pm_wire_put_partition(out, s->logical_partition, &bad);
+      pm_wire_put_i32(out, (int32_t)s->n_chain_files, &bad);
+      if (bad) return PM_NOMEM(err);
+      for (size_t i = 0; i < s->n_chain_files; i++) PM_TRY(pm_wire_put_file_meta(out, &s->chain_files[i], 21, err));
+      pm_wire_put_i32(out, (int32_t)s->n_bucket_paths, &bad);
+      for (size_t i = 0; i < s->n_bucket_paths; i++) {
+        pm_wire_put_utf(out, s->bucket_path_keys[i], &bad);
+        pm_wire_put_utf(out, s->bucket_path_values[i], &bad);
+      }
+      pm_wire_put_i32(out, (int32_t)s->n_branches, &bad);
+      for (size_t i = 0; i < s->n_branches; i++) {
+        pm_wire_put_utf(out, s->branch_keys[i], &bad);
+        pm_wire_put_utf(out, s->branch_values[i], &bad);
+      }
+      put_deletion_list(out, s->chain_deletion_files, s->n_chain_files, &bad);
+      break;
+    case PM_SPLIT_QUERY_AUTH:
+      if (!s->inner) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "QueryAuthSplit without inner split");
+      PM_TRY(pm_split_encode(s->inner, out, err));
+      pm_wire_put_i8(out, s->has_auth ? 1 : 0, &bad);
+      if (s->has_auth) {
+        pm_wire_put_i8(out, s->has_auth_filter ? 1 : 0, &bad);
+        if (s->has_auth_filter) {
+          pm_wire_put_i32(out, (int32_t)s->n_auth_filter, &bad);
+          for (size_t i = 0; i < s->n_auth_filter; i++) put_len_string(out, s->auth_filter[i], &bad);
+        }
+        pm_wire_put_i8(out, s->has_masks ? 1 : 0, &bad);
+        if (s->has_masks) {
+          pm_wire_put_i32(out, (int32_t)s->n_masks, &bad);
+          for (size_t i = 0; i < s->n_masks; i++) {
+            put_len_string(out, s->mask_keys[i], &bad);
+            put_len_string(out, s->mask_values[i], &bad);
+          }
+        }
+      }
+      break;
+    case PM_SPLIT_FALLBACK:
+      if (!s->inner) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "FallbackSplit without inner split");
+      pm_wire_put_i8(out, s->is_fallback ? 1 : 0, &bad);
+      if (bad) return PM_NOMEM(err);
+      PM_TRY(pm_split_encode(s->inner, out, err));
+      break;
     default: return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "split: cannot encode SplitSerializer type %d", (int)s->type);
   }
   return bad ? PM_NOMEM(err) : 0;

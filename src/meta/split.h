@@ -60,10 +60,10 @@ typedef enum pm_split_type {
   PM_SPLIT_DATA = 1,
   PM_SPLIT_INCREMENTAL = 2,
   PM_SPLIT_INDEXED = 3,
-  PM_SPLIT_CHAIN = 4,         /* not supported yet */
-  PM_SPLIT_QUERY_AUTH = 5,    /* not supported yet */
+  PM_SPLIT_CHAIN = 4,
+  PM_SPLIT_QUERY_AUTH = 5,
   PM_SPLIT_FALLBACK_DATA = 6,
-  PM_SPLIT_FALLBACK = 7       /* not supported yet */
+  PM_SPLIT_FALLBACK = 7
 } pm_split_type;
 
 /* IncrementalSplit (version 2): before/after file sets of one bucket. */
@@ -90,6 +90,24 @@ typedef struct pm_split {
   float *scores;                  /* INDEXED: NULL when absent */
   size_t n_scores;
   pm_incremental_split incremental; /* INCREMENTAL (memory in arena) */
+  /* CHAIN (version 3): files of several branches/buckets of one logical partition */
+  pm_bytes logical_partition;
+  pm_data_file_meta *chain_files;
+  size_t n_chain_files;
+  const char **bucket_path_keys, **bucket_path_values; /* file -> bucket path, wire order */
+  size_t n_bucket_paths;
+  const char **branch_keys, **branch_values;           /* file -> branch, wire order */
+  size_t n_branches;
+  pm_deletion_file *chain_deletion_files;              /* NULL = no list */
+  /* QUERY_AUTH and FALLBACK wrap another split (owned) */
+  struct pm_split *inner;
+  int has_auth;                                        /* QUERY_AUTH */
+  int has_auth_filter;
+  const char **auth_filter;                            /* NULL items = null strings */
+  size_t n_auth_filter;
+  int has_masks;
+  const char **mask_keys, **mask_values;               /* column masking, sorted by key */
+  size_t n_masks;
   pm_arena arena;
 } pm_split;
 
