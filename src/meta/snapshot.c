@@ -108,6 +108,8 @@ int pm_snapshot_parse(const char *json, size_t len, const char *path, pm_snapsho
     }
   }
   if ((rc = get_opt_i64(root, "nextRowId", path, &s->next_row_id, &s->has_next_row_id, err))) goto done;
+  if ((rc = get_opt_i64(root, "totalFileSize", path, &s->total_file_size, &s->has_total_file_size, err))) goto done;
+  if ((rc = get_opt_i64(root, "totalDataFiles", path, &s->total_data_files, &s->has_total_data_files, err))) goto done;
   if ((rc = get_str_dup(root, "operation", path, &s->operation, 0, err))) goto done;
   const json_t *tct = json_object_get(root, "tagCreateTime"), *ttr = json_object_get(root, "tagTimeRetained");
   if (tct && !json_is_null(tct) && !(s->tag_create_time_json = dump_compact(tct))) rc = PM_NOMEM(err);
@@ -159,6 +161,8 @@ int pm_snapshot_to_json(const pm_snapshot *s, pm_buf *out, pm_error *err) {
     else json_decref(p);
   }
   bad |= set_i64(o, "nextRowId", s->next_row_id, s->has_next_row_id);
+  bad |= set_i64(o, "totalFileSize", s->total_file_size, s->has_total_file_size);
+  bad |= set_i64(o, "totalDataFiles", s->total_data_files, s->has_total_data_files);
   bad |= set_str(o, "operation", s->operation);
   if (!bad && s->tag_create_time_json) {
     json_t *t = json_loads(s->tag_create_time_json, JSON_DECODE_ANY, NULL);

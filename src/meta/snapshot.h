@@ -56,6 +56,11 @@ typedef struct pm_snapshot {
    * LocalDateTime array) and "tagTimeRetained" (decimal seconds), NULL when absent. */
   char *tag_create_time_json;
   char *tag_time_retained_json;
+  /* Written by some Java versions after nextRowId (table-wide totals). */
+  int64_t total_file_size;
+  int has_total_file_size;
+  int64_t total_data_files;
+  int has_total_data_files;
 } pm_snapshot;
 
 /* Parses snapshot (or tag / long-lived changelog) JSON. *out owned: pm_snapshot_free. */
