@@ -1372,17 +1372,27 @@ static int prune_by_stats(scan_ctx *c, const pm_manifest_entry **files, size_t *
   size_t out = 0;
   for (size_t i = 0; i < *n;) {
     size_t j = i;
-    int any = 0;
+    int same_level = 1;
     while (j < *n && same_group(files[i], files[j])) {
-      int ok = 1;
-      if (!any) PM_TRY(file_value_may_match(c, &files[j]->file, err, &ok));
-      if (ok) any = 1;
+      if (files[j]->file.level != files[i]->file.level) same_level = 0;
       j++;
     }
-    if (any)
-      for (size_t m = i; m < j; m++) files[out++] = files[m];
-    else
-      c->ex->files_pruned_bucket_stats += j - i;
+    if (j - i == 1 || (same_level && files[i]->file.level > 0)) {
+      /* no two files share a key: each file can be judged alone */
+      for (size_t m = i; m < j; m++) {
+        int ok = 1;
+        PM_TRY(file_value_may_match(c, &files[m]->file, err, &ok));
+        if (ok) files[out++] = files[m];
+        else c->ex->files_pruned_value_stats++;
+      }
+    } else {
+      int any = 0;
+      for (size_t m = i; m < j && !any; m++) PM_TRY(file_value_may_match(c, &files[m]->file, err, &any));
+      if (any)
+        for (size_t m = i; m < j; m++) files[out++] = files[m];
+      else
+        c->ex->files_pruned_bucket_stats += j - i;
+    }
     i = j;
   }
   *n = out;

@@ -320,6 +320,37 @@ static void test_time_travel_and_splits(void) {
   paimon_catalog_free(c);
 }
 
+static int f3_gt_20(const char *f0, int f1, int f2, double f3) { return (void)f0, (void)f1, (void)f2, f3 > 20; }
+static int f3_lt_13(const char *f0, int f1, int f2, double f3) { return (void)f0, (void)f1, (void)f2, f3 < 13; }
+
+/* Merge-on-read table: value-stats pruning must never drop a bucket whose merged rows match. */
+static void test_pk_value_filters(void) {
+  paimon_error err = {0};
+  paimon_catalog *c = open_catalog();
+  paimon_table *t = NULL;
+  if (c) CHECK_OK(paimon_catalog_get_table(c, "pk_table_scan_and_read_mor.pk_table_scan_and_read_mor", &t, &err), &err);
+  static const struct {
+    const char *where;
+    row_pred keep;
+  } cases[] = {{"f3 > 20", f3_gt_20}, {"f3 < 13", f3_lt_13}};
+  for (size_t i = 0; t && i < sizeof cases / sizeof cases[0]; i++) {
+    paimon_read_builder *rb = NULL;
+    CHECK_OK(paimon_read_builder_new(t, NULL, 0, &rb, &err), &err);
+    paimon_predicate *p = NULL;
+    if (rb) CHECK_OK(paimon_predicate_parse(rb, cases[i].where, &p, &err), &err);
+    if (rb) CHECK_OK(paimon_read_builder_with_filter(rb, p, &err), &err);
+    rowset got = {0}, want = {0};
+    if (rb) read_all(rb, &got);
+    expected_rows("parquet__pk_table_scan_and_read_mor__snapshot-5.json", cases[i].keep, &want);
+    CHECK_MSG(rowset_equal(&got, &want), "%s: got %zu rows, want %zu", cases[i].where, got.n, want.n);
+    rowset_free(&got);
+    rowset_free(&want);
+    paimon_read_builder_free(rb);
+  }
+  paimon_table_free(t);
+  paimon_catalog_free(c);
+}
+
 /* External data paths recorded as FILE:/tmp/external/... are read through a per-read path rewrite. */
 static void test_external_paths(void) {
   paimon_error err = {0};
@@ -353,5 +384,6 @@ int main(void) {
   RUN_TEST(test_reads);
   RUN_TEST(test_time_travel_and_splits);
   RUN_TEST(test_external_paths);
+  RUN_TEST(test_pk_value_filters);
   TEST_MAIN_END();
 }
