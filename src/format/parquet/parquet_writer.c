@@ -872,7 +872,8 @@ static int add_values(colw *c, pm_error *err) {
     cnt = c->phys.len / wdt;
     const uint8_t *v = c->phys.data;
     if (stats_fixed(c, v, cnt)) return PM_NOMEM(err);
-    c->page_raw += cnt * wdt;
+    /* parquet-mr counts INT96/FIXED_LEN_BYTE_ARRAY values as length-prefixed binaries */
+    c->page_raw += cnt * (wdt + (n->ptype == PM_PQ_INT96 || n->ptype == PM_PQ_FIXED_LEN_BYTE_ARRAY ? 4 : 0));
     if (c->dict_active) {
       if (pm_buf_reserve(&c->idx, cnt * 4)) return PM_NOMEM(err);
       uint32_t *out = (uint32_t *)(void *)(c->idx.data + c->idx.len);
@@ -1226,8 +1227,10 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
   return 0;
 }
 
+/* Buffered size of the current page as parquet-mr measures it for the page
+ * size limit: while dictionary-encoding, the PLAIN size of the values. */
 static uint64_t page_estimate(const colw *c) {
-  uint64_t v = c->plain.len + (c->idx.len / 4) * (uint64_t)(pm_pq_enc_bit_width(c->dict.count) + 1) / 8;
+  uint64_t v = c->dict_active ? c->page_raw : c->plain.len;
   return v + c->n_levels / 4 + 16;
 }
 
