@@ -536,6 +536,69 @@ static void test_seek_row_groups(void) {
   s.release(&s);
 }
 
+/* CHAR(n) is padded on write and trimmed on read, VARCHAR(n) truncated (code points). */
+static void test_char_varchar(void) {
+  pm_error err;
+  struct ArrowSchema s;
+  pm_schema_init(&s, "+s", "", 0, 2, &err);
+  pm_schema_init(s.children[0], "u", "c", ARROW_FLAG_NULLABLE, 0, &err);
+  pm_schema_init(s.children[1], "u", "v", ARROW_FLAG_NULLABLE, 0, &err);
+  const char *k[2] = {"PARQUET:field_id", "ORC:type"}, *v0[2] = {"1", "char(5)"}, *v1[2] = {"2", "varchar(3)"};
+  pm_schema_set_metadata(s.children[0], 2, k, v0, &err);
+  pm_schema_set_metadata(s.children[1], 2, k, v1, &err);
+  static const char *vals[] = {"ab", "abcdefg", "\xc3\xbc\xe2\x82\xacx y", "", "z  "};
+  struct ArrowArray b;
+  pm_array_init(&b, 5, 1, 2, &err);
+  for (int c = 0; c < 2; c++) {
+    pm_array_init(b.children[c], 5, 3, 0, &err);
+    int32_t *off = zalloc(6 * 4);
+    char *data = zalloc(64);
+    int32_t pos = 0;
+    for (int i = 0; i < 5; i++) {
+      off[i] = pos;
+      memcpy(data + pos, vals[i], strlen(vals[i]));
+      pos += (int32_t)strlen(vals[i]);
+    }
+    off[5] = pos;
+    pm_array_set_buffer(b.children[c], 1, off);
+    pm_array_set_buffer(b.children[c], 2, data);
+  }
+  char path[512];
+  snprintf(path, sizeof path, "%s/char.orc", tmpdir);
+  pm_orc_writer *w = NULL;
+  CHECK_OK(pm_orc_writer_open(path, &s, NULL, &w, &err), &err);
+  if (w) {
+    CHECK_OK(pm_orc_writer_write(w, &b, &err), &err);
+    CHECK_OK(pm_orc_writer_close(w, &err), &err);
+  }
+  pm_buf got;
+  pm_buf_init(&got);
+  CHECK_OK(dump(path, NULL, &got, &err), &err);
+  pm_buf_push_u8(&got, 0);
+  CHECK_EQ_STR((const char *)got.data,
+               "{\"c\":\"ab\",\"v\":\"ab\"}\n{\"c\":\"abcde\",\"v\":\"abc\"}\n"
+               "{\"c\":\"\xc3\xbc\xe2\x82\xacx y\",\"v\":\"\xc3\xbc\xe2\x82\xacx\"}\n{\"c\":\"\",\"v\":\"\"}\n"
+               "{\"c\":\"z\",\"v\":\"z  \"}\n");
+  pm_file *f;
+  pm_orc_reader *r;
+  CHECK_OK(pm_file_open(path, &f, &err), &err);
+  CHECK_OK(pm_orc_reader_open(f, NULL, &r, &err), &err);
+  CHECK_EQ_INT(pm_orc_reader_column(r, 1)->kind, PM_ORC_CHAR);
+  CHECK_EQ_INT(pm_orc_reader_column(r, 1)->max_length, 5);
+  CHECK_EQ_INT(pm_orc_reader_column(r, 2)->kind, PM_ORC_VARCHAR);
+  struct ArrowSchema rs;
+  CHECK_OK(pm_orc_reader_schema(r, &rs, &err), &err);
+  char *t = pm_schema_metadata_get(rs.children[0], "ORC:type");
+  CHECK_EQ_STR(t, "char(5)");
+  free(t);
+  rs.release(&rs);
+  pm_orc_reader_close(r);
+  pm_file_close(f);
+  pm_buf_free(&got);
+  b.release(&b);
+  s.release(&s);
+}
+
 /* Every truncation and many byte flips of a small file: errors, never crashes. */
 static void test_corrupt_input(void) {
   pm_error err;
@@ -602,6 +665,7 @@ int main(void) {
   RUN_TEST(test_fixture_roundtrip);
   RUN_TEST(test_synthetic);
   RUN_TEST(test_seek_row_groups);
+  RUN_TEST(test_char_varchar);
   RUN_TEST(test_corrupt_input);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -2033,6 +2033,20 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
           off[i] = (int32_t)cur;
         }
       }
+      if (k == PM_ORC_CHAR) {
+        /* CHAR(n) values are stored space-padded; readers return them right-trimmed (as ORC Java). */
+        uint8_t *sd = c->strdata.data;
+        int64_t w = off[-1], prev = off[-1];
+        for (size_t i = 0; i < n; i++) {
+          int64_t e = off[i], l = e - prev;
+          while (l > 0 && sd[prev + l - 1] == ' ') l--;
+          if (w != prev && l > 0) memmove(sd + w, sd + prev, (size_t)l);
+          w += l;
+          prev = e;
+          off[i] = (int32_t)w;
+        }
+        cur = w;
+      }
       c->strdata.len = (size_t)cur;
       c->offsets.len += n * 4;
       return 0;
@@ -2306,12 +2320,20 @@ static int build_schema(const pm_orc_reader *r, uint32_t id, const char *name, i
                      pm_orc_kind_name(t->info.kind));
   int64_t nch = t->info.kind == PM_ORC_MAP ? 1 : (int64_t)t->info.n_children;
   PM_TRY(pm_schema_init(s, fmt, name, nullable ? ARROW_FLAG_NULLABLE : 0, nch, err));
+  const char *keys[2], *vals[2];
+  int nmeta = 0;
+  char idbuf[16], typebuf[32];
   if (t->info.field_id >= 0) {
-    char idbuf[16];
     snprintf(idbuf, sizeof idbuf, "%d", (int)t->info.field_id);
-    const char *k = "PARQUET:field_id", *v = idbuf;
-    PM_TRY(pm_schema_set_metadata(s, 1, &k, &v, err));
+    keys[nmeta] = "PARQUET:field_id";
+    vals[nmeta++] = idbuf;
   }
+  if (t->info.kind == PM_ORC_CHAR || t->info.kind == PM_ORC_VARCHAR) {
+    snprintf(typebuf, sizeof typebuf, "%s(%u)", t->info.kind == PM_ORC_CHAR ? "char" : "varchar", t->info.max_length);
+    keys[nmeta] = "ORC:type";
+    vals[nmeta++] = typebuf;
+  }
+  if (nmeta) PM_TRY(pm_schema_set_metadata(s, nmeta, keys, vals, err));
   if (t->info.kind == PM_ORC_STRUCT) {
     for (uint32_t i = 0; i < t->info.n_children; i++)
       PM_TRY(build_schema(r, t->children[i], r->types[t->children[i]].name, 1, s->children[i], err));

@@ -25,6 +25,8 @@
  * The timestamp unit is "n" (nanoseconds) unless the options ask otherwise.
  * A column's Paimon field id (ORC type attribute "paimon.id") is exposed as
  * Arrow field metadata "PARQUET:field_id", the same key the Parquet reader uses.
+ * CHAR(n)/VARCHAR(n) columns carry metadata "ORC:type" = "char(n)"/"varchar(n)";
+ * CHAR values are returned right-trimmed of spaces (as ORC Java reads them).
  */
 #ifndef PM_FORMAT_ORC_READER_H
 #define PM_FORMAT_ORC_READER_H

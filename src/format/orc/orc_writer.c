@@ -43,7 +43,7 @@ struct wcol {
   pm_orc_kind kind;
   char *name;
   int32_t field_id;
-  uint32_t precision, scale;
+  uint32_t precision, scale, max_length;
   char ts_unit; /* Arrow unit of the input: s m u n */
   int date_ms;  /* "tdm" input */
   int large;    /* 64-bit offsets input */
@@ -390,6 +390,24 @@ static int setup_col(pm_orc_writer *w, const struct ArrowSchema *s, uint32_t *ne
   else if (!strcmp(f, "u") || !strcmp(f, "U")) {
     c->kind = PM_ORC_STRING;
     c->large = f[0] == 'U';
+    /* Optional "ORC:type" = "char(N)" / "varchar(N)" (Paimon CHAR/VARCHAR). */
+    char *ot = pm_schema_metadata_get(s, "ORC:type");
+    if (ot) {
+      unsigned n = 0;
+      char tail = 0;
+      if (sscanf(ot, "char(%u%c", &n, &tail) == 2 && tail == ')' && n > 0) {
+        c->kind = PM_ORC_CHAR;
+        c->max_length = n;
+      } else if (sscanf(ot, "varchar(%u%c", &n, &tail) == 2 && tail == ')' && n > 0) {
+        c->kind = PM_ORC_VARCHAR;
+        c->max_length = n;
+      } else if (strcmp(ot, "string") != 0) {
+        int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: field %s: bad ORC:type \"%s\"", w->path, c->name, ot);
+        free(ot);
+        return rc;
+      }
+      free(ot);
+    }
   } else if (!strcmp(f, "z") || !strcmp(f, "Z")) {
     c->kind = PM_ORC_BINARY;
     c->large = f[0] == 'Z';
@@ -614,6 +632,8 @@ static int append_value(pm_orc_writer *w, wcol *c, const struct ArrowArray *a, i
       return pm_buf_append(&c->bytes, &v, 8) ? PM_NOMEM(err) : 0;
     }
     case PM_ORC_STRING:
+    case PM_ORC_CHAR:
+    case PM_ORC_VARCHAR:
     case PM_ORC_BINARY: {
       int64_t s, e;
       if (c->large) {
@@ -625,7 +645,25 @@ static int append_value(pm_orc_writer *w, wcol *c, const struct ArrowArray *a, i
       }
       if (e < s || s < 0) return bad_array(w, c, "string offsets decrease", err);
       const uint8_t *d = (const uint8_t *)a->buffers[2] + s;
-      if (c->kind == PM_ORC_STRING) rc = stats_string(&c->group, d, (size_t)(e - s));
+      if (c->kind == PM_ORC_CHAR || c->kind == PM_ORC_VARCHAR) {
+        /* As ORC Java: truncate to max_length code points; CHAR pads with spaces. */
+        int64_t len = e - s, cut = 0;
+        uint32_t chars = 0;
+        while (cut < len && chars < c->max_length) {
+          cut++;
+          while (cut < len && (d[cut] & 0xc0) == 0x80) cut++;
+          chars++;
+        }
+        w->scratch.len = 0;
+        if (pm_buf_append(&w->scratch, d, (size_t)cut)) return PM_NOMEM(err);
+        if (c->kind == PM_ORC_CHAR)
+          for (; chars < c->max_length; chars++)
+            if (pm_buf_push_u8(&w->scratch, ' ')) return PM_NOMEM(err);
+        d = w->scratch.data;
+        s = 0;
+        e = (int64_t)w->scratch.len;
+      }
+      if (c->kind != PM_ORC_BINARY) rc = stats_string(&c->group, d, (size_t)(e - s));
       else c->group.total_len += e - s;
       if (rc || push_i64(&c->ints, e - s) || (e > s && pm_buf_append(&c->bytes, d, (size_t)(e - s)))) return PM_NOMEM(err);
       return 0;
@@ -881,7 +919,8 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
   pm_orc_kind k = c->kind;
   c->dict = 0;
   w->dict_lens.len = w->dict_bytes.len = 0;
-  if (k == PM_ORC_STRING) PM_TRY(build_dictionary(c, &w->dict_lens, &w->dict_bytes, err));
+  if (k == PM_ORC_STRING || k == PM_ORC_CHAR || k == PM_ORC_VARCHAR)
+    PM_TRY(build_dictionary(c, &w->dict_lens, &w->dict_bytes, err));
   /* Streams in Java's position order. */
   int kinds[3], extras[3], n = 0;
   if (write_present) { kinds[n] = SK_PRESENT; extras[n++] = 2; }
@@ -898,6 +937,8 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
     case PM_ORC_FLOAT:
     case PM_ORC_DOUBLE: kinds[n] = SK_DATA; extras[n++] = 0; break;
     case PM_ORC_STRING:
+    case PM_ORC_CHAR:
+    case PM_ORC_VARCHAR:
     case PM_ORC_BINARY:
     case PM_ORC_DECIMAL:
       if (c->dict) { /* indices carry the positions; the dictionary streams follow unindexed */
@@ -946,6 +987,7 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
       } else if (k == PM_ORC_BYTE) {
         rc = pm_orc_encode_byte_rle(c->bytes.data + m0[1], (size_t)(m1[1] - m0[1]), &w->scratch);
       } else if (kind == SK_DATA && (k == PM_ORC_FLOAT || k == PM_ORC_DOUBLE || k == PM_ORC_STRING ||
+                                     k == PM_ORC_CHAR || k == PM_ORC_VARCHAR ||
                                      k == PM_ORC_BINARY || k == PM_ORC_DECIMAL)) {
         rc = pm_buf_append(&w->scratch, c->bytes.data + m0[2], (size_t)(m1[2] - m0[2]));
       } else if (kind == SK_SECONDARY && (k == PM_ORC_TIMESTAMP || k == PM_ORC_TIMESTAMP_INSTANT)) {
@@ -1157,6 +1199,7 @@ static int add_type(pm_orc_writer *w, const wcol *c, pm_buf *footer, pm_error *e
   if (!rc && c->kind == PM_ORC_STRUCT)
     for (uint32_t i = 0; !rc && i < c->n_children; i++) rc = pm_pbw_str(&t, 3, c->children[i]->name);
   if (!rc && c->kind == PM_ORC_DECIMAL) rc = pm_pbw_uint(&t, 5, c->precision) || pm_pbw_uint(&t, 6, c->scale);
+  if (!rc && (c->kind == PM_ORC_CHAR || c->kind == PM_ORC_VARCHAR)) rc = pm_pbw_uint(&t, 4, c->max_length);
   if (!rc && c->field_id >= 0) {
     char v[16];
     snprintf(v, sizeof v, "%d", (int)c->field_id);

@@ -11,6 +11,9 @@
  * "U"/"Z" (large string/binary) and "tdm". Field metadata "PARQUET:field_id"
  * becomes the ORC attribute paimon.id. A timestamp with a non-empty zone is
  * written as TIMESTAMP_INSTANT (Paimon TIMESTAMP WITH LOCAL TIME ZONE).
+ * A string field with metadata "ORC:type" = "char(N)" or "varchar(N)" is
+ * written as ORC CHAR(N) (space-padded) / VARCHAR(N) (truncated), as Java
+ * Paimon does for CHAR/VARCHAR columns.
  */
 #ifndef PM_FORMAT_ORC_WRITER_H
 #define PM_FORMAT_ORC_WRITER_H
