@@ -1284,7 +1284,12 @@ static int parse_literal(parser *ps, pm_literal *lit, char **hold) {
     return pm_errorf(ps->err, PAIMON_ERR_INVALID_ARGUMENT, "filter: expected a literal at offset %zu",
                      (size_t)(ps->tok - ps->src));
   }
-  return next_token(ps);
+  int rc = next_token(ps);
+  if (rc) { /* the caller only owns *hold on success */
+    free(*hold);
+    *hold = NULL;
+  }
+  return rc;
 }
 
 /* Numeric text literals for DECIMAL columns are converted from text (exact). */
@@ -1331,7 +1336,12 @@ static int parse_predicate_atom(parser *ps, pm_predicate **out, int depth) {
       return pm_errorf(ps->err, PAIMON_ERR_INVALID_ARGUMENT, "filter: expected ')' at offset %zu",
                        (size_t)(ps->tok - ps->src));
     }
-    return next_token(ps);
+    int rc = next_token(ps);
+    if (rc) {
+      pm_pred_free(*out);
+      *out = NULL;
+    }
+    return rc;
   }
   if (ps->kind != TK_IDENT)
     return pm_errorf(ps->err, PAIMON_ERR_INVALID_ARGUMENT, "filter: expected a column name at offset %zu",

@@ -194,10 +194,52 @@ static void test_like(void) {
   CHECK_EQ_INT(pm_like_match((const uint8_t *)"aXbXc", 5, (const uint8_t *)"%b%c", 4), 1);
 }
 
+/* Error paths of the parser must not leak (checked under ASan): random token soups. */
+static void test_parser_token_soup(void) {
+  static const char *toks[] = {"id", "name", "amt", "ts", "=", "<>", "<", ">=", "and", "or", "not", "(", ")",
+                               "in", ",", "like", "'a%'", "'x''y'", "12", "-3.5", "1e9", "null", "true", "is",
+                               "between", "'2024-01-01 10:00:00'", "''", "'", "`id`", "99999999999999999999", "%", "$"};
+  size_t nt = sizeof toks / sizeof toks[0];
+  unsigned seed = 12345;
+  char buf[512];
+  int parsed = 0;
+  for (int it = 0; it < 20000; it++) {
+    size_t k = 0;
+    seed = seed * 1103515245u + 12345u;
+    int n = (int)((seed >> 16) % 10);
+    for (int j = 0; j < n; j++) {
+      seed = seed * 1103515245u + 12345u;
+      k += (size_t)snprintf(buf + k, sizeof buf - k, "%s ", toks[(seed >> 16) % nt]);
+    }
+    buf[k] = 0;
+    if (it % 3 == 0) { /* well-formed shapes with random columns, operators and literals */
+      static const char *c[] = {"id", "name", "amt", "ts"}, *o[] = {"=", "<>", "<", ">=", "in ("},
+                        *l[] = {"12", "'a%'", "-3.5", "null", "'2024-01-01 10:00:00'", "99999999999999999999"};
+      seed = seed * 1103515245u + 12345u;
+      unsigned r = seed >> 8;
+      const char *op = o[r % 5];
+      snprintf(buf, sizeof buf, "%s %s %s%s %s %s is not null", c[(r / 5) % 4], op, l[(r / 20) % 6],
+               op[0] == 'i' ? ")" : "", (r / 120) % 2 ? "and" : "or", c[(r / 240) % 4]);
+    }
+    pm_error err = {0};
+    pm_predicate *p = NULL;
+    if (pm_pred_parse(buf, COLS, NCOLS, it & 1, &p, &err) == 0) {
+      parsed++;
+      pm_value row[NCOLS] = {vint(1), vstr("ab"), vnull(), vnull(), vnull(), vnull()};
+      pm_pred_eval_values(p, row, NCOLS);
+      pm_pred_free(p);
+    } else {
+      CHECK(p == NULL && err.message[0]);
+    }
+  }
+  CHECK_MSG(parsed > 10, "%d parsed", parsed);
+}
+
 int main(void) {
   RUN_TEST(test_parse_and_rows);
   RUN_TEST(test_stats);
   RUN_TEST(test_batch);
   RUN_TEST(test_like);
+  RUN_TEST(test_parser_token_soup);
   TEST_MAIN_END();
 }
