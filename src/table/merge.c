@@ -37,13 +37,15 @@ int pm_agg_func_parse(const char *s, pm_agg_func *out, pm_error *err) {
                {"bool_and", PM_AGG_BOOL_AND},
                {"bool_or", PM_AGG_BOOL_OR},
                {"rbm32", PM_AGG_RBM32},
+               {"collect", PM_AGG_COLLECT},
+               {"merge_map", PM_AGG_MERGE_MAP},
                {"primary-key", PM_AGG_PRIMARY_KEY}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
     if (!strcmp(s, known[i].name)) {
       *out = known[i].f;
       return 0;
     }
-  static const char *unimplemented[] = {"collect",      "merge_map",   "merge_map_with_keytime",
+  static const char *unimplemented[] = {"merge_map_with_keytime",
                                         "nested_update", "nested_partial_update",
                                         "rbm64",        "hll_sketch",  "theta_sketch", "count"};
   for (size_t i = 0; i < sizeof unimplemented / sizeof unimplemented[0]; i++)
@@ -138,6 +140,8 @@ int pm_compare_values(const pm_type *t, const struct ArrowArray *a, int64_t i, c
  * Multi-source gather
  * ====================================================================== */
 
+static int is_flat(const pm_type *t);
+static int is_flat_type(const pm_type *t) { return is_flat(t); }
 static int is_flat(const pm_type *t) {
   if (t->dict) return 0;
   switch (t->id) {
@@ -285,6 +289,21 @@ typedef struct run_state {
   int done;
 } run_state;
 
+/* An element of a computed ARRAY / MAP value: item `idx` of the list/map
+ * child array of run `run`'s current batch. */
+typedef struct eref {
+  int32_t run;
+  int64_t idx;
+} eref;
+
+/* A computed nested value: n elements starting at erefs[start]. */
+typedef struct lpatch {
+  int64_t row;
+  int col;
+  int is_null;
+  size_t start, n;
+} lpatch;
+
 /* A computed variable-length value (bytes in the reader's bdata buffer). */
 typedef struct bpatch {
   int64_t row;
@@ -322,6 +341,10 @@ struct pm_merge_reader {
   bpatch *bpatches; /* computed variable-length values (listagg, rbm32) */
   size_t n_bpatches, cap_bpatches;
   pm_buf bdata;     /* their bytes */
+  lpatch *lpatches; /* computed nested values (collect, merge_map) */
+  size_t n_lpatches, cap_lpatches;
+  eref *erefs;
+  size_t n_erefs, cap_erefs;
   struct ArrowArray **srcs; /* scratch: one column of each run's current batch */
   /* group scratch */
   int32_t *g_run;
@@ -353,6 +376,8 @@ void pm_merge_close(pm_merge_reader *m) {
   free(m->patches);
   free(m->bpatches);
   pm_buf_free(&m->bdata);
+  free(m->lpatches);
+  free(m->erefs);
   free(m->srcs);
   free(m->g_run);
   free(m->g_row);
@@ -406,6 +431,14 @@ int pm_merge_open(const pm_merge_config *cfg, const pm_merge_source *sources, in
       if (f == PM_AGG_LISTAGG && t->id != PM_T_UTF8 && t->id != PM_T_LARGE_UTF8) {
         pm_merge_close(m);
         return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function listagg needs a STRING column");
+      }
+      if (f == PM_AGG_COLLECT && t->id != PM_T_LIST && t->id != PM_T_LARGE_LIST) {
+        pm_merge_close(m);
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function collect needs an ARRAY column");
+      }
+      if (f == PM_AGG_MERGE_MAP && t->id != PM_T_MAP) {
+        pm_merge_close(m);
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function merge_map needs a MAP column");
       }
       if (f == PM_AGG_RBM32 && t->id != PM_T_BINARY && t->id != PM_T_LARGE_BINARY) {
         pm_merge_close(m);
@@ -580,6 +613,120 @@ static int listagg_add(pm_buf *acc, int *has, const uint8_t *p, size_t n, const 
     if (e >= n) break;
     s = e + dl;
   }
+  return 0;
+}
+
+/* Element range [*b, *e) of list/map value (logical row i) in its child array. */
+static void list_range(const pm_type *t, const struct ArrowArray *a, int64_t i, int64_t *b, int64_t *e) {
+  int64_t j = a->offset + i;
+  if (t->id == PM_T_LARGE_LIST) {
+    *b = ((const int64_t *)a->buffers[1])[j];
+    *e = ((const int64_t *)a->buffers[1])[j + 1];
+  } else {
+    *b = ((const int32_t *)a->buffers[1])[j];
+    *e = ((const int32_t *)a->buffers[1])[j + 1];
+  }
+}
+
+/* Nested accumulator of one column: a growable list of element references. */
+typedef struct nacc {
+  eref *v;
+  size_t n, cap;
+  int has; /* non-null */
+} nacc;
+
+static int nacc_push(nacc *a, int32_t run, int64_t idx, pm_error *err) {
+  if (a->n == a->cap) {
+    size_t cap = a->cap ? a->cap * 2 : 16;
+    eref *nv = realloc(a->v, cap * sizeof *nv);
+    if (!nv) return PM_NOMEM(err);
+    a->v = nv;
+    a->cap = cap;
+  }
+  a->v[a->n].run = run;
+  a->v[a->n].idx = idx;
+  a->n++;
+  return 0;
+}
+
+/* The array whose items an eref of column c indexes: list element array, or map entries key array. */
+static const struct ArrowArray *elem_array(const pm_merge_reader *m, int c, int32_t run, int is_map) {
+  const struct ArrowArray *l = m->runs[run].batch.children[c];
+  return is_map ? l->children[0]->children[0] : l->children[0];
+}
+
+static int elem_equal(const pm_merge_reader *m, const pm_type *et, int c, int is_map, const eref *x, const eref *y) {
+  const struct ArrowArray *a = elem_array(m, c, x->run, is_map), *b = elem_array(m, c, y->run, is_map);
+  int64_t xi = x->idx, yi = y->idx;
+  if (is_map) { /* map keys live in the entries struct: apply its offset */
+    xi += m->runs[x->run].batch.children[c]->children[0]->offset;
+    yi += m->runs[y->run].batch.children[c]->children[0]->offset;
+  }
+  int va = pm_array_is_valid(a, xi), vb = pm_array_is_valid(b, yi);
+  if (!va || !vb) return va == vb;
+  return pm_compare_values(et, a, xi, b, yi) == 0;
+}
+
+/* collect / merge_map: agg (add=1) or retract (add=0) of list/map value (r, i) of column c. */
+static int nested_combine(pm_merge_reader *m, int c, int is_map, int distinct, nacc *acc, int32_t r, int64_t i, int add,
+                          pm_error *err) {
+  const pm_type *t = &m->layout->children[c];
+  const struct ArrowArray *col = m->runs[r].batch.children[c];
+  if (!pm_array_is_valid(col, i)) return 0;
+  const pm_type *et = is_map ? &t->children[0].children[0] : &t->children[0];
+  if (!is_flat_type(et))
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "collect/merge_map over nested element or key types");
+  int64_t b, e;
+  list_range(t->id == PM_T_MAP ? t : t, col, i, &b, &e);
+  if (add) acc->has = 1;
+  for (int64_t k = b; k < e; k++) {
+    eref x = {r, k};
+    if (add) {
+      size_t hit = acc->n;
+      if (is_map || distinct)
+        for (size_t q = 0; q < acc->n && hit == acc->n; q++)
+          if (elem_equal(m, et, c, is_map, &acc->v[q], &x)) hit = q;
+      if (hit < acc->n) {
+        if (is_map) acc->v[hit] = x; /* input wins on key clash */
+        continue;
+      }
+      PM_TRY(nacc_push(acc, r, k, err));
+    } else {
+      for (size_t q = 0; q < acc->n; q++)
+        if (elem_equal(m, et, c, is_map, &acc->v[q], &x)) {
+          memmove(&acc->v[q], &acc->v[q + 1], (acc->n - q - 1) * sizeof *acc->v);
+          acc->n--;
+          break; /* one occurrence (a map key appears once) */
+        }
+    }
+  }
+  return 0;
+}
+
+static int add_lpatch(pm_merge_reader *m, int64_t row, int col, const nacc *a, pm_error *err) {
+  if (m->n_lpatches == m->cap_lpatches) {
+    size_t cap = m->cap_lpatches ? m->cap_lpatches * 2 : 64;
+    lpatch *np = realloc(m->lpatches, cap * sizeof *np);
+    if (!np) return PM_NOMEM(err);
+    m->lpatches = np;
+    m->cap_lpatches = cap;
+  }
+  if (m->n_erefs + a->n > m->cap_erefs) {
+    size_t cap = m->cap_erefs ? m->cap_erefs : 256;
+    while (cap < m->n_erefs + a->n) cap *= 2;
+    eref *nv = realloc(m->erefs, cap * sizeof *nv);
+    if (!nv) return PM_NOMEM(err);
+    m->erefs = nv;
+    m->cap_erefs = cap;
+  }
+  lpatch *l = &m->lpatches[m->n_lpatches++];
+  l->row = row;
+  l->col = col;
+  l->is_null = !a->has;
+  l->start = m->n_erefs;
+  l->n = a->n;
+  if (a->n) memcpy(m->erefs + m->n_erefs, a->v, a->n * sizeof *a->v);
+  m->n_erefs += a->n;
   return 0;
 }
 
@@ -916,22 +1063,26 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
   pm_buf *lacc = NULL;          /* listagg accumulators */
   int *lhas = NULL;
   roaring_bitmap_t **rbm = NULL; /* rbm32 accumulators */
+  nacc *nac = NULL;              /* collect / merge_map accumulators */
   if (agg) {
     acc = calloc((size_t)m->n_cols + 1, sizeof *acc);
     if (!acc) return PM_NOMEM(err);
     for (int c = 0; c < m->n_cols; c++) acc[c].is_null = 1;
     int need_var = 0;
     for (int c = 0; cfg->columns && c < m->n_cols; c++)
-      need_var |= cfg->columns[c].agg == PM_AGG_LISTAGG || cfg->columns[c].agg == PM_AGG_RBM32;
+      need_var |= cfg->columns[c].agg == PM_AGG_LISTAGG || cfg->columns[c].agg == PM_AGG_RBM32 ||
+                  cfg->columns[c].agg == PM_AGG_COLLECT || cfg->columns[c].agg == PM_AGG_MERGE_MAP;
     if (need_var) {
       lacc = calloc((size_t)m->n_cols + 1, sizeof *lacc);
       lhas = calloc((size_t)m->n_cols + 1, sizeof *lhas);
       rbm = calloc((size_t)m->n_cols + 1, sizeof *rbm);
-      if (!lacc || !lhas || !rbm) {
+      nac = calloc((size_t)m->n_cols + 1, sizeof *nac);
+      if (!lacc || !lhas || !rbm || !nac) {
         free(acc);
         free(lacc);
         free(lhas);
         free(rbm);
+        free(nac);
         return PM_NOMEM(err);
       }
     }
@@ -949,6 +1100,11 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
         m->col_src[c][o] = r;
         m->col_row[c][o] = i;
         if (agg) acc[c] = num_at(m, c, r, i);
+        if (nac && (cfg->columns[c].agg == PM_AGG_COLLECT || cfg->columns[c].agg == PM_AGG_MERGE_MAP)) {
+          nac[c].n = 0;
+          nac[c].has = 0;
+          rc = nested_combine(m, c, cfg->columns[c].agg == PM_AGG_MERGE_MAP, 0, &nac[c], r, i, 1, err);
+        }
         if (lacc && (cfg->columns[c].agg == PM_AGG_LISTAGG || cfg->columns[c].agg == PM_AGG_RBM32)) {
           const uint8_t *p;
           size_t n;
@@ -1016,6 +1172,10 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
             m->col_src[c][o] = r;
             m->col_row[c][o] = i;
             break;
+          case PM_AGG_COLLECT:
+          case PM_AGG_MERGE_MAP:
+            if (nac) rc = nested_combine(m, c, f == PM_AGG_MERGE_MAP, 0, &nac[c], r, i, 0, err);
+            break;
           default:
             rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                            "aggregate function of column %d does not support retraction (set "
@@ -1075,6 +1235,10 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
             else acc[c].i = f == PM_AGG_BOOL_AND ? (acc[c].i && x.i) : (acc[c].i || x.i);
           }
           break;
+        case PM_AGG_COLLECT:
+        case PM_AGG_MERGE_MAP:
+          if (nac) rc = nested_combine(m, c, f == PM_AGG_MERGE_MAP, cfg->columns[c].distinct, &nac[c], r, i, 1, err);
+          break;
         case PM_AGG_LISTAGG:
         case PM_AGG_RBM32: {
           const uint8_t *p;
@@ -1105,6 +1269,8 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
     if (is_system_col(cfg, c) || is_seq_field_col(cfg, c)) continue;
     if (cfg->columns[c].agg == PM_AGG_LISTAGG) {
       rc = add_bpatch(m, o, c, !lhas[c], lacc[c].data, lhas[c] ? lacc[c].len : 0, err);
+    } else if (cfg->columns[c].agg == PM_AGG_COLLECT || cfg->columns[c].agg == PM_AGG_MERGE_MAP) {
+      rc = add_lpatch(m, o, c, &nac[c], err);
     } else if (cfg->columns[c].agg == PM_AGG_RBM32) {
       if (!rbm[c]) {
         rc = add_bpatch(m, o, c, 1, NULL, 0, err);
@@ -1126,10 +1292,12 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
     for (int c = 0; c < m->n_cols; c++) {
       pm_buf_free(&lacc[c]);
       if (rbm[c]) roaring_bitmap_free(rbm[c]);
+      free(nac[c].v);
     }
     free(lacc);
     free(lhas);
     free(rbm);
+    free(nac);
   }
   if (rc) {
     free(acc);
@@ -1160,6 +1328,10 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
     /* drop: undo the patches of this row */
     while (m->n_patches && m->patches[m->n_patches - 1].row == o) m->n_patches--;
     while (m->n_bpatches && m->bpatches[m->n_bpatches - 1].row == o) m->n_bpatches--;
+    while (m->n_lpatches && m->lpatches[m->n_lpatches - 1].row == o) {
+      m->n_erefs = m->lpatches[m->n_lpatches - 1].start;
+      m->n_lpatches--;
+    }
     return 0;
   }
   m->sel_src[o] = gr[last];
@@ -1224,6 +1396,39 @@ static int build_with_bpatches(pm_merge_reader *m, int c, const int32_t *src, co
   return rc;
 }
 
+/* A column mixing gathered values and computed arrays / maps (collect, merge_map). */
+static int build_with_lpatches(pm_merge_reader *m, int c, const int32_t *src, const int64_t *rows, int64_t n,
+                               struct ArrowArray *out, pm_error *err) {
+  const pm_type *t = &m->layout->children[c];
+  pm_builder *b;
+  PM_TRY(pm_builder_new(t, &b, err));
+  pm_builder *child = pm_builder_child(b, 0);
+  const pm_type *ct = &t->children[0];
+  int rc = pm_builder_reserve(b, n, err);
+  size_t p = 0;
+  for (int64_t i = 0; i < n && !rc; i++) {
+    while (p < m->n_lpatches && (m->lpatches[p].col != c || m->lpatches[p].row < i)) p++;
+    if (p < m->n_lpatches && m->lpatches[p].row == i && m->lpatches[p].col == c) {
+      const lpatch *lp = &m->lpatches[p];
+      if (lp->is_null) {
+        rc = pm_builder_append_null(b, err);
+        continue;
+      }
+      for (size_t k = 0; k < lp->n && !rc; k++) {
+        const eref *e = &m->erefs[lp->start + k];
+        const struct ArrowArray *items = m->runs[e->run].batch.children[c]->children[0];
+        rc = pm_builder_append_from(child, ct, items, e->idx, err);
+      }
+      if (!rc) rc = pm_builder_append_valid(b, err);
+    } else {
+      rc = src[i] < 0 ? pm_builder_append_null(b, err) : pm_builder_append_from(b, t, m->srcs[src[i]], rows[i], err);
+    }
+  }
+  if (!rc) rc = pm_builder_finish(b, out, err);
+  pm_builder_free(b);
+  return rc;
+}
+
 /* Builds the output batch from the selections. */
 static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
   int64_t n = m->n_out;
@@ -1235,8 +1440,11 @@ static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *er
       m->srcs[i] = m->runs[i].batch.release ? m->runs[i].batch.children[c] : NULL;
     int has_b = 0;
     for (size_t p = 0; p < m->n_bpatches && !has_b; p++) has_b = m->bpatches[p].col == c;
-    int rc = has_b ? build_with_bpatches(m, c, s, r, n, out->children[c], err)
-                   : pm_gather(&m->layout->children[c], m->srcs, s, r, n, out->children[c], err);
+    int has_l = 0;
+    for (size_t p = 0; p < m->n_lpatches && !has_l; p++) has_l = m->lpatches[p].col == c;
+    int rc = has_b   ? build_with_bpatches(m, c, s, r, n, out->children[c], err)
+             : has_l ? build_with_lpatches(m, c, s, r, n, out->children[c], err)
+                     : pm_gather(&m->layout->children[c], m->srcs, s, r, n, out->children[c], err);
     if (rc) {
       pm_array_release(out);
       return rc;
@@ -1251,6 +1459,8 @@ static int build_output(pm_merge_reader *m, struct ArrowArray *out, pm_error *er
   m->n_patches = 0;
   m->n_bpatches = 0;
   m->bdata.len = 0;
+  m->n_lpatches = 0;
+  m->n_erefs = 0;
   m->n_out = 0;
   return 0;
 }

@@ -50,6 +50,8 @@ typedef enum pm_agg_func {
   PM_AGG_BOOL_AND,
   PM_AGG_BOOL_OR,
   PM_AGG_RBM32,
+  PM_AGG_COLLECT,
+  PM_AGG_MERGE_MAP,
   PM_AGG_PRIMARY_KEY
 } pm_agg_func;
 

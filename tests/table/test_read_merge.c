@@ -383,7 +383,7 @@ static void test_aggregation(void) {
   CHECK(pm_merge_next(m, &arr, &err) != 0);
   pm_merge_close(m);
   pm_agg_func f;
-  CHECK_EQ_INT(pm_agg_func_parse("collect", &f, &err), PAIMON_ERR_UNSUPPORTED);
+  CHECK_EQ_INT(pm_agg_func_parse("hll_sketch", &f, &err), PAIMON_ERR_UNSUPPORTED);
   CHECK_OK(pm_agg_func_parse("first_not_null_value", &f, &err), &err);
   CHECK_EQ_INT(f, PM_AGG_FIRST_NON_NULL_VALUE);
 }
@@ -496,6 +496,115 @@ static void test_rbm32(void) {
   pm_type_free(&t);
 }
 
+/* collect / merge_map: layout (k INT, l ARRAY<INT>, mp MAP<INT, STRING>, _SEQ, _KIND). */
+static pm_type g_nested;
+
+static void make_nested_layout(void) {
+  pm_error err;
+  pm_type *t = &g_nested;
+  pm_type_init(t, PM_T_STRUCT, "", 0, 5, &err);
+  pm_type_init(&t->children[0], PM_T_INT32, "k", 0, 0, &err);
+  pm_type_init(&t->children[1], PM_T_LIST, "l", 1, 1, &err);
+  pm_type_init(&t->children[1].children[0], PM_T_INT32, "element", 1, 0, &err);
+  pm_type_init(&t->children[2], PM_T_MAP, "mp", 1, 1, &err);
+  pm_type_init(&t->children[2].children[0], PM_T_STRUCT, "entries", 0, 2, &err);
+  pm_type_init(&t->children[2].children[0].children[0], PM_T_INT32, "key", 0, 0, &err);
+  pm_type_init(&t->children[2].children[0].children[1], PM_T_UTF8, "value", 1, 0, &err);
+  pm_type_init(&t->children[3], PM_T_INT64, "_SEQ", 0, 0, &err);
+  pm_type_init(&t->children[4], PM_T_INT8, "_KIND", 0, 0, &err);
+}
+
+typedef struct nrec {
+  int n_list;
+  int list[3];
+  int n_map;
+  int keys[2];
+  const char *vals[2];
+  long long seq;
+  int kind;
+} nrec;
+
+static int nested_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  const nrec **slot = ctx;
+  memset(out, 0, sizeof *out);
+  if (!*slot) return 0;
+  const nrec *r = *slot;
+  *slot = NULL;
+  pm_builder *b;
+  pm_builder_new(&g_nested, &b, err);
+  pm_builder_append_int(pm_builder_child(b, 0), 1, err);
+  pm_builder *l = pm_builder_child(b, 1);
+  for (int i = 0; i < r->n_list; i++) pm_builder_append_int(pm_builder_child(l, 0), r->list[i], err);
+  pm_builder_append_valid(l, err);
+  pm_builder *mp = pm_builder_child(b, 2), *ent = pm_builder_child(mp, 0);
+  for (int i = 0; i < r->n_map; i++) {
+    pm_builder_append_int(pm_builder_child(ent, 0), r->keys[i], err);
+    pm_builder_append_str(pm_builder_child(ent, 1), r->vals[i], err);
+    pm_builder_append_valid(ent, err);
+  }
+  pm_builder_append_valid(mp, err);
+  pm_builder_append_int(pm_builder_child(b, 3), r->seq, err);
+  pm_builder_append_int(pm_builder_child(b, 4), r->kind, err);
+  pm_builder_append_valid(b, err);
+  int rc = pm_builder_finish(b, out, err);
+  pm_builder_free(b);
+  return rc;
+}
+
+static void test_collect_and_merge_map(void) {
+  make_nested_layout();
+  static const nrec a = {2, {1, 2}, 2, {1, 2}, {"one", "two"}, 0, 0};
+  static const nrec b = {2, {2, 3}, 1, {2, 0}, {"TWO", NULL}, 1, 0};
+  static const int keys[1] = {0};
+  pm_merge_column cols[5] = {{0}};
+  cols[1].agg = PM_AGG_COLLECT;
+  cols[2].agg = PM_AGG_MERGE_MAP;
+  pm_merge_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.layout = &g_nested;
+  cfg.n_keys = 1;
+  cfg.key_cols = keys;
+  cfg.seq_col = 3;
+  cfg.kind_col = 4;
+  cfg.level_col = -1;
+  cfg.engine = PM_ENGINE_AGGREGATION;
+  cfg.columns = cols;
+  for (int distinct = 0; distinct < 2; distinct++) {
+    cols[1].distinct = distinct;
+    const nrec *sa = &a, *sb = &b;
+    pm_merge_source src[2] = {{&sa, nested_next, NULL}, {&sb, nested_next, NULL}};
+    pm_error err;
+    pm_merge_reader *m;
+    CHECK_OK(pm_merge_open(&cfg, src, 2, &m, &err), &err);
+    struct ArrowArray o;
+    CHECK_OK(pm_merge_next(m, &o, &err), &err);
+    CHECK(o.release && o.length == 1);
+    if (o.release && o.length == 1) {
+      const struct ArrowArray *l = o.children[1];
+      const int32_t *off = l->buffers[1];
+      const int32_t *items = (const int32_t *)l->children[0]->buffers[1];
+      int64_t n = off[1] - off[0];
+      CHECK_EQ_INT(n, distinct ? 3 : 4); /* [1,2,2,3] or [1,2,3] */
+      if (n >= 3) {
+        CHECK_EQ_INT(items[off[0]], 1);
+        CHECK_EQ_INT(items[off[0] + n - 1], 3);
+      }
+      const struct ArrowArray *mp = o.children[2];
+      const int32_t *moff = mp->buffers[1];
+      CHECK_EQ_INT(moff[1] - moff[0], 2); /* keys 1, 2: key 2 replaced by "TWO" */
+      const struct ArrowArray *vals = mp->children[0]->children[1];
+      const int32_t *voff = vals->buffers[1];
+      int found = 0;
+      for (int32_t e = moff[0]; e < moff[1]; e++)
+        found |= voff[e + 1] - voff[e] == 3 && !memcmp((const char *)vals->buffers[2] + voff[e], "TWO", 3);
+      CHECK(found);
+      o.release(&o);
+    }
+    pm_merge_close(m);
+  }
+  pm_type_free(&g_nested);
+}
+
 /* Lookup tables (SEMANTICS 3.6): only the newest level > 0 record merges with level-0 records. */
 static void test_lookup_level_rule(void) {
   /* s holds the record's file level here */
@@ -601,6 +710,7 @@ int main(void) {
   RUN_TEST(test_aggregation);
   RUN_TEST(test_listagg);
   RUN_TEST(test_rbm32);
+  RUN_TEST(test_collect_and_merge_map);
   RUN_TEST(test_lookup_level_rule);
   RUN_TEST(test_compare_orders);
   RUN_TEST(test_many_runs);
