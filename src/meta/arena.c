@@ -12,6 +12,7 @@ struct pm_arena_chunk {
 
 #define CHUNK_HDR ((sizeof(pm_arena_chunk) + 15) & ~(size_t)15)
 #define MIN_CHUNK (64 * 1024)
+#define MAX_CHUNK (1024 * 1024)
 
 void pm_arena_init(pm_arena *a) { memset(a, 0, sizeof(*a)); }
 
@@ -30,7 +31,7 @@ void *pm_arena_alloc(pm_arena *a, size_t n) {
   if (need < n) return NULL;
   if (!a->ptr || (size_t)(a->end - a->ptr) < need) {
     size_t sz = a->total < MIN_CHUNK ? MIN_CHUNK : a->total; /* grow geometrically */
-    if (sz > 64 * 1024 * 1024) sz = 64 * 1024 * 1024;
+    if (sz > MAX_CHUNK) sz = MAX_CHUNK; /* moderate chunks: malloc keeps them for reuse after free */
     if (sz < need) sz = need;
     if (sz > SIZE_MAX - CHUNK_HDR) return NULL;
     pm_arena_chunk *c = malloc(CHUNK_HDR + sz);
