@@ -1071,6 +1071,16 @@ int32_t pm_arrow_field_id(const struct ArrowSchema *f) {
 
 void pm_evo_mapping_free(pm_evo_mapping *m) {
   if (!m) return;
+  if (m->nested)
+    for (int64_t f = 0; f < m->n_fields; f++) {
+      if (m->nested[f]) {
+        pm_evo_mapping_free(m->nested[f]);
+        free(m->nested[f]);
+      }
+      free(m->nested_fields[f]);
+    }
+  free(m->nested);
+  free(m->nested_fields);
   free(m->source);
   free(m->needs_cast);
   if (m->file_types)
@@ -1120,6 +1130,41 @@ int pm_evo_mapping_init2(pm_evo_mapping *m, const struct ArrowSchema *fs, const 
       }
     if (m->source[f] < 0) continue;
     const pm_type *ft = &m->file_types[m->source[f]];
+    if (!types_equal(ft, fields[f].type) && ft->id == PM_T_STRUCT && fields[f].type->id == PM_T_STRUCT &&
+        fields[f].schema && fields[f].schema->n_children == fields[f].type->n_children) {
+      /* ROW evolved member by member (added / dropped / renamed / retyped nested fields) */
+      if (!m->nested) {
+        m->nested = calloc((size_t)n_fields + 1, sizeof *m->nested);
+        m->nested_fields = calloc((size_t)n_fields + 1, sizeof *m->nested_fields);
+        if (!m->nested || !m->nested_fields) {
+          rc = PM_NOMEM(err);
+          break;
+        }
+      }
+      int64_t nc = fields[f].type->n_children;
+      pm_evo_field *nf = calloc((size_t)nc + 1, sizeof *nf);
+      m->nested_fields[f] = nf;
+      m->nested[f] = calloc(1, sizeof **m->nested);
+      if (!nf || !m->nested[f]) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      for (int64_t k = 0; k < nc; k++) {
+        nf[k].id = pm_arrow_field_id(fields[f].schema->children[k]);
+        nf[k].name = fields[f].type->children[k].name;
+        nf[k].type = &fields[f].type->children[k];
+        nf[k].schema = fields[f].schema->children[k];
+      }
+      rc = pm_evo_mapping_init2(m->nested[f], fs->children[m->source[f]], nf, nc, NULL, NULL, NULL, cast, file_name,
+                                err);
+      if (rc) {
+        free(m->nested[f]);
+        m->nested[f] = NULL;
+        break;
+      }
+      m->needs_cast[f] = 2;
+      continue;
+    }
     if (!types_equal(ft, fields[f].type)) {
       if (!pm_cast_supported(ft, fields[f].type))
         rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column \"%s\" (field id %d) cannot be cast to the read type",
@@ -1132,16 +1177,40 @@ int pm_evo_mapping_init2(pm_evo_mapping *m, const struct ArrowSchema *fs, const 
   return rc;
 }
 
+/* Maps the children of struct `in` (offset 0) into out; copies in's validity when keep_nulls. */
+static int evo_apply_struct(const pm_evo_mapping *m, struct ArrowArray *in, struct ArrowArray *out, int keep_nulls,
+                            pm_error *err);
+
 int pm_evo_apply(const pm_evo_mapping *m, struct ArrowArray *in, struct ArrowArray *out, pm_error *err) {
+  if (in->offset != 0 || in->null_count != 0) {
+    /* Struct-level nulls/offsets never occur in file batches; refuse rather than misread. */
+    pm_array_release(in);
+    return pm_errorf(err, PAIMON_ERR_INTERNAL, "%s: unexpected offset/nulls on a file batch", m->file_name);
+  }
+  return evo_apply_struct(m, in, out, 0, err);
+}
+
+static int evo_apply_struct(const pm_evo_mapping *m, struct ArrowArray *in, struct ArrowArray *out, int keep_nulls,
+                            pm_error *err) {
   int rc = pm_array_init(out, in->length, 1, m->n_fields, err);
   if (rc) {
     pm_array_release(in);
     return rc;
   }
-  if (in->offset != 0 || in->null_count != 0) {
-    /* Struct-level nulls/offsets never occur in file batches; refuse rather than misread. */
-    rc = pm_errorf(err, PAIMON_ERR_INTERNAL, "%s: unexpected offset/nulls on a file batch", m->file_name);
+  if (in->offset != 0) {
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: sliced ROW column cannot be evolved", m->file_name);
     goto done;
+  }
+  if (keep_nulls && in->null_count != 0 && in->n_buffers > 0 && in->buffers[0]) {
+    size_t nb = (size_t)(in->length + 7) / 8;
+    uint8_t *v = pm_aligned_alloc(nb + 1);
+    if (!v) {
+      rc = PM_NOMEM(err);
+      goto done;
+    }
+    memcpy(v, in->buffers[0], nb);
+    pm_array_set_buffer(out, 0, v);
+    out->null_count = in->null_count;
   }
   for (int64_t f = 0; f < m->n_fields && !rc; f++) {
     int64_t s = m->source[f];
@@ -1152,6 +1221,10 @@ int pm_evo_apply(const pm_evo_mapping *m, struct ArrowArray *in, struct ArrowArr
       pm_array_move(in->children[s], dst);
     } else if (!m->needs_cast[f]) {
       rc = pm_errorf(err, PAIMON_ERR_INTERNAL, "%s: column %lld used twice", m->file_name, (long long)s);
+    } else if (m->needs_cast[f] == 2 && in->children[s]->release) {
+      struct ArrowArray child;
+      pm_array_move(in->children[s], &child);
+      rc = evo_apply_struct(m->nested[f], &child, dst, 1, err);
     } else {
       rc = pm_cast_array(in->children[s], &m->file_types[s], m->fields[f].type, &m->cast, dst, err);
       if (rc)

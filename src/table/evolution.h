@@ -61,6 +61,9 @@ typedef struct pm_evo_field {
   int32_t id;          /* Paimon field id */
   const char *name;    /* for messages (and name lookups when a file lacks ids) */
   const pm_type *type; /* wanted Arrow type */
+  /* Optional: the wanted field's ArrowSchema (nested ROW children carry their
+   * "PARQUET:field_id"), so ROW columns are evolved member by member too. */
+  const struct ArrowSchema *schema;
 } pm_evo_field;
 
 /* How to build the read columns from one file's batches. */
@@ -69,7 +72,9 @@ typedef struct pm_evo_mapping {
   int64_t *source;       /* per read field: child index in the file batch, or -1 (read as null) */
   pm_type *file_types;   /* per file child (n_file_children) */
   int64_t n_file_children;
-  int *needs_cast;       /* per read field: 1 if the file type differs from the wanted type */
+  int *needs_cast;       /* per read field: 1 cast, 2 ROW evolved by member (nested[f]) */
+  struct pm_evo_mapping **nested; /* per read field, for needs_cast == 2 (owned) */
+  pm_evo_field **nested_fields;   /* their member field lists (owned) */
   const pm_evo_field *fields; /* borrowed */
   pm_cast_options cast;
   char *file_name;       /* for messages */

@@ -390,6 +390,7 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
     c->evo_fields[i].id = pm_arrow_field_id(ls->children[i]);
     c->evo_fields[i].name = ls->children[i]->name;
     c->evo_fields[i].type = &c->layout.children[i];
+    c->evo_fields[i].schema = ls->children[i];
   }
   c->col_of_field = malloc((c->nf + 1) * sizeof *c->col_of_field);
   if (!c->col_of_field) goto nomem;

@@ -282,7 +282,7 @@ static void test_mapping(void) {
   type1(&tb, PM_T_BOOL);
   type1(&tl, PM_T_INT64);
   type1(&ts, PM_T_UTF8);
-  pm_evo_field fields[3] = {{1, "renamed_b", &tb}, {0, "a", &tl}, {5, "added", &ts}};
+  pm_evo_field fields[3] = {{1, "renamed_b", &tb, NULL}, {0, "a", &tl, NULL}, {5, "added", &ts, NULL}};
   pm_evo_mapping m;
   CHECK_OK(pm_evo_mapping_init(&m, &fs, fields, 3, NULL, NULL, NULL, "f.parquet", &err), &err);
   pm_type ft;
@@ -315,7 +315,71 @@ static void test_mapping(void) {
   pm_schema_release(&fs);
 }
 
+static void set_id(struct ArrowSchema *s, int id) {
+  char buf[16];
+  snprintf(buf, sizeof buf, "%d", id);
+  const char *k[1] = {"PARQUET:field_id"}, *v[1] = {buf};
+  pm_schema_set_metadata(s, 1, k, v, &err);
+}
+
+/* ROW columns evolve member by member: reordered, retyped, added nested fields; ROW nulls kept. */
+static void test_nested_row_mapping(void) {
+  struct ArrowSchema fs; /* file: s ROW<a INT (10), b STRING (11)> (id 1) */
+  pm_schema_init(&fs, "+s", "", 0, 1, &err);
+  pm_schema_init(fs.children[0], "+s", "s", ARROW_FLAG_NULLABLE, 2, &err);
+  set_id(fs.children[0], 1);
+  pm_schema_init(fs.children[0]->children[0], "i", "a", ARROW_FLAG_NULLABLE, 0, &err);
+  set_id(fs.children[0]->children[0], 10);
+  pm_schema_init(fs.children[0]->children[1], "u", "b", ARROW_FLAG_NULLABLE, 0, &err);
+  set_id(fs.children[0]->children[1], 11);
+  struct ArrowSchema rs; /* read: s ROW<b STRING (11), c INT (12), a BIGINT (10)> */
+  pm_schema_init(&rs, "+s", "s", ARROW_FLAG_NULLABLE, 3, &err);
+  set_id(&rs, 1);
+  pm_schema_init(rs.children[0], "u", "b", ARROW_FLAG_NULLABLE, 0, &err);
+  set_id(rs.children[0], 11);
+  pm_schema_init(rs.children[1], "i", "c", ARROW_FLAG_NULLABLE, 0, &err);
+  set_id(rs.children[1], 12);
+  pm_schema_init(rs.children[2], "l", "a", ARROW_FLAG_NULLABLE, 0, &err);
+  set_id(rs.children[2], 10);
+  pm_type rt, ft;
+  pm_type_from_schema(&rs, &rt, &err);
+  pm_type_from_schema(&fs, &ft, &err);
+  pm_evo_field fields[1] = {{1, "s", &rt, &rs}};
+  pm_evo_mapping m;
+  CHECK_OK(pm_evo_mapping_init(&m, &fs, fields, 1, NULL, NULL, NULL, "nested.parquet", &err), &err);
+  pm_builder *b;
+  pm_builder_new(&ft, &b, &err);
+  pm_builder *sb = pm_builder_child(b, 0);
+  pm_builder_append_int(pm_builder_child(sb, 0), 7, &err);
+  pm_builder_append_str(pm_builder_child(sb, 1), "x", &err);
+  pm_builder_append_valid(sb, &err);
+  pm_builder_append_valid(b, &err);
+  pm_builder_append_null(sb, &err); /* null ROW */
+  pm_builder_append_valid(b, &err);
+  struct ArrowArray in, out;
+  pm_builder_finish(b, &in, &err);
+  pm_builder_free(b);
+  CHECK_OK(pm_evo_apply(&m, &in, &out, &err), &err);
+  if (out.release) {
+    const struct ArrowArray *s = out.children[0];
+    CHECK_EQ_INT(s->n_children, 3);
+    CHECK(pm_array_is_valid(s, 0));
+    CHECK(!pm_array_is_valid(s, 1));
+    char buf[16];
+    CHECK_EQ_STR(str_at(s->children[0], 0, buf, sizeof buf), "x");
+    CHECK(!pm_array_is_valid(s->children[1], 0)); /* added member */
+    CHECK_EQ_INT(((const int64_t *)s->children[2]->buffers[1])[0], 7);
+    out.release(&out);
+  }
+  pm_evo_mapping_free(&m);
+  pm_type_free(&rt);
+  pm_type_free(&ft);
+  pm_schema_release(&rs);
+  pm_schema_release(&fs);
+}
+
 int main(void) {
+  RUN_TEST(test_nested_row_mapping);
   RUN_TEST(test_string_to_bool_and_int);
   RUN_TEST(test_numeric_casts);
   RUN_TEST(test_decimal_rescale);
