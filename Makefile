@@ -5,7 +5,7 @@ CMAKE ?= cmake
 BUILD ?= build
 ASAN_BUILD ?= build-asan
 
-.PHONY: all deps build test test-fast test-asan bench fuzz install clean
+.PHONY: all deps build demo test test-fast test-asan bench fuzz install clean
 
 all: build
 
@@ -17,6 +17,9 @@ $(BUILD)/CMakeCache.txt: | deps
 
 build: deps $(BUILD)/CMakeCache.txt
 	$(CMAKE) --build $(BUILD) -j $(JOBS)
+
+demo: build
+	scripts/demo
 
 test-fast: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
