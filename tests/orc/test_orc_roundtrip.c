@@ -623,6 +623,123 @@ static void test_char_varchar(void) {
   s.release(&s);
 }
 
+/* Dense unions: type ids and offsets written and read back, with skips and seeks. */
+static void check_union_values(const struct ArrowArray *u, int64_t first_row, const int8_t *tags, const int32_t *ival,
+                               const uint8_t *ivalid, const char *const *sval) {
+  const int8_t *ids = (const int8_t *)u->buffers[0];
+  const int32_t *off = (const int32_t *)u->buffers[1];
+  const struct ArrowArray *ia = u->children[0], *sa = u->children[1];
+  for (int64_t i = 0; i < u->length; i++) {
+    int64_t row = first_row + i;
+    CHECK_EQ_INT(ids[i], tags[row]);
+    if (ids[i] == 0) {
+      const uint8_t *vb = (const uint8_t *)ia->buffers[0];
+      int valid = !vb || ((vb[off[i] >> 3] >> (off[i] & 7)) & 1);
+      CHECK_EQ_INT(valid, ivalid[row]);
+      if (valid) CHECK_EQ_INT(((const int32_t *)ia->buffers[1])[off[i]], ival[row]);
+    } else {
+      const int32_t *so = (const int32_t *)sa->buffers[1];
+      const char *d = (const char *)sa->buffers[2];
+      CHECK(so[off[i] + 1] - so[off[i]] == (int32_t)strlen(sval[row]) &&
+            !memcmp(d + so[off[i]], sval[row], strlen(sval[row])));
+    }
+  }
+}
+
+static void test_union(void) {
+  pm_error err;
+  enum { N = 9 };
+  static const int8_t tags[N] = {0, 1, 1, 0, 1, 0, 0, 1, 0};
+  static const int32_t ival[N] = {10, 0, 0, -3, 0, 7, 99, 0, 5};
+  static const uint8_t ivalid[N] = {1, 0, 0, 0, 0, 1, 1, 0, 1};
+  static const char *const sval[N] = {"", "one", "two", "", "three", "", "", "four", ""};
+  struct ArrowSchema s;
+  pm_schema_init(&s, "+s", "", 0, 1, &err);
+  pm_schema_init(s.children[0], "+ud:0,1", "u", 0, 2, &err);
+  pm_schema_init(s.children[0]->children[0], "i", "tag0", ARROW_FLAG_NULLABLE, 0, &err);
+  pm_schema_init(s.children[0]->children[1], "u", "tag1", ARROW_FLAG_NULLABLE, 0, &err);
+  struct ArrowArray b;
+  pm_array_init(&b, N, 1, 1, &err);
+  struct ArrowArray *u = b.children[0];
+  pm_array_init(u, N, 2, 2, &err);
+  int8_t *ids = zalloc(N);
+  int32_t *off = zalloc(N * 4), *iv = zalloc(N * 4), *so = zalloc((N + 1) * 4);
+  char *sd = zalloc(64);
+  uint8_t *ivb = zalloc(8);
+  int32_t ni = 0, ns = 0, sp = 0;
+  int64_t inull = 0;
+  for (int i = 0; i < N; i++) {
+    ids[i] = tags[i];
+    if (tags[i] == 0) {
+      off[i] = ni;
+      iv[ni] = ival[i];
+      if (ivalid[i]) ivb[ni >> 3] |= (uint8_t)(1 << (ni & 7));
+      else inull++;
+      ni++;
+    } else {
+      off[i] = ns;
+      so[ns] = sp;
+      memcpy(sd + sp, sval[i], strlen(sval[i]));
+      sp += (int32_t)strlen(sval[i]);
+      so[++ns] = sp;
+    }
+  }
+  pm_array_set_buffer(u, 0, ids);
+  pm_array_set_buffer(u, 1, off);
+  pm_array_init(u->children[0], ni, 2, 0, &err);
+  pm_array_set_buffer(u->children[0], 0, ivb);
+  pm_array_set_buffer(u->children[0], 1, iv);
+  u->children[0]->null_count = inull;
+  pm_array_init(u->children[1], ns, 3, 0, &err);
+  pm_array_set_buffer(u->children[1], 1, so);
+  pm_array_set_buffer(u->children[1], 2, sd);
+  char path[512];
+  snprintf(path, sizeof path, "%s/union.orc", tmpdir);
+  pm_orc_writer_options wo;
+  pm_orc_writer_options_init(&wo);
+  wo.row_index_stride = 2;
+  pm_orc_writer *w = NULL;
+  CHECK_OK(pm_orc_writer_open(path, &s, &wo, &w, &err), &err);
+  if (w) {
+    CHECK_OK(pm_orc_writer_write(w, &b, &err), &err);
+    CHECK_OK(pm_orc_writer_close(w, &err), &err);
+  }
+  for (int mode = 0; mode < 2; mode++) {
+    pm_file *f;
+    pm_orc_reader *r;
+    pm_orc_read_options o;
+    pm_orc_read_options_init(&o);
+    int64_t ranges[] = {1, 2, 4, 6, 8, 9};
+    if (mode) {
+      o.row_ranges = ranges;
+      o.n_row_ranges = 3;
+      o.batch_size = 1;
+    }
+    CHECK_OK(pm_file_open(path, &f, &err), &err);
+    CHECK_OK(pm_orc_reader_open(f, &o, &r, &err), &err);
+    struct ArrowSchema rs;
+    CHECK_OK(pm_orc_reader_schema(r, &rs, &err), &err);
+    CHECK_EQ_STR(rs.children[0]->format, "+ud:0,1");
+    rs.release(&rs);
+    CHECK_EQ_INT(pm_orc_reader_column(r, 1)->kind, PM_ORC_UNION);
+    int64_t seen = 0;
+    for (;;) {
+      struct ArrowArray a;
+      CHECK_OK(pm_orc_reader_next(r, &a, &err), &err);
+      if (!a.release) break;
+      int64_t first = mode ? (seen == 0 ? 1 : seen == 1 ? 4 : seen == 2 ? 5 : 8) : seen;
+      check_union_values(a.children[0], first, tags, ival, ivalid, sval);
+      seen += a.length;
+      a.release(&a);
+    }
+    CHECK_EQ_INT(seen, mode ? 4 : N);
+    pm_orc_reader_close(r);
+    pm_file_close(f);
+  }
+  b.release(&b);
+  s.release(&s);
+}
+
 /* Every truncation and many byte flips of a small file: errors, never crashes. */
 static void test_corrupt_input(void) {
   pm_error err;
@@ -690,6 +807,7 @@ int main(void) {
   RUN_TEST(test_synthetic);
   RUN_TEST(test_seek_row_groups);
   RUN_TEST(test_char_varchar);
+  RUN_TEST(test_union);
   RUN_TEST(test_corrupt_input);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);

@@ -231,6 +231,10 @@ static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_b
                              (unsigned long long)(file_off + pos - 3));
     pos += clen;
   }
+  if (map) { /* end sentinel: a position at the end of the stream is valid (no more values) */
+    uint64_t pair[2] = {len, out->len - out_start};
+    if (pm_buf_append(map, pair, sizeof pair)) return PM_NOMEM(err);
+  }
   return 0;
 }
 
@@ -460,7 +464,7 @@ static int validate_types(pm_orc_reader *r, char ***type_names, size_t *type_n_n
     if (k == PM_ORC_LIST) ok = nc == 1;
     else if (k == PM_ORC_MAP) ok = nc == 2;
     else if (k == PM_ORC_STRUCT) ok = type_n_names[i] == nc;
-    else if (k == PM_ORC_UNION) ok = nc >= 1;
+    else if (k == PM_ORC_UNION) ok = nc >= 1 && nc <= 127; /* Arrow type ids are int8 */
     else ok = nc == 0;
     if (!ok)
       return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: footer: type %zu (%s) has %u subtypes / %zu field names", r->path,
@@ -751,9 +755,6 @@ static int apply_options(pm_orc_reader *r, const pm_orc_read_options *o, pm_erro
   }
   free(want);
   if (rc) return rc;
-  for (size_t i = 0; i < r->n_types; i++)
-    if (r->types[i].selected && r->types[i].info.kind == PM_ORC_UNION)
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column %zu: ORC UNION columns are not supported", r->path, i);
   for (size_t i = 0; o && o->ts_units && i < o->n_ts_units; i++) {
     int32_t c = 0;
     PM_TRY(resolve(r, o->ts_units[i].column, o->ts_units[i].field_id, &c, err));
@@ -1783,6 +1784,7 @@ static int seek_col(pm_orc_reader *r, col_reader *c, uint64_t g, pm_error *err) 
         break;
       case PM_ORC_LIST:
       case PM_ORC_MAP: rc = seek_int(r, c, SK_LENGTH, &c->lens, &q, err); break;
+      case PM_ORC_UNION: rc = seek_byte(r, c, SK_DATA, &c->bytes, &q, err); break;
       default: break;
     }
   free(q.v);
@@ -2159,6 +2161,41 @@ static int read_lengths(col_reader *c, size_t n, size_t nn, const uint8_t *notnu
   return 0;
 }
 
+/* Dense union: type ids and offsets; a null row becomes a null slot of
+ * child 0 (Arrow unions have no validity of their own). */
+static int read_union(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const uint8_t *notnull, pm_error *err) {
+  PM_TRY(scratch_u8(c, nn + n, err));
+  uint8_t *tags = c->scratch2, *mask = c->scratch2 + nn;
+  PM_TRY(pm_orc_byte_rle_next(&c->bytes, tags, nn, err));
+  for (size_t j = 0; j < nn; j++)
+    if (tags[j] >= c->n_children)
+      return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: union tag %u out of range (%u variants)", c->label[SK_DATA],
+                       tags[j], c->n_children);
+  PM_TRY(grow_values(c, n, err));
+  if (pm_buf_reserve(&c->offsets, n * 4)) return PM_NOMEM(err);
+  int8_t *ids = (int8_t *)(c->values.data + c->values.len);
+  int32_t *off = (int32_t *)(void *)(c->offsets.data + c->offsets.len);
+  for (uint32_t t = 0; t < c->n_children; t++) {
+    col_reader *ch = c->children[t];
+    size_t m = 0, real = 0;
+    int64_t base = ch->length;
+    for (size_t i = 0, j = 0; i < n; i++) {
+      int valid = !notnull || notnull[i];
+      uint8_t tag = valid ? tags[j++] : 0;
+      if (tag != t) continue;
+      ids[i] = (int8_t)tag;
+      if (base + (int64_t)m > INT32_MAX) return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: union too long", r->path);
+      off[i] = (int32_t)(base + (int64_t)m);
+      mask[m++] = (uint8_t)valid;
+      real += (size_t)valid;
+    }
+    PM_TRY(col_read(r, ch, m, real < m ? mask : NULL, err));
+  }
+  c->values.len += n;
+  c->offsets.len += n * 4;
+  return 0;
+}
+
 static int col_read(pm_orc_reader *r, col_reader *c, size_t n, const uint8_t *parent_notnull, pm_error *err) {
   if (n == 0) return 0;
   const uint8_t *notnull = NULL;
@@ -2183,8 +2220,13 @@ static int col_read(pm_orc_reader *r, col_reader *c, size_t n, const uint8_t *pa
     for (size_t i = 0; i < n; i++) nn += nb[i];
     notnull = nn < n ? nb : NULL;
   }
-  PM_TRY(append_validity(c, notnull, n, nn, err));
   pm_orc_kind k = c->t->info.kind;
+  if (k == PM_ORC_UNION) {
+    PM_TRY(read_union(r, c, n, nn, notnull, err));
+    c->length += (int64_t)n;
+    return 0;
+  }
+  PM_TRY(append_validity(c, notnull, n, nn, err));
   if (k == PM_ORC_STRUCT) {
     for (uint32_t i = 0; i < c->n_children; i++) PM_TRY(col_read(r, c->children[i], n, notnull, err));
   } else if (k == PM_ORC_LIST || k == PM_ORC_MAP) {
@@ -2218,6 +2260,21 @@ static int col_skip(pm_orc_reader *r, col_reader *c, uint64_t n, pm_error *err) 
     case PM_ORC_STRUCT:
       for (uint32_t i = 0; i < c->n_children; i++) PM_TRY(col_skip(r, c->children[i], nn, err));
       return 0;
+    case PM_ORC_UNION: {
+      uint64_t counts[128] = {0}, left = nn;
+      uint8_t tags[512];
+      while (left) {
+        size_t m = left > sizeof tags ? sizeof tags : (size_t)left;
+        PM_TRY(pm_orc_byte_rle_next(&c->bytes, tags, m, err));
+        for (size_t i = 0; i < m; i++) {
+          if (tags[i] >= c->n_children) return pm_orc_stream_error(&c->bytes.s, err, "union tag out of range");
+          counts[tags[i]]++;
+        }
+        left -= m;
+      }
+      for (uint32_t i = 0; i < c->n_children; i++) PM_TRY(col_skip(r, c->children[i], counts[i], err));
+      return 0;
+    }
     case PM_ORC_LIST:
     case PM_ORC_MAP: {
       uint64_t total = 0, left = nn;
@@ -2306,6 +2363,13 @@ static int type_format(const orc_type *t, char *buf, size_t cap) {
     case PM_ORC_LIST: snprintf(buf, cap, "+l"); break;
     case PM_ORC_MAP: snprintf(buf, cap, "+m"); break;
     case PM_ORC_STRUCT: snprintf(buf, cap, "+s"); break;
+    case PM_ORC_UNION: {
+      size_t o = (size_t)snprintf(buf, cap, "+ud:");
+      for (uint32_t i = 0; i < t->info.n_children && o + 5 < cap; i++)
+        o += (size_t)snprintf(buf + o, cap - o, i ? ",%u" : "%u", i);
+      if (o + 5 >= cap) return -1;
+      break;
+    }
     default: return -1;
   }
   return 0;
@@ -2314,7 +2378,7 @@ static int type_format(const orc_type *t, char *buf, size_t cap) {
 static int build_schema(const pm_orc_reader *r, uint32_t id, const char *name, int nullable, struct ArrowSchema *s,
                         pm_error *err) {
   const orc_type *t = &r->types[id];
-  char fmt[32];
+  char fmt[512];
   if (type_format(t, fmt, sizeof fmt))
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column %u: unsupported ORC type %s", r->path, id,
                      pm_orc_kind_name(t->info.kind));
@@ -2337,6 +2401,12 @@ static int build_schema(const pm_orc_reader *r, uint32_t id, const char *name, i
   if (t->info.kind == PM_ORC_STRUCT) {
     for (uint32_t i = 0; i < t->info.n_children; i++)
       PM_TRY(build_schema(r, t->children[i], r->types[t->children[i]].name, 1, s->children[i], err));
+  } else if (t->info.kind == PM_ORC_UNION) {
+    for (uint32_t i = 0; i < t->info.n_children; i++) {
+      char nm[16];
+      snprintf(nm, sizeof nm, "tag%u", i);
+      PM_TRY(build_schema(r, t->children[i], nm, 1, s->children[i], err));
+    }
   } else if (t->info.kind == PM_ORC_LIST) {
     PM_TRY(build_schema(r, t->children[0], "element", 1, s->children[0], err));
   } else if (t->info.kind == PM_ORC_MAP) {
@@ -2370,6 +2440,7 @@ static int finish_col(col_reader *c, struct ArrowArray *a, pm_error *err) {
   int64_t nbuf, nch = 0;
   switch (k) {
     case PM_ORC_STRUCT: nbuf = 1; nch = c->n_children; break;
+    case PM_ORC_UNION: nbuf = 2; nch = c->n_children; break;
     case PM_ORC_LIST: nbuf = 2; nch = 1; break;
     case PM_ORC_MAP: nbuf = 2; nch = 1; break;
     case PM_ORC_STRING:
@@ -2386,6 +2457,14 @@ static int finish_col(col_reader *c, struct ArrowArray *a, pm_error *err) {
     pm_array_set_buffer(a, 0, v);
   }
   if (k == PM_ORC_STRUCT) {
+    for (uint32_t i = 0; i < c->n_children; i++) PM_TRY(finish_col(c->children[i], a->children[i], err));
+  } else if (k == PM_ORC_UNION) {
+    void *ids = detach(&c->values, 1);
+    if (!ids) return PM_NOMEM(err);
+    pm_array_set_buffer(a, 0, ids);
+    void *o = detach(&c->offsets, 4);
+    if (!o) return PM_NOMEM(err);
+    pm_array_set_buffer(a, 1, o);
     for (uint32_t i = 0; i < c->n_children; i++) PM_TRY(finish_col(c->children[i], a->children[i], err));
   } else if (k == PM_ORC_LIST || k == PM_ORC_MAP) {
     if (c->offsets.len == 0) {

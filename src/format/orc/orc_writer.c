@@ -439,6 +439,22 @@ static int setup_col(pm_orc_writer *w, const struct ArrowSchema *s, uint32_t *ne
   } else if (!strcmp(f, "+s")) {
     c->kind = PM_ORC_STRUCT;
     nch = s->n_children;
+  } else if (!strncmp(f, "+ud:", 4)) {
+    /* Dense union with type ids 0..n-1 in child order. */
+    const char *p = f + 4;
+    for (int64_t i = 0; i < s->n_children; i++) {
+      char *end;
+      long id = strtol(p, &end, 10);
+      if (id != i || end == p || (*end != ',' && *end != 0) || (*end == 0 && i + 1 != s->n_children))
+        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: ORC writer: union %s needs type ids 0..n-1 (\"%s\")", w->path,
+                         c->name, f);
+      p = *end ? end + 1 : end;
+    }
+    if (s->n_children < 1 || s->n_children > 127)
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: ORC writer: union %s has %lld variants", w->path, c->name,
+                       (long long)s->n_children);
+    c->kind = PM_ORC_UNION;
+    nch = s->n_children;
   } else {
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: ORC writer: unsupported Arrow format \"%s\" (field %s)", w->path,
                      f, c->name);
@@ -710,7 +726,7 @@ static int append_col(pm_orc_writer *w, wcol *c, const struct ArrowArray *a, int
       if (valid) valid[i] = 0;
       continue;
     }
-    int v = arrow_valid(a, start + i);
+    int v = c->kind == PM_ORC_UNION ? 1 : arrow_valid(a, start + i); /* unions have no validity */
     c->slots++;
     if (pm_buf_push_u8(&c->present, (uint8_t)v)) {
       rc = PM_NOMEM(err);
@@ -725,6 +741,21 @@ static int append_col(pm_orc_writer *w, wcol *c, const struct ArrowArray *a, int
     if (c->kind == PM_ORC_STRUCT) {
       c->values++;
       c->group.count++;
+    } else if (c->kind == PM_ORC_UNION) {
+      int64_t j = a->offset + start + i;
+      int8_t tag = ((const int8_t *)a->buffers[0])[j];
+      if (tag < 0 || (uint32_t)tag >= c->n_children) {
+        rc = bad_array(w, c, "union type id out of range", err);
+        break;
+      }
+      int32_t at = ((const int32_t *)a->buffers[1])[j];
+      c->values++;
+      c->group.count++;
+      if (pm_buf_push_u8(&c->bytes, (uint8_t)tag)) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      rc = append_col(w, c->children[tag], a->children[tag], at, 1, NULL, err);
     } else if (c->kind == PM_ORC_LIST || c->kind == PM_ORC_MAP) {
       int64_t j = a->offset + start + i;
       const int32_t *off = (const int32_t *)a->buffers[1];
@@ -926,6 +957,7 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
   if (write_present) { kinds[n] = SK_PRESENT; extras[n++] = 2; }
   switch (k) {
     case PM_ORC_STRUCT: break;
+    case PM_ORC_UNION: kinds[n] = SK_DATA; extras[n++] = 1; break;
     case PM_ORC_LIST:
     case PM_ORC_MAP: kinds[n] = SK_LENGTH; extras[n++] = 1; break;
     case PM_ORC_BOOLEAN: kinds[n] = SK_DATA; extras[n++] = 2; break;
@@ -984,7 +1016,7 @@ static int encode_column(pm_orc_writer *w, wcol *c, stream_out *streams, int *n_
         if (to > from) rc = pm_orc_encode_bool_rle(v + from, (size_t)(to - from), &w->scratch);
       } else if (c->dict && kind == SK_DATA) {
         rc = pm_orc_encode_int_rle_v2(ints2 + m0[1], (size_t)(m1[1] - m0[1]), 0, &w->scratch);
-      } else if (k == PM_ORC_BYTE) {
+      } else if (k == PM_ORC_BYTE || k == PM_ORC_UNION) {
         rc = pm_orc_encode_byte_rle(c->bytes.data + m0[1], (size_t)(m1[1] - m0[1]), &w->scratch);
       } else if (kind == SK_DATA && (k == PM_ORC_FLOAT || k == PM_ORC_DOUBLE || k == PM_ORC_STRING ||
                                      k == PM_ORC_CHAR || k == PM_ORC_VARCHAR ||
@@ -1086,7 +1118,8 @@ static int flush_stripe(pm_orc_writer *w, pm_error *err) {
   }
   for (size_t i = 0; rc == 0 && i < w->n_cols; i++) {
     pm_orc_kind k = w->cols[i].kind;
-    int direct = k == PM_ORC_STRUCT || k == PM_ORC_BOOLEAN || k == PM_ORC_BYTE || k == PM_ORC_FLOAT || k == PM_ORC_DOUBLE;
+    int direct = k == PM_ORC_STRUCT || k == PM_ORC_UNION || k == PM_ORC_BOOLEAN || k == PM_ORC_BYTE ||
+                 k == PM_ORC_FLOAT || k == PM_ORC_DOUBLE;
     msg.len = 0;
     int enc = direct ? PM_ORC_ENC_DIRECT : (w->cols[i].dict ? PM_ORC_ENC_DICTIONARY_V2 : PM_ORC_ENC_DIRECT_V2);
     if (pm_pbw_uint(&msg, 1, (uint64_t)enc) || (w->cols[i].dict && pm_pbw_uint(&msg, 2, w->cols[i].dict_size)) ||
