@@ -30,4 +30,44 @@ int pm_value_stats_lookup(const pm_data_file_meta *f, const pm_table_schema *fil
 int pm_key_stats_get(const pm_data_file_meta *f, int32_t i, const pm_data_type *key_type, pm_col_stats *out,
                      pm_error *err);
 
+/* ---- collecting stats while writing (SEMANTICS.md 1.3 stats modes) ---- */
+
+typedef enum pm_stats_mode_kind {
+  PM_STATS_NONE = 0,   /* no stats (dropped from dense stats) */
+  PM_STATS_COUNTS,     /* null count only */
+  PM_STATS_TRUNCATE,   /* min/max, strings/binaries truncated to `length` */
+  PM_STATS_FULL        /* exact min/max */
+} pm_stats_mode_kind;
+
+typedef struct pm_stats_mode {
+  pm_stats_mode_kind kind;
+  int32_t length; /* truncate(N) */
+} pm_stats_mode;
+
+/* Parses "none", "counts", "full", "truncate(N)" (case-insensitive). */
+int pm_stats_mode_parse(const char *text, pm_stats_mode *out, pm_error *err);
+
+typedef struct pm_stats_collector pm_stats_collector;
+
+/* One collector per file: fields are the stats columns in order (copied);
+ * modes[i] per field (NULL = truncate(16) for all). */
+int pm_stats_collector_new(const pm_data_field *fields, size_t n, const pm_stats_mode *modes, pm_stats_collector **out,
+                           pm_error *err);
+void pm_stats_collector_free(pm_stats_collector *c); /* NULL ok */
+/* Adds one value of column col (PM_V_NULL counts a null). Values are copied when kept. */
+int pm_stats_collector_add(pm_stats_collector *c, size_t col, const pm_value *v, pm_error *err);
+/* Builds SimpleStats (serialized BinaryRows of the nullable column types) into
+ * arena. dense = metadata.stats-dense-store: columns with mode none are left
+ * out and *cols lists the kept names (is_null when all are kept); without
+ * dense every column is present and *cols is null. cols may be NULL. */
+int pm_stats_collector_finish(pm_stats_collector *c, int dense, pm_arena *arena, pm_simple_stats *out,
+                              pm_str_list *cols, pm_error *err);
+
+/* Truncation helpers (exposed for tests): UTF-8 min = first n code points;
+ * max = first n code points with the last incrementable one incremented.
+ * Return 0 and set *out_len (max: may fail => returns 1 meaning "no max"). */
+size_t pm_stats_truncate_utf8_min(const uint8_t *s, size_t len, int32_t n);
+int pm_stats_truncate_utf8_max(const uint8_t *s, size_t len, int32_t n, uint8_t *out, size_t *out_len);
+int pm_stats_truncate_bytes_max(const uint8_t *s, size_t len, int32_t n, uint8_t *out, size_t *out_len);
+
 #endif
