@@ -12,16 +12,40 @@ static inline uint64_t load64(const uint8_t *p) {
   return v;
 }
 
-void pm_pq_unpack32(const uint8_t *src, size_t src_len, int w, size_t first, uint32_t *out, size_t n) {
-  if (w == 0) {
-    memset(out, 0, n * sizeof *out);
-    return;
+/* Unpacks `groups` groups of 8 values of constant width W; each group is W bytes.
+ * The caller guarantees 8 readable bytes past the last value's first byte. */
+#define PM_UNPACK8(W)                                                                         \
+  static void unpack8_##W(const uint8_t *p, uint32_t *out, size_t groups) {                   \
+    const uint64_t m = (W) == 32 ? 0xffffffffull : ((1ull << ((W) & 63)) - 1);                \
+    for (size_t g = 0; g < groups; g++, p += (W), out += 8) {                                 \
+      out[0] = (uint32_t)((load64(p + (0 * (W)) / 8) >> ((0 * (W)) % 8)) & m);                \
+      out[1] = (uint32_t)((load64(p + (1 * (W)) / 8) >> ((1 * (W)) % 8)) & m);                \
+      out[2] = (uint32_t)((load64(p + (2 * (W)) / 8) >> ((2 * (W)) % 8)) & m);                \
+      out[3] = (uint32_t)((load64(p + (3 * (W)) / 8) >> ((3 * (W)) % 8)) & m);                \
+      out[4] = (uint32_t)((load64(p + (4 * (W)) / 8) >> ((4 * (W)) % 8)) & m);                \
+      out[5] = (uint32_t)((load64(p + (5 * (W)) / 8) >> ((5 * (W)) % 8)) & m);                \
+      out[6] = (uint32_t)((load64(p + (6 * (W)) / 8) >> ((6 * (W)) % 8)) & m);                \
+      out[7] = (uint32_t)((load64(p + (7 * (W)) / 8) >> ((7 * (W)) % 8)) & m);                \
+    }                                                                                         \
   }
+PM_UNPACK8(1) PM_UNPACK8(2) PM_UNPACK8(3) PM_UNPACK8(4) PM_UNPACK8(5) PM_UNPACK8(6) PM_UNPACK8(7) PM_UNPACK8(8)
+PM_UNPACK8(9) PM_UNPACK8(10) PM_UNPACK8(11) PM_UNPACK8(12) PM_UNPACK8(13) PM_UNPACK8(14) PM_UNPACK8(15)
+PM_UNPACK8(16) PM_UNPACK8(17) PM_UNPACK8(18) PM_UNPACK8(19) PM_UNPACK8(20) PM_UNPACK8(21) PM_UNPACK8(22)
+PM_UNPACK8(23) PM_UNPACK8(24) PM_UNPACK8(25) PM_UNPACK8(26) PM_UNPACK8(27) PM_UNPACK8(28) PM_UNPACK8(29)
+PM_UNPACK8(30) PM_UNPACK8(31) PM_UNPACK8(32)
+
+typedef void (*unpack8_fn)(const uint8_t *, uint32_t *, size_t);
+static const unpack8_fn unpack8_table[33] = {
+    NULL,        unpack8_1,  unpack8_2,  unpack8_3,  unpack8_4,  unpack8_5,  unpack8_6,  unpack8_7,  unpack8_8,
+    unpack8_9,   unpack8_10, unpack8_11, unpack8_12, unpack8_13, unpack8_14, unpack8_15, unpack8_16, unpack8_17,
+    unpack8_18,  unpack8_19, unpack8_20, unpack8_21, unpack8_22, unpack8_23, unpack8_24, unpack8_25, unpack8_26,
+    unpack8_27,  unpack8_28, unpack8_29, unpack8_30, unpack8_31, unpack8_32};
+
+static void unpack_generic(const uint8_t *src, size_t src_len, int w, size_t first, uint32_t *out, size_t n) {
   const uint64_t mask = w == 32 ? 0xffffffffull : ((1ull << w) - 1);
   size_t i = 0;
-  /* Fast path: while 8 bytes can be loaded safely. */
   if (src_len >= 8) {
-    size_t safe_bits = (src_len - 8) * 8; /* value starting at bit b is safe if b/8 <= src_len-8 */
+    size_t safe_bits = (src_len - 8) * 8;
     for (; i < n; i++) {
       size_t bit = (first + i) * (size_t)w;
       if (bit > safe_bits) break;
@@ -35,6 +59,36 @@ void pm_pq_unpack32(const uint8_t *src, size_t src_len, int w, size_t first, uin
     if (byte < src_len) memcpy(tmp, src + byte, src_len - byte < 8 ? src_len - byte : 8);
     out[i] = (uint32_t)((load64(tmp) >> (bit & 7)) & mask);
   }
+}
+
+void pm_pq_unpack32(const uint8_t *src, size_t src_len, int w, size_t first, uint32_t *out, size_t n) {
+  if (w == 0) {
+    memset(out, 0, n * sizeof *out);
+    return;
+  }
+  /* head up to a multiple of 8 values */
+  size_t head = (8 - (first & 7)) & 7;
+  if (head > n) head = n;
+  if (head) unpack_generic(src, src_len, w, first, out, head);
+  size_t done = head, pos = first + head;
+  /* whole groups while the unaligned 8-byte loads stay inside src */
+  size_t group_start = pos / 8 * (size_t)w;
+  size_t groups = (n - done) / 8;
+  if (groups && src_len >= (size_t)w + 8) {
+    size_t max_groups = (src_len - 8) / (size_t)w; /* groups g with (g + 1) * w + 8 <= src_len */
+    if (group_start / (size_t)w < max_groups) {
+      size_t avail = max_groups - group_start / (size_t)w;
+      if (groups > avail) groups = avail;
+    } else {
+      groups = 0;
+    }
+    if (groups) {
+      unpack8_table[w](src + group_start, out + done, groups);
+      done += groups * 8;
+      pos += groups * 8;
+    }
+  }
+  if (done < n) unpack_generic(src, src_len, w, pos, out + done, n - done);
 }
 
 void pm_pq_rle_init(pm_pq_rle *d, const uint8_t *data, size_t len, int bit_width) {
@@ -69,7 +123,9 @@ static int rle_next_run(pm_pq_rle *d) {
       if (values == 0) return -1;
     }
     d->packed = d->p;
-    d->packed_len = bytes;
+    /* Unpacking may load (and mask away) bytes past the run: allow the whole
+     * remaining buffer so the fast 8-byte loads apply to short runs too. */
+    d->packed_len = (size_t)(d->end - d->p);
     d->packed_pos = 0;
     d->packed_left = (uint32_t)values;
     d->p += bytes;

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <strings.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #include "arrow/arrow.h"
 #include "format/parquet/parquet_decode.h"
@@ -34,6 +35,7 @@ enum value_source { VS_NONE, VS_FIXED, VS_DICT, VS_BINARY };
 
 typedef struct col_values {
   pm_buf def, rep; /* int16 levels */
+  int def_all_max; /* def levels not stored: every level so far equals max_def (flat columns) */
   size_t n_levels;
   pm_buf values;  /* dense non-null values: fixed width, 1-byte bools, or bytes of binaries */
   pm_buf offsets; /* int32 offsets for binaries (n_values + 1 entries once started) */
@@ -56,7 +58,7 @@ typedef struct leaf_reader {
   /* current column chunk */
   int rg;
   uint8_t *chunk;
-  size_t chunk_len, chunk_pos;
+  size_t chunk_cap, chunk_len, chunk_pos;
   uint64_t chunk_off;
   pm_codec codec;
   int lz4_legacy;
@@ -90,6 +92,7 @@ typedef struct leaf_reader {
   uint64_t page_off;
 
   col_values out;
+  size_t bytes_hint; /* binary bytes of the previous batch, to size the next one */
 } leaf_reader;
 
 enum anode_kind { AN_LEAF, AN_STRUCT, AN_LIST, AN_MAP };
@@ -147,6 +150,10 @@ struct pm_pq_reader {
   int64_t *positions;
   size_t positions_cap;
   int64_t positions_n;
+
+  ZSTD_DCtx *zstd; /* reused across pages */
+  uint8_t *valid_scratch; /* assembly scratch, kept across batches */
+  size_t valid_scratch_cap;
 };
 
 /* ---------------------------------------------------------------- utils -- */
@@ -309,10 +316,17 @@ static int set_leaf_type(pm_pq_reader *r, leaf_reader *lr, pm_error *err) {
 /* --------------------------------------------------- value conversion ---- */
 
 static void be_to_dec128(const uint8_t *src, size_t len, uint8_t *dst) {
-  uint8_t sign = (len > 0 && (src[0] & 0x80)) ? 0xff : 0;
-  memset(dst, sign, 16);
+  uint8_t tmp[16];
+  memset(tmp, (len > 0 && (src[0] & 0x80)) ? 0xff : 0, 16);
   size_t n = len < 16 ? len : 16;
-  for (size_t k = 0; k < n; k++) dst[k] = src[len - 1 - k];
+  memcpy(tmp + 16 - n, src + len - n, n);
+  uint64_t hi, lo;
+  memcpy(&hi, tmp, 8);
+  memcpy(&lo, tmp + 8, 8);
+  lo = __builtin_bswap64(lo);
+  hi = __builtin_bswap64(hi);
+  memcpy(dst, &lo, 8);
+  memcpy(dst + 8, &hi, 8);
 }
 
 /* Converts n plain fixed-width physical values to the Arrow representation. */
@@ -388,7 +402,19 @@ static int map_codec(pm_pq_reader *r, int pq_codec, pm_codec *out, pm_error *err
 
 static int decompress(pm_pq_reader *r, leaf_reader *lr, const uint8_t *src, size_t src_len, uint8_t *dst,
                       size_t dst_len, pm_error *err) {
-  int rc = pm_decompress(lr->codec, src, src_len, dst, dst_len, err);
+  int rc;
+  if (lr->codec == PM_CODEC_ZSTD) {
+    if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return PM_NOMEM(err);
+    size_t n = ZSTD_decompressDCtx(r->zstd, dst, dst_len, src, src_len);
+    if (ZSTD_isError(n))
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(n));
+    else if (n != dst_len)
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: decompressed %zu bytes, expected %zu", n, dst_len);
+    else
+      rc = 0;
+  } else {
+    rc = pm_decompress(lr->codec, src, src_len, dst, dst_len, err);
+  }
   if (rc && lr->codec == PM_CODEC_LZ4_HADOOP) {
     /* Some writers label raw LZ4 blocks as LZ4. */
     pm_error e2;
@@ -401,9 +427,7 @@ static int decompress(pm_pq_reader *r, leaf_reader *lr, const uint8_t *src, size
 }
 
 static void lr_reset_chunk(leaf_reader *lr) {
-  free(lr->chunk);
-  lr->chunk = NULL;
-  lr->chunk_len = lr->chunk_pos = 0;
+  lr->chunk_len = lr->chunk_pos = 0; /* the buffer is kept for the next row group */
   lr->has_dict = 0;
   lr->dict_n = 0;
   lr->page_levels = lr->level_pos = 0;
@@ -430,9 +454,9 @@ static int lr_open_chunk(pm_pq_reader *r, leaf_reader *lr, int rg, pm_error *err
                      "(%llu bytes)",
                      r->path, lr->info->path, rg, (long long)start, (long long)cc->total_compressed_size,
                      (unsigned long long)fsize);
-  lr->chunk_len = (size_t)cc->total_compressed_size;
-  lr->chunk = malloc(lr->chunk_len);
-  if (!lr->chunk) return PM_NOMEM(err);
+  size_t len = (size_t)cc->total_compressed_size;
+  PM_TRY(GROW(lr->chunk, lr->chunk_cap, len, err));
+  lr->chunk_len = len;
   lr->chunk_off = (uint64_t)start;
   return pm_file_read_at(r->file, (uint64_t)start, lr->chunk, lr->chunk_len, err);
 }
@@ -786,11 +810,14 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
     }
     size_t nvals = n;
     if (lr->max_def > 0) {
-      PM_TRY(check_levels(r, lr, lr->page_def, n, lr->max_def, err));
       size_t c = 0;
       const int16_t *d = lr->page_def;
-      int16_t md = (int16_t)lr->max_def;
-      for (size_t i = 0; i < n; i++) c += d[i] == md;
+      int16_t md = (int16_t)lr->max_def, bad = 0;
+      for (size_t i = 0; i < n; i++) {
+        c += d[i] == md;
+        bad |= (int16_t)(d[i] > md);
+      }
+      if (bad) return lr_fail(r, lr, err, "definition level above the column's maximum");
       nvals = c;
     }
     if (lr->max_rep > 0) PM_TRY(check_levels(r, lr, lr->page_rep, n, lr->max_rep, err));
@@ -886,12 +913,14 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
       if (base + total > INT32_MAX)
         return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column '%s': batch exceeds 2 GiB of binary data; use a smaller batch size",
                          r->path, lr->info->path);
-      PM_TRY(pm_buf_reserve(&o->values, (size_t)total + 16));
+      PM_TRY(pm_buf_reserve(&o->values, (size_t)total + 32));
       uint8_t *dst = o->values.data + base;
       size_t pos = 0;
+      const uint8_t *dict = lr->dict; /* has 16 bytes of slack past its end */
       for (size_t i = 0; i < k; i++) {
         uint32_t a = dofs[ix[i]], l = dofs[ix[i] + 1] - a;
-        memcpy(dst + pos, lr->dict + a, l);
+        if (l <= 16) memcpy(dst + pos, dict + a, 16); /* fixed-size copy: no call, no branch on length */
+        else memcpy(dst + pos, dict + a, l);
         pos += l;
         offs[i] = (int32_t)(base + pos);
       }
@@ -907,7 +936,11 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
 static int consume_levels(pm_pq_reader *r, leaf_reader *lr, size_t k, int out, pm_error *err) {
   col_values *o = &lr->out;
   size_t nv = k;
-  if (lr->max_def > 0) {
+  if (lr->page_nvals == lr->page_levels) {
+    nv = k; /* page without nulls */
+  } else if (lr->max_def > 0 && k == lr->page_levels - lr->level_pos) {
+    nv = lr->page_nvals - lr->value_pos; /* the rest of the page */
+  } else if (lr->max_def > 0) {
     const int16_t *d = lr->page_def + lr->level_pos;
     int16_t md = (int16_t)lr->max_def;
     size_t c = 0;
@@ -916,7 +949,17 @@ static int consume_levels(pm_pq_reader *r, leaf_reader *lr, size_t k, int out, p
   }
   if (nv > lr->page_nvals - lr->value_pos) return lr_fail(r, lr, err, "more non-null levels than values");
   if (out) {
-    if (lr->max_def > 0) PM_TRY(pm_buf_append(&o->def, lr->page_def + lr->level_pos, k * sizeof(int16_t)));
+    if (lr->max_def > 0) {
+      if (o->def_all_max && (lr->max_rep > 0 || nv != k)) {
+        /* first nulls (or repetition): materialize the levels so far */
+        PM_TRY(pm_buf_reserve(&o->def, (o->n_levels + k) * sizeof(int16_t)));
+        int16_t *d = (int16_t *)(void *)o->def.data;
+        for (size_t i = 0; i < o->n_levels; i++) d[i] = (int16_t)lr->max_def;
+        o->def.len = o->n_levels * sizeof(int16_t);
+        o->def_all_max = 0;
+      }
+      if (!o->def_all_max) PM_TRY(pm_buf_append(&o->def, lr->page_def + lr->level_pos, k * sizeof(int16_t)));
+    }
     if (lr->max_rep > 0) PM_TRY(pm_buf_append(&o->rep, lr->page_rep + lr->level_pos, k * sizeof(int16_t)));
     o->n_levels += k;
     PM_TRY(take_values(r, lr, nv, err));
@@ -999,6 +1042,7 @@ static void col_values_free(col_values *o) {
 static void col_values_reset(col_values *o) {
   o->def.len = o->rep.len = o->values.len = o->offsets.len = 0;
   o->n_levels = o->n_values = 0;
+  o->def_all_max = 1;
 }
 
 static uint8_t *pack_bitmap(const uint8_t *valid, size_t n) {
@@ -1030,8 +1074,9 @@ static int node_slots(asm_ctx *c, const anode *n, size_t *n_slots, size_t *n_nul
   leaf_reader *lr = &c->r->leaves[n->rep_leaf];
   const col_values *o = &lr->out;
   size_t L = o->n_levels;
-  const int16_t *def = lr->max_def > 0 ? (const int16_t *)(const void *)o->def.data : NULL;
+  const int16_t *def = lr->max_def > 0 && !o->def_all_max ? (const int16_t *)(const void *)o->def.data : NULL;
   const int16_t *rep = lr->max_rep > 0 ? (const int16_t *)(const void *)o->rep.data : NULL;
+  const int16_t dfill = (int16_t)lr->max_def; /* the level when def is not stored */
   PM_TRY(GROW(c->valid, c->valid_cap, L + 64, c->err));
   uint8_t *v = c->valid;
   size_t s = 0, nulls = 0;
@@ -1040,13 +1085,27 @@ static int node_slots(asm_ctx *c, const anode *n, size_t *n_slots, size_t *n_nul
     if (!def || dp == 0) {
       memset(v, 1, L);
     } else {
-      for (size_t i = 0; i < L; i++) v[i] = def[i] >= dp;
-      for (size_t i = 0; i < L; i++) nulls += !v[i];
+      size_t ones = 0;
+      for (size_t i = 0; i < L; i++) {
+        uint8_t x = def[i] >= dp;
+        v[i] = x;
+        ones += x;
+      }
+      nulls = L - ones;
     }
     s = L;
+  } else if (def && rep) {
+    for (size_t i = 0; i < L; i++) {
+      int16_t d = def[i], rr = rep[i];
+      size_t is = (size_t)((d >= ad) & (rr <= ar));
+      uint8_t ok = d >= dp;
+      v[s] = ok;
+      s += is;
+      nulls += is & !ok;
+    }
   } else {
     for (size_t i = 0; i < L; i++) {
-      int16_t d = def ? def[i] : 0, rr = rep ? rep[i] : 0;
+      int16_t d = def ? def[i] : dfill, rr = rep ? rep[i] : 0;
       if (d >= ad && rr <= ar) {
         uint8_t ok = d >= dp;
         v[s++] = ok;
@@ -1148,6 +1207,7 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
     }
     size_t len;
     if (o->values.data == NULL) PM_TRY(pm_buf_reserve(&o->values, 16));
+    lr->bytes_hint = o->values.len;
     pm_array_set_buffer(out, 1, pm_buf_detach(&o->offsets, &len));
     pm_array_set_buffer(out, 2, pm_buf_detach(&o->values, &len));
   }
@@ -1174,19 +1234,29 @@ static int build_array(asm_ctx *c, const anode *n, struct ArrowArray *out, int64
     }
     leaf_reader *lr = &c->r->leaves[n->rep_leaf];
     const col_values *o = &lr->out;
-    const int16_t *def = lr->max_def > 0 ? (const int16_t *)(const void *)o->def.data : NULL;
+    const int16_t *def = lr->max_def > 0 && !o->def_all_max ? (const int16_t *)(const void *)o->def.data : NULL;
     const int16_t *rep = lr->max_rep > 0 ? (const int16_t *)(const void *)o->rep.data : NULL;
+    const int16_t dfill = (int16_t)lr->max_def;
     int16_t ad = (int16_t)n->anc_def, ar = (int16_t)n->anc_rep, cd = (int16_t)n->rep_def, cr = (int16_t)n->rep_rep;
     size_t s = 0;
     int64_t child = 0;
-    for (size_t i = 0; i < o->n_levels; i++) {
-      int16_t d = def ? def[i] : 0, rr = rep ? rep[i] : 0;
-      if (d >= ad && rr <= ar) offsets[s++] = (int32_t)child;
-      if (d >= cd && rr <= cr) child++;
-      if (child > INT32_MAX) {
-        pm_aligned_free(bitmap);
-        pm_aligned_free(offsets);
-        return pm_errorf(c->err, PAIMON_ERR_UNSUPPORTED, "%s: list too large for one batch", c->r->path);
+    if (o->n_levels > INT32_MAX) {
+      pm_aligned_free(bitmap);
+      pm_aligned_free(offsets);
+      return pm_errorf(c->err, PAIMON_ERR_UNSUPPORTED, "%s: list too large for one batch", c->r->path);
+    }
+    if (def && rep) {
+      for (size_t i = 0; i < o->n_levels; i++) {
+        int16_t d = def[i], rr = rep[i];
+        offsets[s] = (int32_t)child;
+        s += (size_t)((d >= ad) & (rr <= ar));
+        child += (d >= cd) & (rr <= cr);
+      }
+    } else {
+      for (size_t i = 0; i < o->n_levels; i++) {
+        int16_t d = def ? def[i] : dfill, rr = rep ? rep[i] : 0;
+        if (d >= ad && rr <= ar) offsets[s++] = (int32_t)child;
+        if (d >= cd && rr <= cr) child++;
       }
     }
     offsets[s] = (int32_t)child;
@@ -1834,6 +1904,7 @@ void pm_pq_reader_close(pm_pq_reader *r) {
   for (int i = 0; i < r->n_leaves; i++) {
     leaf_reader *lr = &r->leaves[i];
     lr_reset_chunk(lr);
+    free(lr->chunk);
     free(lr->dict);
     free(lr->dict_offsets);
     free(lr->page_buf);
@@ -1856,6 +1927,8 @@ void pm_pq_reader_close(pm_pq_reader *r) {
   free(r->preds);
   free(r->rg_ranges);
   free(r->positions);
+  free(r->valid_scratch);
+  if (r->zstd) ZSTD_freeDCtx(r->zstd);
   pm_pq_meta_free(r->meta);
   pm_file_close(r->file);
   free(r);
@@ -1945,13 +2018,18 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
   for (int i = 0; i < r->n_leaves; i++) {
     leaf_reader *lr = &r->leaves[i];
     col_values_reset(&lr->out);
-    if (lr->out_kind != OUT_BINARY) PM_TRY(pm_buf_reserve(&lr->out.values, (size_t)rows * (size_t)lr->width + 64));
+    if (lr->out_kind != OUT_BINARY) {
+      PM_TRY(pm_buf_reserve(&lr->out.values, (size_t)rows * (size_t)lr->width + 64));
+    } else {
+      PM_TRY(pm_buf_reserve(&lr->out.offsets, (size_t)rows * 4 + 64));
+      PM_TRY(pm_buf_reserve(&lr->out.values, lr->bytes_hint + lr->bytes_hint / 8 + 64));
+    }
     for (int k = 0; k < n_ops; k++) {
       if (ops[k].skip) PM_TRY(lr_rows(r, lr, ops[k].skip, 0, err));
       PM_TRY(lr_rows(r, lr, ops[k].read, 1, err));
     }
   }
-  asm_ctx c = {r, err, NULL, 0};
+  asm_ctx c = {r, err, r->valid_scratch, r->valid_scratch_cap};
   int rc = pm_array_init(out, rows, 1, r->n_columns, err);
   for (int i = 0; rc == 0 && i < r->n_columns; i++) {
     int64_t len;
@@ -1960,7 +2038,8 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
       rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: column '%s' row group %d yields %lld rows, expected %lld", r->path,
                      r->columns[i]->name, r->rg, (long long)len, (long long)rows);
   }
-  free(c.valid);
+  r->valid_scratch = c.valid;
+  r->valid_scratch_cap = c.valid_cap;
   if (rc) {
     if (out->release) out->release(out);
     memset(out, 0, sizeof *out);
