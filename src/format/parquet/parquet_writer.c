@@ -874,12 +874,12 @@ static int add_values(colw *c, pm_error *err) {
     if (stats_fixed(c, v, cnt)) return PM_NOMEM(err);
     /* parquet-mr counts INT96/FIXED_LEN_BYTE_ARRAY values as length-prefixed binaries */
     c->page_raw += cnt * (wdt + (n->ptype == PM_PQ_INT96 || n->ptype == PM_PQ_FIXED_LEN_BYTE_ARRAY ? 4 : 0));
-    if (c->dict_active) {
+    if (c->dict_active && cnt) {
       if (pm_buf_reserve(&c->idx, cnt * 4)) return PM_NOMEM(err);
       uint32_t *out = (uint32_t *)(void *)(c->idx.data + c->idx.len);
       for (size_t k = 0; k < cnt; k++) PM_TRY(pm_pq_enc_dict_put(&c->dict, v + k * wdt, wdt, &out[k], err));
       c->idx.len += cnt * 4;
-    } else if (pm_buf_append(&c->plain, v, cnt * wdt)) {
+    } else if (!c->dict_active && cnt && pm_buf_append(&c->plain, v, cnt * wdt)) {
       return PM_NOMEM(err);
     }
     c->n_values += cnt;
@@ -903,8 +903,8 @@ static int add_values(colw *c, pm_error *err) {
     c->page_raw += total + 4 * cnt;
   }
   if (c->dict_active) {
-    if (pm_buf_reserve(&c->idx, cnt * 4)) return PM_NOMEM(err);
-    uint32_t *out = (uint32_t *)(void *)(c->idx.data + c->idx.len);
+    if (cnt && pm_buf_reserve(&c->idx, cnt * 4)) return PM_NOMEM(err);
+    uint32_t *out = cnt ? (uint32_t *)(void *)(c->idx.data + c->idx.len) : NULL;
     for (size_t k = 0; k < cnt; k++) PM_TRY(pm_pq_enc_dict_put(&c->dict, r[k].p, r[k].len, &out[k], err));
     c->idx.len += cnt * 4;
   } else {
@@ -1257,6 +1257,9 @@ static void encode_stats(pm_tw *t, const colw *c, const minmax *st, int64_t null
   pm_tw_struct_end(t);
 }
 
+/* Pointer to offset off of b, valid even when b holds no bytes yet. */
+static const uint8_t *buf_at(const pm_buf *b, size_t off) { return b->data ? b->data + off : (const uint8_t *)""; }
+
 static int boundary_order(const colw *c) {
   int asc = 1, desc = 1;
   const page_entry *prev = NULL;
@@ -1264,9 +1267,9 @@ static int boundary_order(const colw *c) {
     const page_entry *p = &c->pages[k];
     if (p->null_page) continue;
     if (prev) {
-      const uint8_t *b = c->ci_bytes.data;
-      int cmin = cmp_values(c->leaf, b + prev->min_off, prev->min_len, b + p->min_off, p->min_len);
-      int cmax = cmp_values(c->leaf, b + prev->max_off, prev->max_len, b + p->max_off, p->max_len);
+      const pm_buf *b = &c->ci_bytes;
+      int cmin = cmp_values(c->leaf, buf_at(b, prev->min_off), prev->min_len, buf_at(b, p->min_off), p->min_len);
+      int cmax = cmp_values(c->leaf, buf_at(b, prev->max_off), prev->max_len, buf_at(b, p->max_off), p->max_len);
       if (cmin > 0 || cmax > 0) asc = 0;
       if (cmin < 0 || cmax < 0) desc = 0;
     }
@@ -1377,9 +1380,9 @@ static int flush_chunk(pm_pq_writer *w, colw *c, chunk_meta *cm, pm_error *err) 
     pm_tw_field_list_begin(&t, 1, PM_TW_BOOL_TRUE, (uint32_t)c->n_pages);
     for (size_t k = 0; k < c->n_pages; k++) pm_tw_bool_elem(&t, c->pages[k].null_page);
     pm_tw_field_list_begin(&t, 2, PM_TW_BINARY, (uint32_t)c->n_pages);
-    for (size_t k = 0; k < c->n_pages; k++) pm_tw_binary(&t, c->ci_bytes.data + c->pages[k].min_off, c->pages[k].min_len);
+    for (size_t k = 0; k < c->n_pages; k++) pm_tw_binary(&t, buf_at(&c->ci_bytes, c->pages[k].min_off), c->pages[k].min_len);
     pm_tw_field_list_begin(&t, 3, PM_TW_BINARY, (uint32_t)c->n_pages);
-    for (size_t k = 0; k < c->n_pages; k++) pm_tw_binary(&t, c->ci_bytes.data + c->pages[k].max_off, c->pages[k].max_len);
+    for (size_t k = 0; k < c->n_pages; k++) pm_tw_binary(&t, buf_at(&c->ci_bytes, c->pages[k].max_off), c->pages[k].max_len);
     pm_tw_field_i32(&t, 4, boundary_order(c));
     pm_tw_field_list_begin(&t, 5, PM_TW_I64, (uint32_t)c->n_pages);
     for (size_t k = 0; k < c->n_pages; k++) pm_tw_i64(&t, c->pages[k].nulls);
