@@ -7,6 +7,8 @@
 #include <zlib.h>
 
 #include "io/file.h"
+#include "meta/arena.h"
+#include "meta/manifest.h"
 
 struct pm_deletion_vector {
   int bitmap64;
@@ -375,5 +377,35 @@ int pm_dv_serialize(const pm_deletion_vector *dv, pm_buf *out, int32_t *meta_len
   put_be32(c4, crc);
   if (pm_buf_append(out, c4, 4)) return PM_NOMEM(err);
   if (meta_length) *meta_length = dv->bitmap64 ? (int32_t)(size + 8) : (int32_t)size;
+  return 0;
+}
+
+int pm_dv_index_file_encode(const char *file_name, const char *const *data_files, const pm_deletion_vector *const *dvs,
+                            size_t n, pm_buf *out, pm_arena *arena, pm_index_file_meta *meta, pm_error *err) {
+  if (n > INT32_MAX) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "too many deletion vectors");
+  size_t start = out->len;
+  if (pm_buf_push_u8(out, PM_DV_INDEX_VERSION)) return PM_NOMEM(err);
+  memset(meta, 0, sizeof(*meta));
+  meta->index_type = pm_arena_strdup(arena, PM_INDEX_TYPE_DV);
+  meta->file_name = pm_arena_strdup(arena, file_name);
+  meta->dv_ranges = n ? pm_arena_alloc(arena, n * sizeof(pm_dv_range)) : NULL;
+  if (!meta->index_type || !meta->file_name || (n && !meta->dv_ranges)) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) {
+    size_t off = out->len - start;
+    if (off > INT32_MAX) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "deletion vector index file over 2 GiB");
+    int32_t len = 0;
+    PM_TRY(pm_dv_serialize(dvs[i], out, &len, err));
+    pm_dv_range *r = &meta->dv_ranges[i];
+    memset(r, 0, sizeof(*r));
+    r->data_file_name = pm_arena_strdup(arena, data_files[i]);
+    if (!r->data_file_name) return PM_NOMEM(err);
+    r->offset = (int32_t)off;
+    r->length = len;
+    r->cardinality = (int64_t)pm_dv_cardinality(dvs[i]);
+    r->has_cardinality = 1;
+  }
+  meta->n_dv_ranges = (int32_t)n;
+  meta->file_size = (int64_t)(out->len - start);
+  meta->row_count = (int64_t)n;
   return 0;
 }

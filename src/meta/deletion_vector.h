@@ -47,4 +47,14 @@ int pm_dv_kept_ranges(const pm_deletion_vector *dv, int64_t row_count, int64_t *
  * *meta_length receives the DeletionVectorMeta length value for it. */
 int pm_dv_serialize(const pm_deletion_vector *dv, pm_buf *out, int32_t *meta_length, pm_error *err);
 
+/* Builds a whole DV index file (version byte + records in the given order)
+ * into out, and fills meta (index type DELETION_VECTORS, file_name copied,
+ * file size, row count = n, one dv range per data file with offset, length
+ * and cardinality) with strings in arena. */
+struct pm_index_file_meta;
+struct pm_arena;
+int pm_dv_index_file_encode(const char *file_name, const char *const *data_files,
+                            const pm_deletion_vector *const *dvs, size_t n, pm_buf *out, struct pm_arena *arena,
+                            struct pm_index_file_meta *meta, pm_error *err);
+
 #endif
