@@ -262,7 +262,21 @@ int pm_pq_enc_dict_put(pm_pq_enc_dict *d, const void *value, size_t len, uint32_
     if (d->slot_hash[s] == hi) {
       size_t el;
       const uint8_t *p = entry_ptr(d, e - 1, &el);
-      if (el == len && memcmp(p, value, len) == 0) {
+      int same;
+      if (d->width == 8) {
+        uint64_t x, y;
+        memcpy(&x, p, 8);
+        memcpy(&y, value, 8);
+        same = x == y;
+      } else if (d->width == 4) {
+        uint32_t x, y;
+        memcpy(&x, p, 4);
+        memcpy(&y, value, 4);
+        same = x == y;
+      } else {
+        same = el == len && memcmp(p, value, len) == 0;
+      }
+      if (same) {
         *index = e - 1;
         return 0;
       }
