@@ -269,6 +269,17 @@ void pm_simple_stats_empty(pm_simple_stats *s);
 /* The 12-byte serialized empty row (arity 0). */
 extern const uint8_t PM_EMPTY_ROW_BYTES[12];
 
+/* New full index-manifest state (FORMAT.md 4.5, SEMANTICS.md 8.3): the
+ * previous entries (all ADD) combined with a commit's ADD/DELETE changes,
+ * deletes first. HASH and DELETION_VECTORS of bucketed tables are keyed by
+ * (partition, bucket, index type): DELETE removes, ADD replaces. DVs of
+ * bucket-unaware tables and every other index type are keyed by file name:
+ * adding an existing name or deleting a missing one is PAIMON_ERR_CONFLICT.
+ * Results are copied into out (all kind ADD). */
+int pm_index_manifest_combine(const pm_index_manifest_entry *prev, size_t n_prev,
+                              const pm_index_manifest_entry *changes, size_t n_changes, int bucket_unaware,
+                              pm_index_entries *out, pm_error *err);
+
 /* Appends (copies) one entry into a container. */
 int pm_manifest_entries_push(pm_manifest_entries *v, const pm_manifest_entry *e, pm_error *err);
 

@@ -629,3 +629,93 @@ int pm_manifest_entries_push(pm_manifest_entries *v, const pm_manifest_entry *e,
   v->n++;
   return 0;
 }
+
+/* ---------------- index manifest combination ---------------- */
+
+static int by_bucket_key(const pm_index_manifest_entry *e, int bucket_unaware) {
+  const char *t = e->index_file.index_type;
+  if (!t) return 0;
+  if (!strcmp(t, PM_INDEX_TYPE_HASH)) return 1;
+  return !strcmp(t, PM_INDEX_TYPE_DV) && !bucket_unaware;
+}
+
+static int same_bucket_key(const pm_index_manifest_entry *a, const pm_index_manifest_entry *b) {
+  return a->bucket == b->bucket && a->partition.len == b->partition.len &&
+         (a->partition.len == 0 || memcmp(a->partition.data, b->partition.data, a->partition.len) == 0) &&
+         strcmp(a->index_file.index_type, b->index_file.index_type) == 0;
+}
+
+static int same_name(const pm_index_manifest_entry *a, const pm_index_manifest_entry *b) {
+  return strcmp(a->index_file.file_name, b->index_file.file_name) == 0;
+}
+
+int pm_index_manifest_combine(const pm_index_manifest_entry *prev, size_t n_prev,
+                              const pm_index_manifest_entry *changes, size_t n_changes, int bucket_unaware,
+                              pm_index_entries *out, pm_error *err) {
+  /* working list of pointers: previous entries, then adds */
+  size_t cap = n_prev + n_changes;
+  const pm_index_manifest_entry **cur = malloc((cap ? cap : 1) * sizeof(*cur));
+  if (!cur) return PM_NOMEM(err);
+  size_t n = 0;
+  int rc = 0;
+  for (size_t i = 0; i < n_prev; i++) cur[n++] = &prev[i];
+  for (int pass = 0; pass < 2 && !rc; pass++) { /* deletes first, then adds */
+    for (size_t c = 0; c < n_changes && !rc; c++) {
+      const pm_index_manifest_entry *e = &changes[c];
+      if (!e->index_file.index_type || !e->index_file.file_name) {
+        rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "index change %zu without type or file name", c);
+        break;
+      }
+      int is_delete = e->kind == PM_FILE_DELETE;
+      if ((pass == 0) != is_delete) continue;
+      int keyed = by_bucket_key(e, bucket_unaware);
+      size_t found = n;
+      for (size_t i = 0; i < n; i++) {
+        if (keyed ? (by_bucket_key(cur[i], bucket_unaware) && same_bucket_key(cur[i], e)) : same_name(cur[i], e)) {
+          found = i;
+          break;
+        }
+      }
+      if (is_delete) {
+        if (found == n) {
+          if (!keyed)
+            rc = pm_errorf(err, PAIMON_ERR_CONFLICT, "index file %s to delete is not in the index manifest",
+                           e->index_file.file_name);
+          continue;
+        }
+        memmove(cur + found, cur + found + 1, (n - found - 1) * sizeof(*cur));
+        n--;
+      } else if (found < n) {
+        if (!keyed) {
+          rc = pm_errorf(err, PAIMON_ERR_CONFLICT, "index file %s is already in the index manifest", e->index_file.file_name);
+          continue;
+        }
+        cur[found] = e; /* replace in place */
+      } else {
+        cur[n++] = e;
+      }
+    }
+  }
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (out->n == out->cap) {
+      size_t nc = out->cap ? out->cap * 2 : 16;
+      void *p = realloc(out->items, nc * sizeof(out->items[0]));
+      if (!p) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      out->items = p;
+      out->cap = nc;
+    }
+    pm_index_manifest_entry *d = &out->items[out->n];
+    *d = *cur[i];
+    d->kind = PM_FILE_ADD;
+    d->partition.data = pm_arena_memdup(&out->arena, cur[i]->partition.data ? cur[i]->partition.data : (const uint8_t *)"",
+                                        cur[i]->partition.len);
+    if (!d->partition.data) rc = PM_NOMEM(err);
+    if (!rc) rc = pm_index_file_meta_copy(&cur[i]->index_file, &d->index_file, &out->arena, err);
+    if (!rc) out->n++;
+  }
+  free(cur);
+  return rc;
+}

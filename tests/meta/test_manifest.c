@@ -656,11 +656,64 @@ static void test_orc_manifests(void) {
   CHECK(orc_counts[0] > 20 && orc_counts[1] > 20 && orc_counts[2] > 3);
 }
 
+static pm_index_manifest_entry idx_entry(int kind, uint8_t part, int bucket, const char *type, const char *name) {
+  static uint8_t parts[4][20];
+  pm_index_manifest_entry e;
+  memset(&e, 0, sizeof e);
+  e.kind = (int8_t)kind;
+  memset(parts[part], 0, 20);
+  parts[part][3] = 1;
+  parts[part][12] = part;
+  e.partition.data = parts[part];
+  e.partition.len = 20;
+  e.bucket = bucket;
+  e.index_file.index_type = type;
+  e.index_file.file_name = name;
+  e.index_file.dv_ranges_is_null = 1;
+  return e;
+}
+
+static void test_index_combine(void) {
+  pm_error err = {0};
+  pm_index_manifest_entry prev[3] = {idx_entry(0, 1, 0, "DELETION_VECTORS", "i-1"), idx_entry(0, 1, 1, "DELETION_VECTORS", "i-2"),
+                                     idx_entry(0, 2, 0, "HASH", "h-1")};
+  /* bucketed: new DV of (p1, b0) replaces i-1; HASH of (p2, b0) deleted; new bucket added */
+  pm_index_manifest_entry ch[3] = {idx_entry(0, 1, 0, "DELETION_VECTORS", "i-3"), idx_entry(1, 2, 0, "HASH", "h-1"),
+                                   idx_entry(0, 3, 4, "DELETION_VECTORS", "i-4")};
+  pm_index_entries out;
+  pm_index_entries_init(&out);
+  CHECK_OK(pm_index_manifest_combine(prev, 3, ch, 3, 0, &out, &err), &err);
+  CHECK_EQ_INT(out.n, 3);
+  if (out.n == 3) {
+    CHECK_EQ_STR(out.items[0].index_file.file_name, "i-3");
+    CHECK_EQ_STR(out.items[1].index_file.file_name, "i-2");
+    CHECK_EQ_STR(out.items[2].index_file.file_name, "i-4");
+    CHECK_EQ_INT(out.items[2].kind, 0);
+  }
+  pm_index_entries_clear(&out);
+  /* bucket-unaware DVs are keyed by file name: a second ADD of the same name conflicts */
+  pm_index_entries_init(&out);
+  pm_index_manifest_entry dup = idx_entry(0, 1, 0, "DELETION_VECTORS", "i-1");
+  CHECK_EQ_INT(pm_index_manifest_combine(prev, 3, &dup, 1, 1, &out, &err), PAIMON_ERR_CONFLICT);
+  pm_index_entries_clear(&out);
+  pm_index_entries_init(&out);
+  pm_index_manifest_entry del = idx_entry(1, 1, 0, "DELETION_VECTORS", "i-1"), add = idx_entry(0, 1, 0, "DELETION_VECTORS", "i-9");
+  pm_index_manifest_entry both[2] = {add, del};
+  CHECK_OK(pm_index_manifest_combine(prev, 3, both, 2, 1, &out, &err), &err);
+  CHECK(out.n == 3 && !strcmp(out.items[0].index_file.file_name, "i-2") && !strcmp(out.items[2].index_file.file_name, "i-9"));
+  pm_index_entries_clear(&out);
+  pm_index_entries_init(&out);
+  pm_index_manifest_entry missing = idx_entry(1, 1, 0, "bitmap", "nope");
+  CHECK_EQ_INT(pm_index_manifest_combine(prev, 3, &missing, 1, 0, &out, &err), PAIMON_ERR_CONFLICT);
+  pm_index_entries_clear(&out);
+}
+
 int main(void) {
   RUN_TEST(test_fixture_manifests);
   RUN_TEST(test_filter);
   RUN_TEST(test_corrupt);
   RUN_TEST(test_write_meta);
+  RUN_TEST(test_index_combine);
   RUN_TEST(test_writer_vs_avro_dump);
   RUN_TEST(test_orc_manifests);
   free_oracle();
