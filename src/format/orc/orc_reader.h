@@ -20,8 +20,8 @@
  * string/char/varchar "u", binary "z", timestamp "ts?:" with an empty zone,
  * timestamp with local time zone (ORC TIMESTAMP_INSTANT) "ts?:UTC", list "+l",
  * map "+m" (entries struct with "key"/"value"), struct "+s" (list elements
- * are named "element"). UNION columns are not supported (PAIMON_ERR_UNSUPPORTED
- * when selected; Paimon never writes them).
+ * are named "element"), union "+ud:0,1,..." (dense; children "tag0".., a null
+ * union row is a null slot of child 0; Paimon never writes unions).
  * The timestamp unit is "n" (nanoseconds) unless the options ask otherwise.
  * A column's Paimon field id (ORC type attribute "paimon.id") is exposed as
  * Arrow field metadata "PARQUET:field_id", the same key the Parquet reader uses.
