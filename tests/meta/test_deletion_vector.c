@@ -6,6 +6,7 @@
 #include "harness.h"
 #include "io/file.h"
 #include "meta/deletion_vector.h"
+#include "meta/hash_index.h"
 #include "meta/manifest.h"
 
 static void check_sample(const char *path, int is64, const int64_t *offsets, const int64_t *lengths,
@@ -184,10 +185,28 @@ static void test_index_file_writer(void) {
   pm_dv_free(b);
 }
 
+/* HASH index: BE int32 sequence (FORMAT.md 7.2); hash of INT 1 from FORMAT.md 6.3(a). */
+static void test_hash_index(void) {
+  pm_error err = {0};
+  int32_t in[3] = {1465514398, -300363099, 0};
+  pm_buf b;
+  pm_buf_init(&b);
+  CHECK_OK(pm_hash_index_encode(in, 3, &b, &err), &err);
+  CHECK(b.len == 12 && b.data[0] == 0x57 && b.data[1] == 0x59 && b.data[2] == 0xf9 && b.data[3] == 0x9e);
+  int32_t *out = NULL;
+  size_t n = 0;
+  CHECK_OK(pm_hash_index_decode(b.data, b.len, "h", &out, &n, &err), &err);
+  CHECK(n == 3 && out[0] == in[0] && out[1] == in[1] && out[2] == 0);
+  free(out);
+  CHECK_EQ_INT(pm_hash_index_decode(b.data, 7, "h", &out, &n, &err), PAIMON_ERR_CORRUPT);
+  pm_buf_free(&b);
+}
+
 int main(void) {
   RUN_TEST(test_wire_samples);
   RUN_TEST(test_fixture_dvs);
   RUN_TEST(test_build_64);
   RUN_TEST(test_index_file_writer);
+  RUN_TEST(test_hash_index);
   TEST_MAIN_END();
 }
