@@ -188,7 +188,8 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
       pm_snapshot_free(s);
     }
   } else if (mode && strcmp(mode, "default") && strcmp(mode, "latest-full") && strcmp(mode, "latest") &&
-             strcmp(mode, "full") && strcmp(mode, "incremental")) {
+             strcmp(mode, "full") && strcmp(mode, "incremental") && strcmp(mode, "latest-delta") &&
+             strcmp(mode, "from-file-creation-time")) {
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "scan.mode = %s is not supported for batch scans", mode);
   }
   /* Like Java, trust snapshot/LATEST when the snapshot after it does not
@@ -1508,6 +1509,15 @@ static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snaps
     ex->files_live += n_live;
     rc = prune_by_stats(&c, live, &n_live, err);
   }
+  const char *fct = pm_options_get(&t->options, "scan.file-creation-time-millis");
+  if (!rc && fct) {
+    int64_t min_time = 0;
+    rc = parse_i64("scan.file-creation-time-millis", fct, &min_time, err);
+    size_t k = 0;
+    for (size_t i = 0; !rc && i < n_live; i++)
+      if (!live[i]->file.has_creation_time || live[i]->file.creation_time_millis >= min_time) live[k++] = live[i];
+    n_live = k;
+  }
   if (!rc) pk_limit_pushdown(&c, live, &n_live, limit);
   if (!rc) rc = load_dv_index(t, snap, &dv, err);
   split_opts so = {0};
@@ -1635,6 +1645,17 @@ static int resolve_incremental(pm_table *t, int *active, int64_t *start, int64_t
   *active = 0;
   const char *ib = pm_options_get(&t->options, "incremental-between");
   const char *ibt = pm_options_get(&t->options, "incremental-between-timestamp");
+  const char *smode = pm_options_get(&t->options, "scan.mode");
+  if (!ib && !ibt && smode && !strcmp(smode, "latest-delta")) {
+    /* the changes of the latest snapshot only (nothing unless it is an APPEND) */
+    int64_t latest = 0;
+    PM_TRY(pm_snapshot_latest_id(t->root, branch_arg(t), &latest, err));
+    *start = latest > 0 ? latest - 1 : 0;
+    *end = latest;
+    *changelog = 0;
+    *active = 1;
+    return 0;
+  }
   if (!ib && !ibt) return 0;
   if (ib && ibt)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,

@@ -369,6 +369,32 @@ static void test_incremental(void) {
   }
   pm_plan_free(p);
   pm_table_free(t);
+  /* latest-delta: the APPEND delta of the latest snapshot (8 is a COMPACT: nothing) */
+  t = open_table_in(WH_PARQUET, "append_table_with_alter_table.append_table_with_alter_table", "scan.mode",
+                    "latest-delta", NULL, NULL);
+  p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) {
+    int unknown = 0;
+    CHECK_EQ_INT(p->snapshot_id, 2);
+    CHECK_EQ_INT(plan_rows(p, &unknown), 5); /* snapshot-2: APPEND, deltaRecordCount 5 */
+  }
+  pm_plan_free(p);
+  pm_table_free(t);
+  /* from-file-creation-time: only files created at or after the given time */
+  t = open_table_in(WH_PARQUET, "append_table_with_alter_table.append_table_with_alter_table", "scan.mode",
+                    "from-file-creation-time", "scan.file-creation-time-millis", "99999999999999");
+  p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) CHECK_EQ_INT(p->n_splits, 0);
+  pm_plan_free(p);
+  pm_table_free(t);
+  t = open_table_in(WH_PARQUET, "pk_09.pk_09", "scan.mode", "latest-delta", NULL, NULL);
+  p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) CHECK_EQ_INT(p->n_splits, 0);
+  pm_plan_free(p);
+  pm_table_free(t);
   t = open_table_in(WH_PARQUET, "pk_09.pk_09", "incremental-between", "5,2", NULL, NULL);
   if (t) CHECK(pm_scan_plan(t, NULL, -1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT);
   pm_table_free(t);
