@@ -3,6 +3,7 @@
 
 #include <ctype.h>
 #include <inttypes.h>
+#include <math.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,6 +262,57 @@ int pm_scan_partition_type(const pm_table *t, pm_data_type **out, pm_error *err)
   return 0;
 }
 
+/* Java Double.toString / Float.toString: shortest digits that round-trip,
+ * "1.0" style between 1e-3 and 1e7, "1.0E10" style outside. */
+static void java_double_string(double d, int is_float, char *buf, size_t cap) {
+  if (isnan(d)) {
+    snprintf(buf, cap, "NaN");
+    return;
+  }
+  if (isinf(d)) {
+    snprintf(buf, cap, d > 0 ? "Infinity" : "-Infinity");
+    return;
+  }
+  if (d == 0) {
+    snprintf(buf, cap, signbit(d) ? "-0.0" : "0.0");
+    return;
+  }
+  char digits[40];
+  int prec;
+  for (prec = 1; prec <= 17; prec++) {
+    snprintf(digits, sizeof digits, "%.*e", prec - 1, d);
+    if (is_float ? (float)strtod(digits, NULL) == (float)d : strtod(digits, NULL) == d) break;
+  }
+  /* digits = [-]D.DDDDe[+-]XX */
+  int neg = digits[0] == '-';
+  const char *m = digits + neg;
+  char *e = strchr(m, 'e');
+  int exp10 = atoi(e + 1);
+  char mant[32];
+  size_t mn = 0;
+  for (const char *q = m; q < e; q++)
+    if (*q != '.') mant[mn++] = *q;
+  while (mn > 1 && mant[mn - 1] == '0') mn--;
+  mant[mn] = 0;
+  double ad = fabs(d);
+  size_t k = 0;
+  if (neg) k += (size_t)snprintf(buf + k, cap - k, "-");
+  if (ad >= 1e-3 && ad < 1e7) {
+    if (exp10 >= 0) {
+      for (int i = 0; i <= exp10; i++) k += (size_t)snprintf(buf + k, cap - k, "%c", (size_t)i < mn ? mant[i] : '0');
+      k += (size_t)snprintf(buf + k, cap - k, ".");
+      if ((size_t)exp10 + 1 < mn) snprintf(buf + k, cap - k, "%s", mant + exp10 + 1);
+      else snprintf(buf + k, cap - k, "0");
+    } else {
+      k += (size_t)snprintf(buf + k, cap - k, "0.");
+      for (int i = 0; i < -exp10 - 1; i++) k += (size_t)snprintf(buf + k, cap - k, "0");
+      snprintf(buf + k, cap - k, "%s", mant);
+    }
+  } else {
+    snprintf(buf + k, cap - k, "%c.%sE%d", mant[0], mn > 1 ? mant + 1 : "0", exp10);
+  }
+}
+
 /* Java's toString of a partition value (legacy naming, FORMAT.md 1.2). */
 static int value_text(const pm_value *v, const pm_data_type *type, int legacy, char *buf, size_t cap) {
   switch (v->kind) {
@@ -279,7 +331,7 @@ static int value_text(const pm_value *v, const pm_data_type *type, int legacy, c
       }
       return 0;
     case PM_V_FLOAT:
-    case PM_V_DOUBLE: snprintf(buf, cap, "%.17g", v->u.f64); return 0;
+    case PM_V_DOUBLE: java_double_string(v->u.f64, v->kind == PM_V_FLOAT, buf, cap); return 0;
     case PM_V_DECIMAL: pm_decimal_to_string(&v->u.dec, buf, cap); return 0;
     case PM_V_STRING:
     case PM_V_BINARY: snprintf(buf, cap, "%.*s", (int)v->u.bytes.len, (const char *)v->u.bytes.data); return 0;

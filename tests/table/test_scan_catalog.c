@@ -1,7 +1,11 @@
 /* Catalog listing, identifiers, table handles and path helpers on the fixture warehouse. */
 #include "harness.h"
 #include "io/file.h"
+#include "data/binary_row.h"
+#include "meta/schema.h"
 #include "table/catalog.h"
+#include "table/scan.h"
+#include <unistd.h>
 
 static pm_catalog *open_catalog(const char *wh) {
   pm_options o;
@@ -149,10 +153,62 @@ static void test_path_rewrite(void) {
   pm_catalog_free(c);
 }
 
+/* Partition directory names as Java renders them (FORMAT.md 1.2): legacy toString of the
+ * values, default name for null / blank strings, escaping. */
+static void test_partition_dirs(void) {
+  pm_error err = {0};
+  char root[256];
+  snprintf(root, sizeof root, "/tmp/pm_scan_catalog_%d/db.db/t", (int)getpid());
+  const char *json =
+      "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"d\",\"type\":\"DOUBLE\"},"
+      "{\"id\":1,\"name\":\"s\",\"type\":\"STRING\"},{\"id\":2,\"name\":\"x\",\"type\":\"INT\"}],"
+      "\"highestFieldId\":2,\"partitionKeys\":[\"d\",\"s\"],\"primaryKeys\":[],\"options\":{},\"timeMillis\":0}";
+  pm_table_schema *schema = NULL;
+  CHECK_OK(pm_schema_parse(json, strlen(json), "test", &schema, &err), &err);
+  if (schema) CHECK_OK(pm_schema_write(root, NULL, schema, &err), &err);
+  pm_table *t = NULL;
+  CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
+  static const struct {
+    double d;
+    const char *s;
+    const char *want;
+  } cases[] = {{1.0, "a/b", "d=1.0/s=a%2Fb"},       {1e10, "x=y", "d=1.0E10/s=x%3Dy"},
+               {0.1, " ", "d=0.1/s=__DEFAULT_PARTITION__"}, {-2.5, NULL, "d=-2.5/s=__DEFAULT_PARTITION__"},
+               {1e-4, "", "d=1.0E-4/s=__DEFAULT_PARTITION__"}, {12345678.9, "ok", "d=1.23456789E7/s=ok"}};
+  for (size_t i = 0; t && i < sizeof cases / sizeof cases[0]; i++) {
+    pm_binary_row_writer w;
+    pm_row_writer_init(&w, 2, &err);
+    pm_value v = {.kind = PM_V_DOUBLE};
+    v.u.f64 = cases[i].d;
+    pm_row_writer_write(&w, 0, schema->fields[0].type, &v, &err);
+    pm_value sv = {.kind = cases[i].s ? PM_V_STRING : PM_V_NULL};
+    if (cases[i].s) {
+      sv.u.bytes.data = (const uint8_t *)cases[i].s;
+      sv.u.bytes.len = strlen(cases[i].s);
+    }
+    pm_row_writer_write(&w, 1, schema->fields[1].type, &sv, &err);
+    pm_buf b;
+    pm_buf_init(&b);
+    CHECK_OK(pm_row_writer_finish(&w, 1, &b, &err), &err);
+    pm_row_writer_free(&w);
+    char *dir = NULL;
+    CHECK_OK(pm_scan_partition_dir(t, b.data, b.len, &dir, &err), &err);
+    CHECK_EQ_STR(dir, cases[i].want);
+    free(dir);
+    pm_buf_free(&b);
+  }
+  pm_table_free(t);
+  pm_schema_free(schema);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf /tmp/pm_scan_catalog_%d", (int)getpid());
+  CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void) {
   RUN_TEST(test_listing);
   RUN_TEST(test_identifiers);
   RUN_TEST(test_get_table);
   RUN_TEST(test_path_rewrite);
+  RUN_TEST(test_partition_dirs);
   TEST_MAIN_END();
 }
