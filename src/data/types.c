@@ -873,3 +873,130 @@ int pm_dfields_to_arrow(const pm_data_field *fields, size_t n, struct ArrowSchem
   }
   return 0;
 }
+
+/* ------------------------------------------------------------------ */
+/* Avro writer schema (FORMAT.md 4.2)                                 */
+
+#define AVRO_NS "org.apache.paimon.avro.generated"
+
+static int aput(pm_buf *b, const char *s) { return pm_buf_append(b, s, strlen(s)); }
+
+static int aput_str(pm_buf *b, const char *s) {
+  PM_TRY(pm_buf_push_u8(b, '"'));
+  for (const char *p = s; *p; p++) {
+    if (*p == '"' || *p == '\\') PM_TRY(pm_buf_push_u8(b, '\\'));
+    PM_TRY(pm_buf_push_u8(b, (uint8_t)*p));
+  }
+  return pm_buf_push_u8(b, '"');
+}
+
+static int avro_type(const pm_data_type *t, const char *row_name, int top, int depth, pm_buf *b, pm_error *err);
+
+/* Record body for ROW fields (or the top level). row_name is the short record name. */
+static int avro_record(const pm_data_field *fields, size_t n, const char *row_name, int top, int depth, pm_buf *b,
+                       pm_error *err) {
+  int rc = aput(b, "{\"type\":\"record\",\"name\":");
+  if (!rc) rc = aput_str(b, row_name);
+  if (!rc && top) rc = aput(b, ",\"namespace\":\"" AVRO_NS "\"");
+  if (!rc) rc = aput(b, ",\"fields\":[");
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (i) rc = aput(b, ",");
+    if (!rc) rc = aput(b, "{\"name\":");
+    if (!rc) rc = aput_str(b, fields[i].name ? fields[i].name : "");
+    if (!rc) rc = aput(b, ",\"type\":");
+    size_t nl = strlen(row_name) + strlen(fields[i].name ? fields[i].name : "") + 2;
+    char *sub = malloc(nl);
+    if (!sub) return PM_NOMEM(err);
+    snprintf(sub, nl, "%s_%s", row_name, fields[i].name ? fields[i].name : "");
+    if (!rc) rc = avro_type(fields[i].type, sub, 0, depth + 1, b, err);
+    free(sub);
+    if (!rc && fields[i].type->nullable) rc = aput(b, ",\"default\":null");
+    if (!rc) rc = aput(b, "}");
+  }
+  if (!rc) rc = aput(b, "]}");
+  return rc;
+}
+
+static int avro_type(const pm_data_type *t, const char *row_name, int top, int depth, pm_buf *b, pm_error *err) {
+  if (depth > PM_DT_MAX_DEPTH) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "type nested too deeply");
+  int rc = 0;
+  if (t->nullable) rc = aput(b, "[\"null\",");
+  char tmp[128];
+  switch (t->root) {
+    case PM_DT_BOOLEAN: rc = rc ? rc : aput(b, "\"boolean\""); break;
+    case PM_DT_TINYINT: case PM_DT_SMALLINT: case PM_DT_INT: rc = rc ? rc : aput(b, "\"int\""); break;
+    case PM_DT_BIGINT: rc = rc ? rc : aput(b, "\"long\""); break;
+    case PM_DT_FLOAT: rc = rc ? rc : aput(b, "\"float\""); break;
+    case PM_DT_DOUBLE: rc = rc ? rc : aput(b, "\"double\""); break;
+    case PM_DT_CHAR: case PM_DT_VARCHAR: rc = rc ? rc : aput(b, "\"string\""); break;
+    case PM_DT_BINARY: case PM_DT_VARBINARY: case PM_DT_BLOB: rc = rc ? rc : aput(b, "\"bytes\""); break;
+    case PM_DT_DATE: rc = rc ? rc : aput(b, "{\"type\":\"int\",\"logicalType\":\"date\"}"); break;
+    case PM_DT_TIME:
+      if (t->precision > 3) return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "Avro cannot store TIME(%d)", t->precision);
+      rc = rc ? rc : aput(b, "{\"type\":\"int\",\"logicalType\":\"time-millis\"}");
+      break;
+    case PM_DT_TIMESTAMP:
+    case PM_DT_TIMESTAMP_LTZ:
+      if (t->precision > 6) return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "Avro cannot store TIMESTAMP(%d)", t->precision);
+      snprintf(tmp, sizeof tmp, "{\"type\":\"long\",\"logicalType\":\"%s%s\"}", t->root == PM_DT_TIMESTAMP_LTZ ? "local-" : "",
+               t->precision <= 3 ? "timestamp-millis" : "timestamp-micros");
+      rc = rc ? rc : aput(b, tmp);
+      break;
+    case PM_DT_DECIMAL:
+      snprintf(tmp, sizeof tmp, "{\"type\":\"bytes\",\"logicalType\":\"decimal\",\"precision\":%d,\"scale\":%d}", t->precision,
+               t->scale);
+      rc = rc ? rc : aput(b, tmp);
+      break;
+    case PM_DT_ROW:
+      if (!rc) rc = avro_record(t->fields, t->n_fields, row_name, top, depth, b, err);
+      break;
+    case PM_DT_ARRAY:
+    case PM_DT_VECTOR:
+      if (!rc) rc = aput(b, "{\"type\":\"array\",\"items\":");
+      if (!rc) rc = avro_type(t->element, row_name, 0, depth + 1, b, err);
+      if (!rc) rc = aput(b, "}");
+      break;
+    case PM_DT_MAP:
+    case PM_DT_MULTISET: {
+      const pm_data_type *kt = t->root == PM_DT_MAP ? t->key : t->element;
+      pm_data_type count = {.root = PM_DT_INT, .nullable = 1};
+      const pm_data_type *vt = t->root == PM_DT_MAP ? t->value : &count;
+      if (kt->root == PM_DT_VARCHAR || kt->root == PM_DT_CHAR) {
+        if (!rc) rc = aput(b, "{\"type\":\"map\",\"values\":");
+        if (!rc) rc = avro_type(vt, row_name, 0, depth + 1, b, err);
+        if (!rc) rc = aput(b, "}");
+      } else {
+        /* non-string keys: array of {key, value} records named after the field */
+        size_t nl = strlen(row_name) + 8;
+        char *kn = malloc(nl), *vn = malloc(nl);
+        if (!kn || !vn) {
+          free(kn);
+          free(vn);
+          return PM_NOMEM(err);
+        }
+        snprintf(kn, nl, "%s_key", row_name);
+        snprintf(vn, nl, "%s_value", row_name);
+        if (!rc) rc = aput(b, "{\"type\":\"array\",\"items\":{\"type\":\"record\",\"name\":");
+        if (!rc) rc = aput_str(b, row_name);
+        if (!rc) rc = aput(b, ",\"fields\":[{\"name\":\"key\",\"type\":");
+        if (!rc) rc = avro_type(kt, kn, 0, depth + 1, b, err);
+        if (!rc) rc = aput(b, "},{\"name\":\"value\",\"type\":");
+        if (!rc) rc = avro_type(vt, vn, 0, depth + 1, b, err);
+        if (!rc && vt->nullable) rc = aput(b, ",\"default\":null");
+        if (!rc) rc = aput(b, "}]},\"logicalType\":\"map\"}");
+        free(kn);
+        free(vn);
+      }
+      break;
+    }
+    default:
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "no Avro mapping for %s", pm_dtype_root_name(t->root));
+  }
+  if (!rc && t->nullable) rc = aput(b, "]");
+  if (rc == PAIMON_ERR_NOMEM) return PM_NOMEM(err);
+  return rc;
+}
+
+int pm_dtype_avro_schema_json(const pm_data_field *fields, size_t n, pm_buf *out, pm_error *err) {
+  return avro_record(fields, n, "record", 1, 0, out, err);
+}

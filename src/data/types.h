@@ -139,4 +139,15 @@ int pm_dfield_to_arrow(const pm_data_field *f, struct ArrowSchema *out, pm_error
 /* Builds an Arrow struct schema ("+s", name "") whose children are the fields. */
 int pm_dfields_to_arrow(const pm_data_field *fields, size_t n, struct ArrowSchema *out, pm_error *err);
 
+/* ---- Avro mapping (FORMAT.md 4.2) ---- */
+
+/* Appends the Avro writer schema JSON Java builds for a row of these fields
+ * (top-level record "record" in namespace org.apache.paimon.avro.generated,
+ * nested records named <record>_<field>, ["null", T] unions with
+ * "default": null for nullable fields, logical types for dates/times/
+ * timestamps/decimals, arrays of key/value records for non-string map keys),
+ * compact, exactly as Avro's Schema.toString() prints it. VARIANT, GEOMETRY,
+ * GEOGRAPHY and TIME/TIMESTAMP precisions Avro cannot hold are PAIMON_ERR_UNSUPPORTED. */
+int pm_dtype_avro_schema_json(const pm_data_field *fields, size_t n, pm_buf *out, pm_error *err);
+
 #endif

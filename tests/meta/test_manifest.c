@@ -9,7 +9,9 @@
 
 #include "harness.h"
 #include "io/file.h"
+#include "format/avro/avro.h"
 #include "meta/manifest.h"
+#include "meta/schema.h"
 
 /* ---------------- oracle ---------------- */
 
@@ -708,12 +710,111 @@ static void test_index_combine(void) {
   pm_index_entries_clear(&out);
 }
 
+/* Writer schema JSON stored in an Avro file header (Java's Schema.toString()). */
+static char *header_schema(const char *path) {
+  pm_error err = {0};
+  pm_avro_reader *r = NULL;
+  if (pm_avro_reader_open_path(path, &r, &err)) return NULL;
+  size_t len = 0;
+  const char *js = pm_avro_reader_schema_json(r, &len);
+  char *copy = strndup(js, len);
+  pm_avro_reader_close(r);
+  return copy;
+}
+
+static void check_generated(const char *fields_json, const char *avro_file) {
+  pm_error err = {0};
+  json_t *j = json_loads(fields_json, 0, NULL);
+  CHECK(j != NULL);
+  if (!j) return;
+  size_t n = json_array_size(j);
+  pm_data_field *f = calloc(n, sizeof *f);
+  for (size_t i = 0; i < n; i++) CHECK_OK(pm_data_field_from_json(json_array_get(j, i), "t", 0, &f[i], &err), &err);
+  pm_buf b;
+  pm_buf_init(&b);
+  CHECK_OK(pm_dtype_avro_schema_json(f, n, &b, &err), &err);
+  pm_buf_push_u8(&b, 0);
+  char *want = header_schema(avro_file);
+  CHECK_MSG(want && !strcmp((const char *)b.data, want), "generated %s\nexpected  %s", (const char *)b.data, want ? want : "?");
+  free(want);
+  pm_buf_free(&b);
+  for (size_t i = 0; i < n; i++) pm_data_field_clear(&f[i]);
+  free(f);
+  json_decref(j);
+}
+
+/* FORMAT.md 4.2: the Avro schema generated from Paimon row types equals what Java wrote. */
+static void test_avro_schema_generation(void) {
+  /* Avro data file: its table schema -> header */
+  pm_error err = {0};
+  pm_table_schema *ts = NULL;
+  const char *tbl = PM_SHARED("fixtures/warehouse/avro/append_with_multiple_ts_precision_and_timezone.db/append_with_multiple_ts_precision_and_timezone");
+  CHECK_OK(pm_schema_read(tbl, NULL, 0, &ts, &err), &err);
+  if (ts) {
+    pm_buf b;
+    pm_buf_init(&b);
+    CHECK_OK(pm_dtype_avro_schema_json(ts->fields, ts->n_fields, &b, &err), &err);
+    pm_buf_push_u8(&b, 0);
+    char path[1024];
+    snprintf(path, sizeof path, "%s/bucket-0/data-441e233b-529d-4a8f-a0a4-25c2c84fb965-0.avro", tbl);
+    char *want = header_schema(path);
+    CHECK_MSG(want && !strcmp((const char *)b.data, want), "data file schema: %s", (const char *)b.data);
+    free(want);
+    pm_buf_free(&b);
+    pm_schema_free(ts);
+  }
+  /* manifest entry row type of Paimon 1.3 -> the data_evolution fixture manifest header */
+  const char *stats = "{\"type\":\"ROW NOT NULL\",\"fields\":[{\"id\":0,\"name\":\"_MIN_VALUES\",\"type\":\"BYTES NOT NULL\"},"
+                      "{\"id\":1,\"name\":\"_MAX_VALUES\",\"type\":\"BYTES NOT NULL\"},"
+                      "{\"id\":2,\"name\":\"_NULL_COUNTS\",\"type\":{\"type\":\"ARRAY\",\"element\":\"BIGINT\"}}]}";
+  char manifest[8192];
+  snprintf(manifest, sizeof manifest,
+           "[{\"id\":0,\"name\":\"_VERSION\",\"type\":\"INT NOT NULL\"},{\"id\":1,\"name\":\"_KIND\",\"type\":\"TINYINT NOT NULL\"},"
+           "{\"id\":2,\"name\":\"_PARTITION\",\"type\":\"BYTES NOT NULL\"},{\"id\":3,\"name\":\"_BUCKET\",\"type\":\"INT NOT NULL\"},"
+           "{\"id\":4,\"name\":\"_TOTAL_BUCKETS\",\"type\":\"INT NOT NULL\"},{\"id\":5,\"name\":\"_FILE\",\"type\":{\"type\":\"ROW NOT NULL\",\"fields\":["
+           "{\"id\":0,\"name\":\"_FILE_NAME\",\"type\":\"STRING NOT NULL\"},{\"id\":1,\"name\":\"_FILE_SIZE\",\"type\":\"BIGINT NOT NULL\"},"
+           "{\"id\":2,\"name\":\"_ROW_COUNT\",\"type\":\"BIGINT NOT NULL\"},{\"id\":3,\"name\":\"_MIN_KEY\",\"type\":\"BYTES NOT NULL\"},"
+           "{\"id\":4,\"name\":\"_MAX_KEY\",\"type\":\"BYTES NOT NULL\"},{\"id\":5,\"name\":\"_KEY_STATS\",\"type\":%s},"
+           "{\"id\":6,\"name\":\"_VALUE_STATS\",\"type\":%s},{\"id\":7,\"name\":\"_MIN_SEQUENCE_NUMBER\",\"type\":\"BIGINT NOT NULL\"},"
+           "{\"id\":8,\"name\":\"_MAX_SEQUENCE_NUMBER\",\"type\":\"BIGINT NOT NULL\"},{\"id\":9,\"name\":\"_SCHEMA_ID\",\"type\":\"BIGINT NOT NULL\"},"
+           "{\"id\":10,\"name\":\"_LEVEL\",\"type\":\"INT NOT NULL\"},"
+           "{\"id\":11,\"name\":\"_EXTRA_FILES\",\"type\":{\"type\":\"ARRAY NOT NULL\",\"element\":\"STRING NOT NULL\"}},"
+           "{\"id\":12,\"name\":\"_CREATION_TIME\",\"type\":\"TIMESTAMP(3)\"},{\"id\":13,\"name\":\"_DELETE_ROW_COUNT\",\"type\":\"BIGINT\"},"
+           "{\"id\":14,\"name\":\"_EMBEDDED_FILE_INDEX\",\"type\":\"BYTES\"},{\"id\":15,\"name\":\"_FILE_SOURCE\",\"type\":\"TINYINT\"},"
+           "{\"id\":16,\"name\":\"_VALUE_STATS_COLS\",\"type\":{\"type\":\"ARRAY\",\"element\":\"STRING NOT NULL\"}},"
+           "{\"id\":17,\"name\":\"_EXTERNAL_PATH\",\"type\":\"STRING\"},{\"id\":18,\"name\":\"_FIRST_ROW_ID\",\"type\":\"BIGINT\"},"
+           "{\"id\":19,\"name\":\"_WRITE_COLS\",\"type\":{\"type\":\"ARRAY\",\"element\":\"STRING NOT NULL\"}}]}}]",
+           stats, stats);
+  char mpath[1024];
+  snprintf(mpath, sizeof mpath, "%s",
+           PM_SHARED("fixtures/warehouse/parquet/data_evolution_with_dense_stats.db/data_evolution_with_dense_stats/manifest/"));
+  char **names = NULL;
+  size_t nn = 0;
+  CHECK_OK(pm_list_dir(mpath, &names, &nn, &err), &err);
+  for (size_t i = 0; i < nn; i++) {
+    if (strncmp(names[i], "manifest-", 9) != 0 || !strncmp(names[i], "manifest-list-", 14)) continue;
+    char full[2048];
+    snprintf(full, sizeof full, "%s%s", mpath, names[i]);
+    check_generated(manifest, full);
+    break;
+  }
+  pm_free_names(names, nn);
+  /* unsupported */
+  pm_data_type v = {.root = PM_DT_VARIANT, .nullable = 1};
+  pm_data_field vf = {.id = 0, .name = "v", .type = &v};
+  pm_buf b;
+  pm_buf_init(&b);
+  CHECK_EQ_INT(pm_dtype_avro_schema_json(&vf, 1, &b, &err), PAIMON_ERR_UNSUPPORTED);
+  pm_buf_free(&b);
+}
+
 int main(void) {
   RUN_TEST(test_fixture_manifests);
   RUN_TEST(test_filter);
   RUN_TEST(test_corrupt);
   RUN_TEST(test_write_meta);
   RUN_TEST(test_index_combine);
+  RUN_TEST(test_avro_schema_generation);
   RUN_TEST(test_writer_vs_avro_dump);
   RUN_TEST(test_orc_manifests);
   free_oracle();
