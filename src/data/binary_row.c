@@ -523,3 +523,13 @@ int pm_array_writer_finish(pm_binary_array_writer *w, pm_buf *out, pm_error *err
   if (pm_buf_append(out, w->buf.data, w->buf.len)) return PM_NOMEM(err);
   return 0;
 }
+
+int pm_binary_map_build(const uint8_t *keys, size_t keys_len, const uint8_t *values, size_t values_len, pm_buf *out,
+                        pm_error *err) {
+  if (keys_len > INT32_MAX || values_len > INT32_MAX)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "map arrays too large");
+  uint8_t n[4] = {(uint8_t)keys_len, (uint8_t)(keys_len >> 8), (uint8_t)(keys_len >> 16), (uint8_t)(keys_len >> 24)};
+  if (pm_buf_append(out, n, 4) || pm_buf_append(out, keys, keys_len) || pm_buf_append(out, values, values_len))
+    return PM_NOMEM(err);
+  return 0;
+}

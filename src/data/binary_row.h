@@ -160,4 +160,9 @@ int pm_array_writer_write(pm_binary_array_writer *w, int32_t i, const pm_data_ty
 /* Appends the finished array bytes to out. */
 int pm_array_writer_finish(pm_binary_array_writer *w, pm_buf *out, pm_error *err);
 
+/* BinaryMap = int32 LE key-array size | key BinaryArray | value BinaryArray.
+ * Appends the map built from two finished arrays (same element count) to out. */
+int pm_binary_map_build(const uint8_t *keys, size_t keys_len, const uint8_t *values, size_t values_len, pm_buf *out,
+                        pm_error *err);
+
 #endif

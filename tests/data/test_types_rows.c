@@ -353,6 +353,62 @@ static void test_nulls_and_arrays(void) {
   CHECK(pm_value_compare(&x, &y) > 0);
 }
 
+static void test_map_and_nested(void) {
+  pm_error err = {0};
+  pm_data_type i32 = {.root = PM_DT_INT, .nullable = 0};
+  pm_data_type str = {.root = PM_DT_VARCHAR, .nullable = 1, .length = PM_DT_MAX_LENGTH};
+  pm_binary_array_writer kw, vw;
+  pm_buf kb, vb, mb;
+  pm_buf_init(&kb);
+  pm_buf_init(&vb);
+  pm_buf_init(&mb);
+  CHECK_OK(pm_array_writer_init(&kw, 2, &i32, &err), &err);
+  CHECK_OK(pm_array_writer_init(&vw, 2, &str, &err), &err);
+  for (int i = 0; i < 2; i++) {
+    pm_value k = {.kind = PM_V_INT}, v = {.kind = PM_V_STRING};
+    k.u.i64 = 7 + i;
+    v.u.bytes.data = (const uint8_t *)(i ? "second value" : "one");
+    v.u.bytes.len = i ? 12 : 3;
+    CHECK_OK(pm_array_writer_write(&kw, i, &i32, &k, &err), &err);
+    CHECK_OK(pm_array_writer_write(&vw, i, &str, &v, &err), &err);
+  }
+  CHECK_OK(pm_array_writer_finish(&kw, &kb, &err), &err);
+  CHECK_OK(pm_array_writer_finish(&vw, &vb, &err), &err);
+  CHECK_OK(pm_binary_map_build(kb.data, kb.len, vb.data, vb.len, &mb, &err), &err);
+  /* the map inside a row, read back */
+  pm_data_type mt = {.root = PM_DT_MAP, .nullable = 1, .key = &i32, .value = &str};
+  pm_binary_row_writer w;
+  pm_buf row;
+  pm_buf_init(&row);
+  CHECK_OK(pm_row_writer_init(&w, 1, &err), &err);
+  pm_value mv = {.kind = PM_V_MAP};
+  mv.u.bytes.data = mb.data;
+  mv.u.bytes.len = mb.len;
+  CHECK_OK(pm_row_writer_write(&w, 0, &mt, &mv, &err), &err);
+  CHECK_OK(pm_row_writer_finish(&w, 0, &row, &err), &err);
+  pm_binary_row r;
+  pm_value got;
+  CHECK_OK(pm_binary_row_open(row.data, row.len, 1, "m", &r, &err), &err);
+  CHECK_OK(pm_binary_row_get(&r, 0, &mt, &got, &err), &err);
+  pm_binary_array keys, vals;
+  CHECK_OK(pm_binary_map_open(got.u.bytes.data, got.u.bytes.len, &keys, &vals, &err), &err);
+  CHECK_EQ_INT(keys.n, 2);
+  pm_value k1, v1;
+  CHECK_OK(pm_binary_array_get(&keys, 1, &i32, &k1, &err), &err);
+  CHECK_OK(pm_binary_array_get(&vals, 1, &str, &v1, &err), &err);
+  CHECK(k1.u.i64 == 8 && v1.u.bytes.len == 12 && !memcmp(v1.u.bytes.data, "second value", 12));
+  /* corrupt key-array size */
+  mb.data[0] = 0xff;
+  CHECK_EQ_INT(pm_binary_map_open(mb.data, mb.len, &keys, &vals, &err), PAIMON_ERR_CORRUPT);
+  pm_row_writer_free(&w);
+  pm_array_writer_free(&kw);
+  pm_array_writer_free(&vw);
+  pm_buf_free(&kb);
+  pm_buf_free(&vb);
+  pm_buf_free(&mb);
+  pm_buf_free(&row);
+}
+
 int main(void) {
   RUN_TEST(test_type_strings);
   RUN_TEST(test_type_json);
@@ -360,5 +416,6 @@ int main(void) {
   RUN_TEST(test_worked_example);
   RUN_TEST(test_bucket_hash_rows);
   RUN_TEST(test_nulls_and_arrays);
+  RUN_TEST(test_map_and_nested);
   TEST_MAIN_END();
 }
