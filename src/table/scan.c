@@ -341,6 +341,19 @@ static int value_text(const pm_value *v, const pm_data_type *type, int legacy, c
       time_t tt = (time_t)secs;
       struct tm tm;
       gmtime_r(&tt, &tm);
+      if (!legacy) {
+        /* CAST(ts AS STRING): seconds always, 9-digit fraction without trailing
+         * zeros but never shorter than the type's precision */
+        size_t k = strftime(buf, cap, "%Y-%m-%d %H:%M:%S", &tm);
+        char frac[16];
+        snprintf(frac, sizeof frac, "%03lld%06d", (long long)ms, v->u.ts.nanos);
+        int keep = 9;
+        while (keep > 0 && frac[keep - 1] == '0') keep--;
+        if (keep < type->precision) keep = type->precision;
+        if (keep > 9) keep = 9;
+        if (keep > 0) snprintf(buf + k, cap - k, ".%.*s", keep, frac);
+        return 0;
+      }
       size_t k = strftime(buf, cap, "%Y-%m-%dT%H:%M", &tm);
       if (tm.tm_sec || ms || v->u.ts.nanos) k += (size_t)snprintf(buf + k, cap - k, ":%02d", tm.tm_sec);
       if (ms || v->u.ts.nanos) {

@@ -199,6 +199,46 @@ static void test_partition_dirs(void) {
   }
   pm_table_free(t);
   pm_schema_free(schema);
+  /* TIMESTAMP and DATE, legacy names (LocalDateTime.toString, days) and CAST(AS STRING) names */
+  for (int legacy = 1; legacy >= 0; legacy--) {
+    snprintf(root, sizeof root, "/tmp/pm_scan_catalog_%d/db.db/ts%d", (int)getpid(), legacy);
+    char tj[1024];
+    snprintf(tj, sizeof tj,
+             "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"ts\",\"type\":\"TIMESTAMP(3)\"},"
+             "{\"id\":1,\"name\":\"dt\",\"type\":\"DATE\"}],\"highestFieldId\":1,\"partitionKeys\":[\"ts\",\"dt\"],"
+             "\"primaryKeys\":[],\"options\":{\"partition.legacy-name\":\"%s\"},\"timeMillis\":0}",
+             legacy ? "true" : "false");
+    schema = NULL;
+    t = NULL;
+    CHECK_OK(pm_schema_parse(tj, strlen(tj), "test", &schema, &err), &err);
+    if (schema) CHECK_OK(pm_schema_write(root, NULL, schema, &err), &err);
+    CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
+    static const int64_t millis[2] = {1704164640000LL, 1704164645120LL}; /* 2024-01-02 03:04[:05.12] */
+    static const char *want[2][2] = {{"ts=2024-01-02 03%3A04%3A00.000/dt=2024-01-02",
+                                      "ts=2024-01-02 03%3A04%3A05.120/dt=2024-01-02"},
+                                     {"ts=2024-01-02T03%3A04/dt=19724", "ts=2024-01-02T03%3A04%3A05.120/dt=19724"}};
+    for (int i = 0; t && i < 2; i++) {
+      pm_binary_row_writer w;
+      pm_row_writer_init(&w, 2, &err);
+      pm_value v = {.kind = PM_V_TIMESTAMP};
+      v.u.ts.millis = millis[i];
+      pm_row_writer_write(&w, 0, schema->fields[0].type, &v, &err);
+      pm_value dv = {.kind = PM_V_INT};
+      dv.u.i64 = 19724;
+      pm_row_writer_write(&w, 1, schema->fields[1].type, &dv, &err);
+      pm_buf b;
+      pm_buf_init(&b);
+      CHECK_OK(pm_row_writer_finish(&w, 1, &b, &err), &err);
+      pm_row_writer_free(&w);
+      char *dir = NULL;
+      CHECK_OK(pm_scan_partition_dir(t, b.data, b.len, &dir, &err), &err);
+      CHECK_EQ_STR(dir, want[legacy][i]);
+      free(dir);
+      pm_buf_free(&b);
+    }
+    pm_table_free(t);
+    pm_schema_free(schema);
+  }
   char cmd[512];
   snprintf(cmd, sizeof cmd, "rm -rf /tmp/pm_scan_catalog_%d", (int)getpid());
   CHECK_EQ_INT(system(cmd), 0);
