@@ -7,12 +7,17 @@
  *
  * Options read from pm_table.options:
  *   scan.snapshot-id, scan.tag-name, scan.timestamp-millis, scan.timestamp,
- *   scan.version, scan.watermark (one at most), scan.mode,
+ *   scan.version, scan.watermark (one at most), scan.mode (default/latest/
+ *   latest-full/full, compacted-full, latest-delta, from-file-creation-time
+ *   with scan.file-creation-time-millis; from-snapshot[-full]/from-timestamp
+ *   with their selector),
  *   incremental-between, incremental-between-timestamp,
  *   incremental-between-scan-mode (auto|delta|changelog),
  *   source.split.target-size (128mb), source.split.open-file-cost (4mb)
  *   (also split.target-size / split.open-file-cost), scan.fallback-branch,
- *   scan.manifest.parallelism (default 4 threads).
+ *   scan.manifest.parallelism (default 4 threads), path-rewrite.
+ * Incremental scans between tags use the delta path (Java's default "diff"
+ * semantics between two tags is not implemented).
  *
  * Ownership: pm_scan_plan returns a plan freed with pm_plan_free (which
  * frees its splits); pm_scan_live_files returns entries in a caller-owned
