@@ -53,6 +53,26 @@ static int get_opt_i64(const json_t *o, const char *key, const char *path, int64
 
 static char *dump_compact(const json_t *j) { return json_dumps(j, JSON_ENCODE_ANY | JSON_COMPACT); }
 
+/* Raw text of a top-level numeric value `"key" : <number>` in json, or NULL. */
+static char *raw_value_text(const char *json, size_t len, const char *key) {
+  size_t kl = strlen(key);
+  for (size_t i = 0; i + kl + 2 < len; i++) {
+    if (json[i] != '"' || strncmp(json + i + 1, key, kl) != 0 || json[i + 1 + kl] != '"') continue;
+    size_t p = i + kl + 2;
+    while (p < len && (json[p] == ' ' || json[p] == '\n' || json[p] == '\t' || json[p] == '\r')) p++;
+    if (p >= len || json[p] != ':') continue;
+    p++;
+    while (p < len && (json[p] == ' ' || json[p] == '\n' || json[p] == '\t' || json[p] == '\r')) p++;
+    size_t q = p;
+    while (q < len && (isdigit((unsigned char)json[q]) || json[q] == '.' || json[q] == '-' || json[q] == '+' ||
+                       json[q] == 'e' || json[q] == 'E'))
+      q++;
+    if (q == p) return NULL;
+    return strndup(json + p, q - p);
+  }
+  return NULL;
+}
+
 int pm_snapshot_parse(const char *json, size_t len, const char *path, pm_snapshot **out, pm_error *err) {
   json_t *root = NULL;
   PM_TRY(pm_json_parse(json, len, path, &root, err));
@@ -113,7 +133,12 @@ int pm_snapshot_parse(const char *json, size_t len, const char *path, pm_snapsho
   if ((rc = get_str_dup(root, "operation", path, &s->operation, 0, err))) goto done;
   const json_t *tct = json_object_get(root, "tagCreateTime"), *ttr = json_object_get(root, "tagTimeRetained");
   if (tct && !json_is_null(tct) && !(s->tag_create_time_json = dump_compact(tct))) rc = PM_NOMEM(err);
-  if (!rc && ttr && !json_is_null(ttr) && !(s->tag_time_retained_json = dump_compact(ttr))) rc = PM_NOMEM(err);
+  if (!rc && ttr && !json_is_null(ttr)) {
+    /* keep the number exactly as written (Java: decimal seconds with 9 fraction digits) */
+    s->tag_time_retained_json = raw_value_text(json, len, "tagTimeRetained");
+    if (!s->tag_time_retained_json) s->tag_time_retained_json = dump_compact(ttr);
+    if (!s->tag_time_retained_json) rc = PM_NOMEM(err);
+  }
 done:
   json_decref(root);
   if (rc) {
@@ -168,12 +193,21 @@ int pm_snapshot_to_json(const pm_snapshot *s, pm_buf *out, pm_error *err) {
     json_t *t = json_loads(s->tag_create_time_json, JSON_DECODE_ANY, NULL);
     bad |= !t || json_object_set_new(o, "tagCreateTime", t);
   }
-  if (!bad && s->tag_time_retained_json) {
-    json_t *t = json_loads(s->tag_time_retained_json, JSON_DECODE_ANY, NULL);
-    bad |= !t || json_object_set_new(o, "tagTimeRetained", t);
-  }
   int rc = bad ? PM_NOMEM(err) : pm_json_pretty(o, out, err);
   json_decref(o);
+  if (!rc && s->tag_time_retained_json) {
+    /* appended as raw number text (jansson would reformat it): replace the closing "\n}" */
+    json_t *chk = json_loads(s->tag_time_retained_json, JSON_DECODE_ANY, NULL);
+    int ok = json_is_number(chk);
+    json_decref(chk);
+    if (!ok) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "tagTimeRetained '%s' is not a number", s->tag_time_retained_json);
+    if (out->len < 2 || out->data[out->len - 1] != '}') return pm_errorf(err, PAIMON_ERR_INTERNAL, "unexpected JSON tail");
+    out->len -= 2; /* "\n}" */
+    const char *mid = ",\n  \"tagTimeRetained\" : ";
+    if (pm_buf_append(out, mid, strlen(mid)) ||
+        pm_buf_append(out, s->tag_time_retained_json, strlen(s->tag_time_retained_json)) || pm_buf_append(out, "\n}", 2))
+      return PM_NOMEM(err);
+  }
   return rc;
 }
 

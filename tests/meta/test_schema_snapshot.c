@@ -209,6 +209,23 @@ static void test_bad_input(void) {
     pm_snapshot_free(sn);
     sn = NULL;
   }
+  /* tag with retention (FORMAT.md 3.5): fields kept, duration text exact, written last */
+  const char *tag = "{\n  \"version\" : 3,\n  \"id\" : 2,\n  \"schemaId\" : 0,\n  \"baseManifestList\" : \"b\",\n"
+                    "  \"deltaManifestList\" : \"d\",\n  \"commitUser\" : \"u\",\n  \"commitIdentifier\" : 1,\n"
+                    "  \"commitKind\" : \"APPEND\",\n  \"timeMillis\" : 1,\n  \"totalRecordCount\" : 0,\n"
+                    "  \"deltaRecordCount\" : 0,\n  \"tagCreateTime\" : [ 2024, 6, 25, 10, 30, 45, 123456000 ],\n"
+                    "  \"tagTimeRetained\" : 86400.000000000\n}";
+  CHECK_OK(pm_snapshot_parse(tag, strlen(tag), "tag-t", &sn, &err), &err);
+  if (sn) {
+    CHECK_EQ_STR(sn->tag_time_retained_json, "86400.000000000");
+    pm_buf out;
+    pm_buf_init(&out);
+    CHECK_OK(pm_snapshot_to_json(sn, &out, &err), &err);
+    CHECK_MSG(out.len == strlen(tag) && !memcmp(out.data, tag, out.len), "tag JSON differs:\n%.*s", (int)out.len, (const char *)out.data);
+    pm_buf_free(&out);
+    pm_snapshot_free(sn);
+    sn = NULL;
+  }
   const char *nosnap = "{\"version\":3,\"id\":1}";
   CHECK_EQ_INT(pm_snapshot_parse(nosnap, strlen(nosnap), "snapshot-1", &sn, &err), PAIMON_ERR_CORRUPT);
   CHECK(strstr(err.message, "schemaId") != NULL);
