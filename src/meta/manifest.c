@@ -422,6 +422,7 @@ static void scan_file_fast(pm_avro_cursor *c, const manifest_layout *l, raw_file
   rf->arr_type[0] = w[F_EXTRA_FILES].value_type;
   skip_array(c, rf->arr_type[0]);
   rf->has_creation = rf->has_delete_rows = rf->has_embedded = rf->has_external_path = rf->has_first_row_id = 0;
+  rf->creation = rf->delete_rows = rf->first_row_id = 0;
   rf->file_source = -1;
   rf->arr_pos[1] = rf->arr_pos[2] = rf->arr_pos[3] = NULL;
   for (size_t i = 12; i < k; i++) {
