@@ -448,6 +448,7 @@ typedef struct scan_ctx {
   size_t n_bucket_hashes;
   int bucket_filter;              /* 1 when bucket_hashes applies */
   int exclude_level0;
+  int real_buckets_only;          /* postpone tables: bucket -2 files are invisible to batch reads */
   int value_filter_per_file;
   int value_filter_whole_bucket;
   uint8_t *needed;                /* per t->schema field: referenced by the filter (stats decoded) */
@@ -618,6 +619,11 @@ static int setup_ctx(scan_ctx *c, pm_table *t, const pm_predicate *filter, int i
   }
   if (!rc) rc = setup_bucket_filter(c, err);
   if (rc) return rc;
+  if (t->bucket_mode == PM_BUCKET_POSTPONE && !incremental) {
+    int mor = 0;
+    PM_TRY(pm_options_get_bool(&t->options, "postpone.merge-on-read", 0, &mor, err));
+    c->real_buckets_only = !mor;
+  }
   if (pm_table_has_pk(t) && !incremental) {
     c->exclude_level0 = (t->deletion_vectors && !t->dv_merge_on_read) || t->merge_engine == PM_MERGE_FIRST_ROW;
     if (c->has_data_filter) {
@@ -802,7 +808,7 @@ static int entry_filter(void *ctx, const pm_entry_head *h) {
     fc->pruned_level++;
     return 0;
   }
-  if (!bucket_allowed(fc->c, h->bucket, h->total_buckets)) {
+  if (!bucket_allowed(fc->c, h->bucket, h->total_buckets) || (fc->apply_level && fc->c->real_buckets_only && h->bucket < 0)) {
     fc->pruned_bucket++;
     return 0;
   }
@@ -977,6 +983,10 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
         c->ex->manifests_pruned_bucket++;
         continue;
       }
+    }
+    if (apply_level && c->real_buckets_only && m->has_bucket_range && m->max_bucket < 0) {
+      c->ex->manifests_pruned_bucket++;
+      continue;
     }
     if (apply_level && c->exclude_level0 && m->has_level_range && m->max_level == 0) {
       c->ex->manifests_pruned_level++;

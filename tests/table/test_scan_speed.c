@@ -19,6 +19,11 @@
 #define FILES_PER_PARTITION 400
 #define PARTITIONS_PER_MANIFEST 5
 
+static const char *POSTPONE_SCHEMA_JSON =
+    "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT\"},"
+    "{\"id\":1,\"name\":\"v\",\"type\":\"BIGINT NOT NULL\"}],\"highestFieldId\":1,\"partitionKeys\":[\"p\"],"
+    "\"primaryKeys\":[\"p\",\"v\"],\"options\":{\"bucket\":\"-2\"},\"timeMillis\":0}";
+
 static const char *SCHEMA_JSON =
     "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT\"},"
     "{\"id\":1,\"name\":\"v\",\"type\":\"BIGINT\"}],\"highestFieldId\":1,\"partitionKeys\":[\"p\"],"
@@ -50,9 +55,9 @@ static int row_bytes(int32_t n, const int64_t *vals, const int *is_int, pm_arena
 }
 
 /* Writes snapshot 1 of a table with SPEED_PARTITIONS partitions x FILES_PER_PARTITION files. */
-static int generate(const char *root, pm_error *err) {
+static int generate(const char *root, const char *schema_json, size_t partitions, int postpone, pm_error *err) {
   pm_table_schema *schema = NULL;
-  PM_TRY(pm_schema_parse(SCHEMA_JSON, strlen(SCHEMA_JSON), "generated", &schema, err));
+  PM_TRY(pm_schema_parse(schema_json, strlen(schema_json), "generated", &schema, err));
   int rc = pm_schema_write(root, NULL, schema, err);
   pm_data_type *ptype = NULL;
   if (!rc) rc = pm_dtype_new(PM_DT_ROW, 1, &ptype, err);
@@ -64,7 +69,7 @@ static int generate(const char *root, pm_error *err) {
   char dir[1024];
   snprintf(dir, sizeof dir, "%s/manifest", root);
   if (!rc) rc = pm_mkdirs(dir, err);
-  size_t n_manifests = SPEED_PARTITIONS / PARTITIONS_PER_MANIFEST;
+  size_t n_manifests = partitions / PARTITIONS_PER_MANIFEST;
   pm_manifest_file_meta *metas = calloc(n_manifests, sizeof *metas);
   pm_arena meta_arena;
   pm_arena_init(&meta_arena);
@@ -85,8 +90,8 @@ static int generate(const char *root, pm_error *err) {
         memset(e, 0, sizeof *e);
         e->kind = PM_FILE_ADD;
         e->partition = part;
-        e->bucket = 0;
-        e->total_buckets = -1;
+        e->bucket = postpone && (f % 2) ? -2 : 0;
+        e->total_buckets = postpone ? -2 : -1;
         char name[96];
         snprintf(name, sizeof name, "data-00000000-0000-0000-0000-%012zu-%d.parquet", m, (int)k);
         e->file.file_name = pm_arena_strdup(&a, name);
@@ -162,7 +167,7 @@ static void test_speed(void) {
   char root[256];
   snprintf(root, sizeof root, "/tmp/pm_scan_speed_%d/db.db/t", (int)getpid());
   double t0 = now_ms();
-  CHECK_OK(generate(root, &err), &err);
+  CHECK_OK(generate(root, SCHEMA_JSON, SPEED_PARTITIONS, 0, &err), &err);
   double t1 = now_ms();
   pm_table *t = NULL;
   CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
@@ -211,7 +216,46 @@ static void test_speed(void) {
   CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* Postpone-bucket tables (bucket = -2): files in bucket-postpone are invisible to batch
+ * reads unless postpone.merge-on-read (SEMANTICS 1.1). */
+static void test_postpone(void) {
+  pm_error err = {0};
+  char root[256];
+  snprintf(root, sizeof root, "/tmp/pm_scan_postpone_%d/db.db/t", (int)getpid());
+  CHECK_OK(generate(root, POSTPONE_SCHEMA_JSON, PARTITIONS_PER_MANIFEST, 1, &err), &err);
+  pm_table *t = NULL;
+  CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
+  pm_plan *p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) {
+    CHECK_EQ_INT(p->explain.files_planned, PARTITIONS_PER_MANIFEST * FILES_PER_PARTITION / 2);
+    for (size_t i = 0; i < p->n_splits; i++) CHECK_EQ_INT(p->splits[i]->bucket, 0);
+  }
+  pm_plan_free(p);
+  pm_table_free(t);
+  pm_options d;
+  pm_options_init(&d);
+  pm_options_set(&d, "postpone.merge-on-read", "true", &err);
+  t = NULL;
+  CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, &d, NULL, &t, &err), &err);
+  pm_options_clear(&d);
+  p = NULL;
+  if (t) CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+  if (p) {
+    CHECK_EQ_INT(p->explain.files_planned, PARTITIONS_PER_MANIFEST * FILES_PER_PARTITION);
+    int postpone_dirs = 0;
+    for (size_t i = 0; i < p->n_splits; i++) postpone_dirs += strstr(p->splits[i]->bucket_path, "/bucket-postpone") != NULL;
+    CHECK(postpone_dirs > 0);
+  }
+  pm_plan_free(p);
+  pm_table_free(t);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf /tmp/pm_scan_postpone_%d", (int)getpid());
+  CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void) {
   RUN_TEST(test_speed);
+  RUN_TEST(test_postpone);
   TEST_MAIN_END();
 }
