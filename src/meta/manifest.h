@@ -242,7 +242,7 @@ int pm_manifest_list_encode(const pm_manifest_file_meta *metas, size_t n, const 
 int pm_index_manifest_encode(const pm_index_manifest_entry *entries, size_t n,
                              const pm_manifest_write_opts *opts, pm_buf *out, pm_error *err);
 
-/* Writes manifest file `dir/name` (create-if-absent) and fills *meta (its
+/* Writes the manifest file at path (create-if-absent; meta may be NULL) and fills *meta (its
  * manifest-list row: sizes, counts, partition stats over partition_type,
  * bucket/level/row-id ranges, schema id = max entry schema id, or
  * default_schema_id if n == 0). meta strings go to `arena`.
