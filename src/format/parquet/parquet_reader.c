@@ -77,6 +77,7 @@ typedef struct leaf_reader {
   int16_t *page_def, *page_rep;
   size_t levels_cap;
   size_t page_levels, level_pos;
+  int page_all_defined; /* flat column page whose def levels are all max_def: page_def not filled */
   int vsource;
   size_t page_nvals, value_pos;
   const uint8_t *vfixed;
@@ -147,9 +148,12 @@ struct pm_pq_reader {
   int64_t rg_row;  /* next unread row (rg-relative) */
   int done;
 
-  int64_t *positions;
+  int64_t *positions; /* filled on request from the spans of the last batch */
   size_t positions_cap;
   int64_t positions_n;
+  int positions_ready;
+  pm_pq_row_range spans[64]; /* file rows of the last batch */
+  int n_spans;
 
   ZSTD_DCtx *zstd; /* reused across pages */
   uint8_t *valid_scratch; /* assembly scratch, kept across batches */
@@ -459,6 +463,25 @@ static int lr_open_chunk(pm_pq_reader *r, leaf_reader *lr, int rg, pm_error *err
   lr->chunk_len = len;
   lr->chunk_off = (uint64_t)start;
   return pm_file_read_at(r->file, (uint64_t)start, lr->chunk, lr->chunk_len, err);
+}
+
+/* True when an RLE/bit-packed hybrid stream starts with one RLE run of at
+ * least n copies of `value` (a page without nulls): no need to decode it. */
+static int rle_is_constant(const uint8_t *p, size_t len, int bit_width, uint32_t value, size_t n) {
+  uint64_t h = 0;
+  size_t i = 0;
+  for (int shift = 0; shift < 64; shift += 7) {
+    if (i >= len) return 0;
+    uint8_t b = p[i++];
+    h |= (uint64_t)(b & 0x7f) << shift;
+    if (!(b & 0x80)) break;
+  }
+  if ((h & 1) || (h >> 1) < n) return 0;
+  int nb = (bit_width + 7) / 8;
+  if (len - i < (size_t)nb) return 0;
+  uint32_t v = 0;
+  for (int k = 0; k < nb; k++) v |= (uint32_t)p[i + (size_t)k] << (8 * k);
+  return v == value;
 }
 
 /* Decodes levels of a v1 page. Returns bytes consumed via *used. */
@@ -781,6 +804,7 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
     }
     const uint8_t *vp;
     size_t vlen;
+    int all_defined = 0;
     if (v2) {
       if (lr->max_rep > 0) {
         pm_pq_rle d;
@@ -788,9 +812,14 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
         if (pm_pq_rle_i16(&d, lr->page_rep, n)) return lr_fail(r, lr, err, "RLE repetition levels run past their data");
       }
       if (lr->max_def > 0) {
-        pm_pq_rle d;
-        pm_pq_rle_init(&d, body + h.rep_len, (size_t)h.def_len, pm_pq_bit_width((uint32_t)lr->max_def));
-        if (pm_pq_rle_i16(&d, lr->page_def, n)) return lr_fail(r, lr, err, "RLE definition levels run past their data");
+        int w = pm_pq_bit_width((uint32_t)lr->max_def);
+        if (lr->max_rep == 0 && rle_is_constant(body + h.rep_len, (size_t)h.def_len, w, (uint32_t)lr->max_def, n)) {
+          all_defined = 1;
+        } else {
+          pm_pq_rle d;
+          pm_pq_rle_init(&d, body + h.rep_len, (size_t)h.def_len, w);
+          if (pm_pq_rle_i16(&d, lr->page_def, n)) return lr_fail(r, lr, err, "RLE definition levels run past their data");
+        }
       }
       vp = data;
       vlen = dlen;
@@ -801,15 +830,22 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
         pos += used;
       }
       if (lr->max_def > 0) {
-        PM_TRY(decode_levels_v1(r, lr, data + pos, dlen - pos, h.def_encoding, lr->max_def, lr->page_def, n, &used,
-                                err));
+        uint32_t l = dlen - pos >= 4 ? rd32(data + pos) : 0;
+        if (lr->max_rep == 0 && h.def_encoding == PM_PQ_ENC_RLE && dlen - pos >= 4 && l <= dlen - pos - 4 &&
+            rle_is_constant(data + pos + 4, l, pm_pq_bit_width((uint32_t)lr->max_def), (uint32_t)lr->max_def, n)) {
+          all_defined = 1;
+          used = 4 + (size_t)l;
+        } else {
+          PM_TRY(decode_levels_v1(r, lr, data + pos, dlen - pos, h.def_encoding, lr->max_def, lr->page_def, n, &used,
+                                  err));
+        }
         pos += used;
       }
       vp = data + pos;
       vlen = dlen - pos;
     }
     size_t nvals = n;
-    if (lr->max_def > 0) {
+    if (lr->max_def > 0 && !all_defined) {
       size_t c = 0;
       const int16_t *d = lr->page_def;
       int16_t md = (int16_t)lr->max_def, bad = 0;
@@ -840,6 +876,7 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
       PM_TRY(decode_values(r, lr, enc, (uint8_t *)vp, vlen, nvals, err));
     }
     lr->page_levels = n;
+    lr->page_all_defined = all_defined;
     lr->level_pos = 0;
     lr->page_nvals = nvals;
     lr->value_pos = 0;
@@ -958,7 +995,16 @@ static int consume_levels(pm_pq_reader *r, leaf_reader *lr, size_t k, int out, p
         o->def.len = o->n_levels * sizeof(int16_t);
         o->def_all_max = 0;
       }
-      if (!o->def_all_max) PM_TRY(pm_buf_append(&o->def, lr->page_def + lr->level_pos, k * sizeof(int16_t)));
+      if (!o->def_all_max) {
+        if (lr->page_all_defined) {
+          PM_TRY(pm_buf_reserve(&o->def, k * sizeof(int16_t)));
+          int16_t *d = (int16_t *)(void *)(o->def.data + o->def.len);
+          for (size_t i = 0; i < k; i++) d[i] = (int16_t)lr->max_def;
+          o->def.len += k * sizeof(int16_t);
+        } else {
+          PM_TRY(pm_buf_append(&o->def, lr->page_def + lr->level_pos, k * sizeof(int16_t)));
+        }
+      }
     }
     if (lr->max_rep > 0) PM_TRY(pm_buf_append(&o->rep, lr->page_rep + lr->level_pos, k * sizeof(int16_t)));
     o->n_levels += k;
@@ -1986,6 +2032,8 @@ static int next_row_group(pm_pq_reader *r, pm_error *err) {
 int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
   memset(out, 0, sizeof *out);
   r->positions_n = 0;
+  r->n_spans = 0;
+  r->positions_ready = 0;
   if (r->done) return 0;
   while (r->rg < 0 || r->rg_range_pos >= r->rg_n_ranges) {
     int rc = next_row_group(r, err);
@@ -2006,15 +2054,16 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
     int64_t from = r->rg_row + skip;
     int64_t take = g->end - from;
     if (take > r->batch_rows - rows) take = r->batch_rows - rows;
-    ops[n_ops++] = (pending_op){skip, take};
-    size_t need = (size_t)(rows + take);
-    if (GROW(r->positions, r->positions_cap, need * sizeof(int64_t), err)) return PAIMON_ERR_NOMEM;
-    for (int64_t k = 0; k < take; k++) r->positions[rows + k] = r->rg_first + from + k;
+    ops[n_ops] = (pending_op){skip, take};
+    r->spans[n_ops] = (pm_pq_row_range){r->rg_first + from, r->rg_first + from + take};
+    n_ops++;
     rows += take;
     r->rg_row = from + take;
     if (r->rg_row >= g->end) r->rg_range_pos++;
   }
   r->positions_n = rows;
+  r->n_spans = n_ops;
+  r->positions_ready = 0;
   for (int i = 0; i < r->n_leaves; i++) {
     leaf_reader *lr = &r->leaves[i];
     col_values_reset(&lr->out);
@@ -2048,7 +2097,19 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
   return 0;
 }
 
-const int64_t *pm_pq_reader_batch_positions(const pm_pq_reader *r, int64_t *n) {
+const int64_t *pm_pq_reader_batch_positions(const pm_pq_reader *cr, int64_t *n) {
+  /* Positions are materialized lazily (scans rarely need them); the cache is
+   * not part of the reader's observable state, hence the cast. */
+  pm_pq_reader *r = (pm_pq_reader *)(uintptr_t)cr;
+  *n = 0;
+  if (!r->positions_ready) {
+    if (grow((void **)&r->positions, &r->positions_cap, (size_t)(r->positions_n + 1) * sizeof(int64_t), NULL))
+      return NULL;
+    int64_t k = 0;
+    for (int i = 0; i < r->n_spans; i++)
+      for (int64_t p = r->spans[i].start; p < r->spans[i].end; p++) r->positions[k++] = p;
+    r->positions_ready = 1;
+  }
   *n = r->positions_n;
   return r->positions;
 }

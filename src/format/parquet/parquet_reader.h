@@ -119,7 +119,8 @@ int pm_pq_reader_schema(pm_pq_reader *r, struct ArrowSchema *out, pm_error *err)
 int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err);
 
 /* File row positions of the rows of the last batch returned (n = its length).
- * Valid until the next call on the reader. */
+ * Valid until the next call on the reader. Computed on first request; NULL
+ * (with *n = 0) only if that allocation fails. */
 const int64_t *pm_pq_reader_batch_positions(const pm_pq_reader *r, int64_t *n);
 
 /* Total rows in the file (ignoring ranges and predicates). */
