@@ -447,6 +447,8 @@ typedef struct scan_ctx {
   int32_t *bucket_hashes;         /* bucket pruning: hashes of the possible bucket-key rows */
   size_t n_bucket_hashes;
   int bucket_filter;              /* 1 when bucket_hashes applies */
+  int bucket_mod;                 /* bucket-function.type = mod: bucket_hashes hold no hashes, mod_values do */
+  int64_t *mod_values;
   int exclude_level0;
   int real_buckets_only;          /* postpone tables: bucket -2 files are invisible to batch reads */
   int value_filter_per_file;
@@ -461,6 +463,7 @@ static void scan_ctx_clear(scan_ctx *c) {
   pm_pred_free(c->key_pred);
   free(c->key_types);
   free(c->bucket_hashes);
+  free(c->mod_values);
   free(c->needed);
 }
 
@@ -496,7 +499,9 @@ static int setup_bucket_filter(scan_ctx *c, pm_error *err) {
   pm_table *t = c->t;
   if (!c->filter || t->bucket_mode != PM_BUCKET_FIXED || !t->n_bucket_keys || t->n_bucket_keys > 8) return 0;
   const char *fn = pm_options_get(&t->options, "bucket-function.type");
-  if (fn && strcmp(fn, "default")) return 0;
+  int mod = fn && !strcmp(fn, "mod");
+  if (fn && strcmp(fn, "default") && !mod) return 0;
+  if (mod && t->n_bucket_keys != 1) return 0;
   size_t nc = pm_pred_conjuncts(c->filter, NULL, 0);
   const pm_predicate **cj = calloc(nc, sizeof *cj);
   if (!cj) return PM_NOMEM(err);
@@ -527,6 +532,17 @@ static int setup_bucket_filter(scan_ctx *c, pm_error *err) {
   }
   free(cj);
   if (!ok) return 0;
+  if (mod) { /* floorMod(value, n) of a single integer key */
+    pm_dtype_root r = types[0]->root;
+    if (r != PM_DT_TINYINT && r != PM_DT_SMALLINT && r != PM_DT_INT && r != PM_DT_BIGINT) return 0;
+    c->mod_values = calloc(counts[0], sizeof *c->mod_values);
+    if (!c->mod_values) return PM_NOMEM(err);
+    for (size_t i = 0; i < counts[0]; i++) c->mod_values[i] = sets[0][i]->u.i64;
+    c->n_bucket_hashes = counts[0];
+    c->bucket_mod = 1;
+    c->bucket_filter = 1;
+    return 0;
+  }
   c->bucket_hashes = calloc(combos, sizeof *c->bucket_hashes);
   if (!c->bucket_hashes) return PM_NOMEM(err);
   size_t pos[8] = {0};
@@ -557,6 +573,11 @@ static int setup_bucket_filter(scan_ctx *c, pm_error *err) {
 
 static int bucket_allowed(const scan_ctx *c, int32_t bucket, int32_t total_buckets) {
   if (!c->bucket_filter || total_buckets <= 0) return 1;
+  if (c->bucket_mod) {
+    for (size_t i = 0; i < c->n_bucket_hashes; i++)
+      if (pm_bucket_mod(c->mod_values[i], total_buckets) == bucket) return 1;
+    return 0;
+  }
   for (size_t i = 0; i < c->n_bucket_hashes; i++)
     if (pm_bucket_of_hash(c->bucket_hashes[i], total_buckets) == bucket) return 1;
   return 0;

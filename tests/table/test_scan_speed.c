@@ -24,6 +24,12 @@ static const char *POSTPONE_SCHEMA_JSON =
     "{\"id\":1,\"name\":\"v\",\"type\":\"BIGINT NOT NULL\"}],\"highestFieldId\":1,\"partitionKeys\":[\"p\"],"
     "\"primaryKeys\":[\"p\",\"v\"],\"options\":{\"bucket\":\"-2\"},\"timeMillis\":0}";
 
+static const char *MOD_SCHEMA_JSON =
+    "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT\"},"
+    "{\"id\":1,\"name\":\"v\",\"type\":\"BIGINT\"}],\"highestFieldId\":1,\"partitionKeys\":[\"p\"],"
+    "\"primaryKeys\":[],\"options\":{\"bucket\":\"4\",\"bucket-key\":\"v\",\"bucket-function.type\":\"mod\"},"
+    "\"timeMillis\":0}";
+
 static const char *SCHEMA_JSON =
     "{\"version\":3,\"id\":0,\"fields\":[{\"id\":0,\"name\":\"p\",\"type\":\"INT\"},"
     "{\"id\":1,\"name\":\"v\",\"type\":\"BIGINT\"}],\"highestFieldId\":1,\"partitionKeys\":[\"p\"],"
@@ -55,6 +61,7 @@ static int row_bytes(int32_t n, const int64_t *vals, const int *is_int, pm_arena
 }
 
 /* Writes snapshot 1 of a table with SPEED_PARTITIONS partitions x FILES_PER_PARTITION files. */
+/* postpone: 1 = half the files in bucket -2; 4 = fixed 4 buckets (file f in bucket f % 4). */
 static int generate(const char *root, const char *schema_json, size_t partitions, int postpone, pm_error *err) {
   pm_table_schema *schema = NULL;
   PM_TRY(pm_schema_parse(schema_json, strlen(schema_json), "generated", &schema, err));
@@ -90,8 +97,8 @@ static int generate(const char *root, const char *schema_json, size_t partitions
         memset(e, 0, sizeof *e);
         e->kind = PM_FILE_ADD;
         e->partition = part;
-        e->bucket = postpone && (f % 2) ? -2 : 0;
-        e->total_buckets = postpone ? -2 : -1;
+        e->bucket = postpone == 4 ? f % 4 : postpone && (f % 2) ? -2 : 0;
+        e->total_buckets = postpone == 4 ? 4 : postpone ? -2 : -1;
         char name[96];
         snprintf(name, sizeof name, "data-00000000-0000-0000-0000-%012zu-%d.parquet", m, (int)k);
         e->file.file_name = pm_arena_strdup(&a, name);
@@ -254,8 +261,38 @@ static void test_postpone(void) {
   CHECK_EQ_INT(system(cmd), 0);
 }
 
+/* bucket-function.type = mod: a filter fixing the bucket key keeps only floorMod(v, 4). */
+static void test_mod_bucket_pruning(void) {
+  pm_error err = {0};
+  char root[256];
+  snprintf(root, sizeof root, "/tmp/pm_scan_mod_%d/db.db/t", (int)getpid());
+  CHECK_OK(generate(root, MOD_SCHEMA_JSON, PARTITIONS_PER_MANIFEST, 4, &err), &err);
+  pm_table *t = NULL;
+  CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
+  static const struct {
+    const char *where;
+    int bucket;
+  } cases[] = {{"v = 6", 2}, {"v = -1", 3}, {"v in (4, 8)", 0}};
+  for (size_t i = 0; t && i < sizeof cases / sizeof cases[0]; i++) {
+    pm_predicate *f = parse(t, cases[i].where);
+    pm_plan *p = NULL;
+    CHECK_OK(pm_scan_plan(t, f, -1, &p, &err), &err);
+    if (p) {
+      CHECK(p->explain.entries_pruned_bucket > 0);
+      for (size_t k = 0; k < p->n_splits; k++) CHECK_EQ_INT(p->splits[k]->bucket, cases[i].bucket);
+    }
+    pm_plan_free(p);
+    pm_pred_free(f);
+  }
+  pm_table_free(t);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf /tmp/pm_scan_mod_%d", (int)getpid());
+  CHECK_EQ_INT(system(cmd), 0);
+}
+
 int main(void) {
   RUN_TEST(test_speed);
+  RUN_TEST(test_mod_bucket_pruning);
   RUN_TEST(test_postpone);
   TEST_MAIN_END();
 }
