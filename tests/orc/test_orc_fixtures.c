@@ -240,8 +240,82 @@ static void test_expected_values(void) {
   check_table("orc/append_10_stats_dense_store.db", "orc__append_10_stats_dense_store__snapshot-1", NULL);
 }
 
+/* Stripe statistics of a Java-written file prune (or keep) stripes. */
+static int64_t rows_with(const char *path, const pm_orc_predicate *p, uint64_t *skipped) {
+  pm_error err;
+  pm_file *f = NULL;
+  pm_orc_reader *r = NULL;
+  pm_orc_read_options o;
+  pm_orc_read_options_init(&o);
+  o.predicates = p;
+  o.n_predicates = 1;
+  int64_t rows = -1;
+  if (pm_file_open(path, &f, &err) == 0 && pm_orc_reader_open(f, &o, &r, &err) == 0) {
+    rows = 0;
+    for (;;) {
+      struct ArrowArray a;
+      if (pm_orc_reader_next(r, &a, &err)) {
+        rows = -1;
+        break;
+      }
+      if (!a.release) break;
+      rows += a.length;
+      a.release(&a);
+    }
+    *skipped = pm_orc_reader_skipped_stripes(r);
+  }
+  CHECK_MSG(rows >= 0, "%s", err.message);
+  pm_orc_reader_close(r);
+  pm_file_close(f);
+  return rows;
+}
+
+static void test_java_stats_pruning(void) {
+  const char *path = PM_SHARED("fixtures/warehouse/orc/append_with_bitmap_alter_table.db/append_with_bitmap_alter_table/"
+                               "bucket-0/data-68014988-5451-478f-a18a-a1668214cf3d-0.orc");
+  /* f0 STRING Alice..Tony, f1 INT 10..20, f2 INT 0..1 with a null, f3 DOUBLE 11.1..18.1 */
+  pm_orc_literal i20 = {PM_ORC_LIT_INT64, 20, 0, NULL, 0}, i15 = {PM_ORC_LIT_INT64, 15, 0, NULL, 0};
+  pm_orc_literal d19 = {PM_ORC_LIT_DOUBLE, 0, 19.0, NULL, 0};
+  pm_orc_literal sz = {PM_ORC_LIT_BYTES, 0, 0, (const uint8_t *)"Zed", 3}, sb = {PM_ORC_LIT_BYTES, 0, 0, (const uint8_t *)"Bob", 3};
+  pm_orc_literal in2[2] = {{PM_ORC_LIT_INT64, 30, 0, NULL, 0}, {PM_ORC_LIT_INT64, 40, 0, NULL, 0}};
+  struct {
+    const char *col;
+    pm_orc_op op;
+    pm_orc_literal *v;
+    size_t n;
+    int64_t rows;
+  } cases[] = {
+      {"f1", PM_ORC_OP_GT, &i20, 1, 0},     {"f1", PM_ORC_OP_GE, &i20, 1, 8},  {"f1", PM_ORC_OP_EQ, &i15, 1, 8},
+      {"f1", PM_ORC_OP_LT, &i15, 1, 8},     {"f3", PM_ORC_OP_GE, &d19, 1, 0}, {"f3", PM_ORC_OP_LT, &d19, 1, 8},
+      {"f0", PM_ORC_OP_GT, &sz, 1, 0},      {"f0", PM_ORC_OP_EQ, &sb, 1, 8},  {"f1", PM_ORC_OP_IN, in2, 2, 0},
+      {"f2", PM_ORC_OP_IS_NULL, NULL, 0, 8}, {"f1", PM_ORC_OP_IS_NULL, NULL, 0, 0}, {"f1", PM_ORC_OP_IS_NOT_NULL, NULL, 0, 8},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pm_orc_predicate p;
+    memset(&p, 0, sizeof p);
+    p.column = cases[i].col;
+    p.op = cases[i].op;
+    p.values = cases[i].v;
+    p.n_values = cases[i].n;
+    uint64_t skipped = 0;
+    int64_t rows = rows_with(path, &p, &skipped);
+    CHECK_MSG(rows == cases[i].rows, "case %zu: %lld rows, expected %lld", i, (long long)rows, (long long)cases[i].rows);
+    CHECK_EQ_INT(skipped, cases[i].rows ? 0 : 1);
+  }
+  /* by field id */
+  pm_orc_predicate p;
+  memset(&p, 0, sizeof p);
+  p.field_id = 1;
+  p.op = PM_ORC_OP_GT;
+  p.values = &i20;
+  p.n_values = 1;
+  uint64_t skipped = 0;
+  CHECK_EQ_INT(rows_with(path, &p, &skipped), 0);
+}
+
 int main(void) {
   RUN_TEST(test_read_every_fixture_file);
   RUN_TEST(test_expected_values);
+  RUN_TEST(test_java_stats_pruning);
   TEST_MAIN_END();
 }

@@ -2535,8 +2535,8 @@ int pm_orc_reader_next(pm_orc_reader *r, struct ArrowArray *out, pm_error *err) 
     }
     int64_t rs = r->runs[2 * r->cur_run], re = r->runs[2 * r->cur_run + 1];
     if ((int64_t)r->stripe_row < rs) {
-      uint64_t g = (uint64_t)rs / r->row_index_stride * (r->can_seek ? 1 : 0);
-      if (r->can_seek && g * r->row_index_stride > r->stripe_row) {
+      uint64_t g = r->can_seek && r->row_index_stride ? (uint64_t)rs / r->row_index_stride : 0;
+      if (g > 0 && g * r->row_index_stride > r->stripe_row) {
         /* Jump over whole row groups with the row index instead of decoding them. */
         for (size_t i = 0; i < r->n_top; i++) PM_TRY(seek_col(r, &r->cols[r->top[i]], g, err));
         r->stripe_row = g * r->row_index_stride;
