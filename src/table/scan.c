@@ -1683,6 +1683,11 @@ static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snaps
   /* The filter is bound to main's schema; only reuse it when the field lists agree. */
   const pm_predicate *bf = filter;
   if (bf && bt->schema->n_fields != t->schema->n_fields) bf = NULL;
+  for (size_t i = 0; bf && i < t->schema->n_fields; i++)
+    if (bt->schema->fields[i].id != t->schema->fields[i].id ||
+        strcmp(bt->schema->fields[i].name, t->schema->fields[i].name) ||
+        bt->schema->fields[i].type->root != t->schema->fields[i].type->root)
+      bf = NULL; /* different layout: plan the branch unfiltered (the reader still filters rows) */
   plan_builder other = {0};
   pm_scan_explain ex2;
   memset(&ex2, 0, sizeof ex2);
