@@ -1181,7 +1181,7 @@ static size_t buffered_bytes(const pm_orc_writer *w) {
   size_t n = 0;
   for (size_t i = 0; i < w->n_cols; i++) {
     const wcol *c = &w->cols[i];
-    n += c->present.len / 8 + c->ints.len / 2 + c->ints2.len / 2 + c->bytes.len;
+    n += c->present.len + c->ints.len + c->ints2.len + c->bytes.len; /* memory held, bounds the writer */
   }
   return n;
 }

@@ -29,7 +29,7 @@ typedef struct pm_orc_writer_options {
   pm_codec codec;             /* NONE, DEFLATE (ORC ZLIB), SNAPPY, LZ4_RAW, ZSTD; default ZSTD */
   int compression_level;      /* 0 = codec default */
   uint64_t compression_block_size; /* 0 = 256 KiB */
-  uint64_t stripe_size;       /* bytes of encoded streams per stripe; 0 = 64 MiB */
+  uint64_t stripe_size;       /* bytes of buffered column data per stripe (bounds memory); 0 = 64 MiB */
   uint32_t row_index_stride;  /* 0 = 10000 */
   /* Per-type-name extra attributes are not supported; field ids come from the schema. */
 } pm_orc_writer_options;
@@ -44,7 +44,10 @@ int pm_orc_writer_open(const char *path, const struct ArrowSchema *schema, const
                        pm_orc_writer **out, pm_error *err);
 /* Appends the rows of a struct batch matching the schema (the batch stays owned by the caller). */
 int pm_orc_writer_write(pm_orc_writer *w, const struct ArrowArray *batch, pm_error *err);
-/* Writes the last stripe and the tail, commits the file and frees w (in every case). */
+/* Writes the last stripe and the tail, commits the file and frees w (in every case).
+ * For the file's column statistics (manifest min/max/null counts), open it
+ * with pm_orc_reader and use pm_orc_reader_file_stats, as Java Paimon reads
+ * them back from the footer. */
 int pm_orc_writer_close(pm_orc_writer *w, pm_error *err);
 /* Discards the file and frees w. NULL ok. */
 void pm_orc_writer_abort(pm_orc_writer *w);
