@@ -808,12 +808,71 @@ static void test_avro_schema_generation(void) {
   pm_buf_free(&b);
 }
 
+/* Generic (by-name) path: a writer schema with reordered fields, an unknown field and
+ * missing optional fields still decodes (FORMAT.md 4.8). */
+static void test_reordered_schema(void) {
+  const char *schema =
+      "{\"type\":\"record\",\"name\":\"record\",\"fields\":["
+      "{\"name\":\"_KIND\",\"type\":\"int\"},{\"name\":\"_UNKNOWN\",\"type\":{\"type\":\"array\",\"items\":\"string\"}},"
+      "{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_BUCKET\",\"type\":\"int\"},"
+      "{\"name\":\"_PARTITION\",\"type\":\"bytes\"},"
+      "{\"name\":\"_FILE\",\"type\":{\"type\":\"record\",\"name\":\"f\",\"fields\":["
+      "{\"name\":\"_LEVEL\",\"type\":\"int\"},{\"name\":\"_FILE_NAME\",\"type\":\"string\"},"
+      "{\"name\":\"_ROW_COUNT\",\"type\":[\"null\",\"long\"]},{\"name\":\"_EXTRA\",\"type\":\"double\"}]}},"
+      "{\"name\":\"_TOTAL_BUCKETS\",\"type\":\"int\"}]}";
+  char dir[] = "/tmp/pm_reorder_XXXXXX";
+  CHECK(mkdtemp(dir) != NULL);
+  char path[256];
+  snprintf(path, sizeof path, "%s/manifest-x", dir);
+  pm_error err = {0};
+  pm_avro_writer *w = NULL;
+  CHECK_OK(pm_avro_writer_open(path, schema, NULL, &w, &err), &err);
+  if (!w) return;
+  for (int i = 0; i < 3; i++) {
+    pm_avro_encoder *e = pm_avro_writer_encoder(w);
+    pm_avro_put_int(e, i == 2 ? 1 : 0); /* _KIND */
+    pm_avro_put_block_count(e, 1);
+    pm_avro_put_string(e, "ignored");
+    pm_avro_put_block_end(e);
+    pm_avro_put_int(e, 2);     /* _VERSION */
+    pm_avro_put_int(e, i * 3); /* _BUCKET */
+    pm_avro_put_bytes(e, PM_EMPTY_ROW_BYTES, 12);
+    pm_avro_put_int(e, 5 + i); /* _LEVEL */
+    char name[32];
+    snprintf(name, sizeof name, "data-%d.parquet", i);
+    pm_avro_put_string(e, name);
+    pm_avro_put_union(e, i == 1 ? 0 : 1);
+    if (i != 1) pm_avro_put_long(e, 100 + i);
+    pm_avro_put_double(e, 1.5);
+    pm_avro_put_int(e, 7); /* _TOTAL_BUCKETS */
+    CHECK_OK(pm_avro_writer_end_record(w, &err), &err);
+  }
+  CHECK_OK(pm_avro_writer_commit(w, NULL, &err), &err);
+  pm_manifest_entries v;
+  pm_manifest_entries_init(&v);
+  CHECK_OK(pm_manifest_read(path, NULL, NULL, &v, &err), &err);
+  CHECK_EQ_INT(v.n, 3);
+  if (v.n == 3) {
+    CHECK_EQ_STR(v.items[2].file.file_name, "data-2.parquet");
+    CHECK(v.items[2].kind == 1 && v.items[2].bucket == 6 && v.items[2].total_buckets == 7 && v.items[2].file.level == 7);
+    CHECK(v.items[0].file.row_count == 100 && v.items[1].file.row_count == 0);
+    CHECK(!v.items[0].file.has_creation_time && v.items[0].file.file_source == -1 && v.items[0].file.value_stats_cols.is_null);
+    CHECK(v.items[0].file.extra_files.n == 0 && !v.items[0].file.extra_files.is_null);
+    CHECK(v.items[0].file.key_stats.min_values.len == 12); /* missing stats = empty stats */
+  }
+  pm_manifest_entries_clear(&v);
+  char cmd[128];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  CHECK(system(cmd) == 0);
+}
+
 int main(void) {
   RUN_TEST(test_fixture_manifests);
   RUN_TEST(test_filter);
   RUN_TEST(test_corrupt);
   RUN_TEST(test_write_meta);
   RUN_TEST(test_index_combine);
+  RUN_TEST(test_reordered_schema);
   RUN_TEST(test_avro_schema_generation);
   RUN_TEST(test_writer_vs_avro_dump);
   RUN_TEST(test_orc_manifests);
