@@ -404,10 +404,16 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
     if (idx >= 0) c->part_cols[c->n_part++] = idx;
   }
 
-  /* output columns */
+  /* output columns: "_row_kind" first (as pypaimon), then the projection */
   size_t n_req = opt->columns ? opt->n_columns : c->nf;
   c->out = calloc(n_req + 2, sizeof *c->out);
   if (!c->out) goto nomem;
+  if (c->with_row_kind) {
+    c->out[c->n_out].kind = OUT_ROW_KIND;
+    c->out[c->n_out].col = c->col_kind;
+    c->out[c->n_out].name = strdup(PM_READ_ROW_KIND_COLUMN);
+    if (!c->out[c->n_out++].name) goto nomem;
+  }
   for (size_t i = 0; i < n_req; i++) {
     const char *name = opt->columns ? opt->columns[i] : c->schema->fields[i].name;
     int col = find_out_column(c, name);
@@ -449,12 +455,6 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
     c->out[c->n_out].kind = OUT_COL;
     c->out[c->n_out].col = col;
     c->out[c->n_out].name = strdup(name);
-    if (!c->out[c->n_out++].name) goto nomem;
-  }
-  if (c->with_row_kind) {
-    c->out[c->n_out].kind = OUT_ROW_KIND;
-    c->out[c->n_out].col = c->col_kind;
-    c->out[c->n_out].name = strdup(PM_READ_ROW_KIND_COLUMN);
     if (!c->out[c->n_out++].name) goto nomem;
   }
   *out = c;

@@ -15,8 +15,8 @@
  *
  * Output columns: the projected table columns (by name), optionally the
  * system columns "_ROW_ID" and "_SEQUENCE_NUMBER" (row-tracking tables; PK
- * tables expose _SEQUENCE_NUMBER too) and, with with_row_kind, a trailing
- * utf8 column "_ROW_KIND" holding "+I", "-U", "+U" or "-D".
+ * tables expose _SEQUENCE_NUMBER too) and, with with_row_kind, a leading
+ * utf8 column "_row_kind" (as pypaimon) holding "+I", "-U", "+U" or "-D".
  *
  * Memory is bounded: a split reader holds one batch per open file (one file
  * for raw reads, one per sorted run for merge reads); with parallelism > 1
@@ -36,7 +36,7 @@
 #include "table/table.h"
 #include "util/error.h"
 
-#define PM_READ_ROW_KIND_COLUMN "_ROW_KIND"
+#define PM_READ_ROW_KIND_COLUMN "_row_kind" /* pypaimon's name; first column */
 #define PM_SYSTEM_FIELD_ROW_ID "_ROW_ID"
 #define PM_SYSTEM_FIELD_SEQUENCE_NUMBER "_SEQUENCE_NUMBER"
 #define PM_FIELD_ID_SEQUENCE_NUMBER 2147483646
@@ -55,7 +55,7 @@ typedef struct pm_read_options {
    * built against pm_table.schema). Applied exactly, after merging. */
   const pm_predicate *filter;
   int64_t limit;        /* < 0: no limit */
-  int with_row_kind;    /* add "_ROW_KIND" and keep retractions of merge reads */
+  int with_row_kind;    /* add a first column "_row_kind" and keep retractions of merge reads */
   int64_t batch_rows;   /* rows per file batch; <= 0: 65536 (or option read.batch-size) */
   int parallelism;      /* splits read concurrently; <= 0: option read.parallelism, else 1 */
   /* Session time zone for casts between zoned and zone-less timestamps;

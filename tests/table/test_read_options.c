@@ -144,8 +144,8 @@ static void test_limit_parallel_rowkind(void) {
   for (size_t i = 0; i < json_array_size(rk); i++) {
     json_t *r = json_array_get(rk, i);
     CHECK_EQ_INT(json_array_size(r), 3);
-    CHECK(json_is_integer(json_array_get(r, 1)));
-    const char *k = json_string_value(json_array_get(r, 2));
+    CHECK(json_is_integer(json_array_get(r, 2)));
+    const char *k = json_string_value(json_array_get(r, 0)); /* "_row_kind" comes first */
     CHECK(k != NULL);
     if (!k) continue;
     if (!strcmp(k, "+I") || !strcmp(k, "+U")) adds++;

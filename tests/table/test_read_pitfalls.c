@@ -63,10 +63,10 @@ static json_t *read_all(pm_table *t, pm_plan *plan, int with_row_kind) {
 static int has_name(json_t *rows, const char *name, const char *kind) {
   for (size_t i = 0; i < json_array_size(rows); i++) {
     json_t *r = json_array_get(rows, i);
-    const char *v = json_string_value(json_array_get(r, 0));
+    const char *v = json_string_value(json_array_get(r, kind ? 1 : 0)); /* "_row_kind" leads */
     if (!v || strcmp(v, name)) continue;
     if (!kind) return 1;
-    const char *k = json_string_value(json_array_get(r, json_array_size(r) - 1));
+    const char *k = json_string_value(json_array_get(r, 0));
     if (k && !strcmp(k, kind)) return 1;
   }
   return 0;
