@@ -149,7 +149,7 @@ paimon_status paimon_read_builder_with_filter(paimon_read_builder *rb, paimon_pr
 void paimon_read_builder_with_limit(paimon_read_builder *rb, int64_t limit);
 /* Column-name matching for projections and predicates built afterwards (default 1). */
 void paimon_read_builder_with_case_sensitive(paimon_read_builder *rb, int case_sensitive);
-/* Adds a trailing "_ROW_KIND" utf8 column ("+I", "-U", "+U", "-D"). */
+/* Adds a leading "_row_kind" utf8 column ("+I", "-U", "+U", "-D"), as pypaimon does. */
 void paimon_read_builder_with_row_kind(paimon_read_builder *rb, int include_row_kind);
 
 /* ---------------------------------------------------------- predicates */
