@@ -825,6 +825,14 @@ int pm_orc_reader_open(pm_file *file, const pm_orc_read_options *options, pm_orc
                    (unsigned long long)r->file_size);
     goto fail;
   }
+  {
+    uint8_t magic[3];
+    if ((rc = pm_file_read_at(file, 0, magic, 3, err))) goto fail;
+    if (memcmp(magic, "ORC", 3) != 0) {
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: not an ORC file: the first bytes at offset 0 are not \"ORC\"", r->path);
+      goto fail;
+    }
+  }
   size_t tail_len = r->file_size < ORC_TAIL_READ ? (size_t)r->file_size : ORC_TAIL_READ;
   tail = malloc(tail_len);
   if (!tail) {
