@@ -1000,3 +1000,34 @@ static int avro_type(const pm_data_type *t, const char *row_name, int top, int d
 int pm_dtype_avro_schema_json(const pm_data_field *fields, size_t n, pm_buf *out, pm_error *err) {
   return avro_record(fields, n, "record", 1, 0, out, err);
 }
+
+/* ------------------------------------------------------------------ */
+/* Field ids (FORMAT.md 2.4)                                          */
+
+static void assign_type_ids(pm_data_type *t, int32_t *next, int depth);
+
+static void assign_fields(pm_data_field *fields, size_t n, int32_t *next, int depth) {
+  for (size_t i = 0; i < n; i++) {
+    fields[i].id = (*next)++;
+    if (fields[i].type) assign_type_ids(fields[i].type, next, depth + 1);
+  }
+}
+
+static void assign_type_ids(pm_data_type *t, int32_t *next, int depth) {
+  if (!t || depth > PM_DT_MAX_DEPTH) return;
+  switch (t->root) {
+    case PM_DT_ROW: assign_fields(t->fields, t->n_fields, next, depth); break;
+    case PM_DT_ARRAY: case PM_DT_MULTISET: case PM_DT_VECTOR: assign_type_ids(t->element, next, depth + 1); break;
+    case PM_DT_MAP:
+      assign_type_ids(t->key, next, depth + 1);
+      assign_type_ids(t->value, next, depth + 1);
+      break;
+    default: break;
+  }
+}
+
+void pm_dfields_assign_ids(pm_data_field *fields, size_t n, int32_t first_id, int32_t *highest) {
+  int32_t next = first_id;
+  assign_fields(fields, n, &next, 0);
+  if (highest) *highest = next - 1;
+}

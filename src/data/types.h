@@ -139,6 +139,12 @@ int pm_dfield_to_arrow(const pm_data_field *f, struct ArrowSchema *out, pm_error
 /* Builds an Arrow struct schema ("+s", name "") whose children are the fields. */
 int pm_dfields_to_arrow(const pm_data_field *fields, size_t n, struct ArrowSchema *out, pm_error *err);
 
+/* Numbers fields as Java's CREATE TABLE does (FORMAT.md 2.4): one counter
+ * starting at first_id, pre-order: a field gets the next id, then the fields
+ * of ROW types inside it (through ARRAY/MULTISET/VECTOR elements, MAP key
+ * then value). *highest receives the largest id assigned (first_id - 1 if none). */
+void pm_dfields_assign_ids(pm_data_field *fields, size_t n, int32_t first_id, int32_t *highest);
+
 /* ---- Avro mapping (FORMAT.md 4.2) ---- */
 
 /* Appends the Avro writer schema JSON Java builds for a row of these fields

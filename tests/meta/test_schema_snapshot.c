@@ -276,11 +276,49 @@ static void test_write_read_back(void) {
   CHECK(system(cmd) == 0);
 }
 
+static void reset_ids(pm_data_type *t) {
+  if (!t) return;
+  for (size_t i = 0; i < t->n_fields; i++) {
+    t->fields[i].id = -1;
+    reset_ids(t->fields[i].type);
+  }
+  reset_ids(t->element);
+  reset_ids(t->key);
+  reset_ids(t->value);
+}
+
+/* CREATE TABLE numbering (FORMAT.md 2.4) reproduces Java's ids of a nested fixture. */
+static void test_field_ids(void) {
+  pm_error err = {0};
+  pm_table_schema *s = NULL;
+  CHECK_OK(pm_schema_read(PM_SHARED("fixtures/warehouse/orc/append_table_with_nested_type.db/append_table_with_nested_type"), NULL,
+                          0, &s, &err), &err);
+  if (!s) return;
+  pm_buf before, after;
+  pm_buf_init(&before);
+  pm_buf_init(&after);
+  CHECK_OK(pm_schema_to_json(s, &before, &err), &err);
+  for (size_t i = 0; i < s->n_fields; i++) {
+    s->fields[i].id = -1;
+    reset_ids(s->fields[i].type);
+  }
+  int32_t hi = 0;
+  pm_dfields_assign_ids(s->fields, s->n_fields, 0, &hi);
+  CHECK_EQ_INT(hi, 22);
+  CHECK_EQ_INT(hi, s->highest_field_id);
+  CHECK_OK(pm_schema_to_json(s, &after, &err), &err);
+  CHECK(before.len == after.len && !memcmp(before.data, after.data, before.len));
+  pm_buf_free(&before);
+  pm_buf_free(&after);
+  pm_schema_free(s);
+}
+
 int main(void) {
   RUN_TEST(test_all_fixture_files);
   RUN_TEST(test_pk09);
   RUN_TEST(test_options);
   RUN_TEST(test_bad_input);
   RUN_TEST(test_write_read_back);
+  RUN_TEST(test_field_ids);
   TEST_MAIN_END();
 }
