@@ -1310,41 +1310,11 @@ typedef struct batch_source {
 typedef struct raw_reader {
   read_ctx *c;
   const pm_data_split *split;
-  int drop_retracts; /* streaming PK splits: records keep their kinds; drop -U/-D unless kinds are asked for */
   size_t next_file;
   size_t *order; /* file indices in read order */
   size_t n_order;
   file_source *cur;
 } raw_reader;
-
-/* Removes -U/-D rows from a layout batch (in place). */
-static int drop_retract_rows(read_ctx *c, struct ArrowArray *b, pm_error *err) {
-  const struct ArrowArray *k = b->children[c->col_kind];
-  const int8_t *kinds = (const int8_t *)k->buffers[1] + k->offset;
-  int64_t n = b->length, keep = 0;
-  for (int64_t i = 0; i < n; i++) keep += !pm_rowkind_is_retract(kinds[i]);
-  if (keep == n) return 0;
-  int64_t *rows = malloc((size_t)keep * sizeof *rows + 8);
-  int32_t *zeros = calloc((size_t)keep + 1, sizeof *zeros);
-  struct ArrowArray nb;
-  int rc = rows && zeros ? pm_array_init(&nb, keep, 1, c->n_cols, err) : PM_NOMEM(err);
-  if (!rc) {
-    int64_t j = 0;
-    for (int64_t i = 0; i < n; i++)
-      if (!pm_rowkind_is_retract(kinds[i])) rows[j++] = i;
-    for (int col = 0; col < c->n_cols && !rc; col++) {
-      struct ArrowArray *src = b->children[col];
-      rc = pm_gather(&c->layout.children[col], &src, zeros, rows, keep, nb.children[col], err);
-    }
-    if (rc) pm_array_release(&nb);
-  }
-  free(rows);
-  free(zeros);
-  if (rc) return rc;
-  pm_array_release(b);
-  pm_array_move(&nb, b);
-  return 0;
-}
 
 static void raw_close(void *ctx) {
   raw_reader *r = ctx;
@@ -1365,10 +1335,7 @@ static int raw_next(void *ctx, struct ArrowArray *out, pm_error *err) {
       PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, &r->cur, err));
     }
     PM_TRY(file_source_next(r->cur, out, err));
-    if (out->release) {
-      if (r->drop_retracts) PM_TRY(drop_retract_rows(r->c, out, err));
-      return 0;
-    }
+    if (out->release) return 0;
     file_source_close(r->cur);
     r->cur = NULL;
   }
@@ -1923,13 +1890,14 @@ static int split_open(read_ctx *c, const pm_data_split *split, batch_source *out
   size_t n = split->n_data_files;
   if (n == 0) return raw_open(c, split, NULL, 0, out, err);
   if (c->has_pk && (split->is_streaming || split->bucket == -2)) {
-    /* streaming and postpone-bucket splits: no merge, every record in file order (SEMANTICS 4.7) */
+    /* streaming and postpone-bucket splits: no merge, every record in file
+     * order; physical retractions stay separate rows (SEMANTICS 4.7, and the
+     * pypaimon incremental-read contract) */
     size_t *files = malloc((n + 1) * sizeof *files);
     if (!files) return PM_NOMEM(err);
     for (size_t i = 0; i < n; i++) files[i] = i;
     int rc = raw_open(c, split, files, n, out, err);
     free(files);
-    if (!rc) ((raw_reader *)out->ctx)->drop_retracts = !c->with_row_kind;
     return rc;
   }
   if (c->has_pk) {
