@@ -112,7 +112,30 @@ static void test_retract_dropped_at_read(void) {
   pm_table_free(t);
 }
 
+/* Streaming splits are read without merging: every record, retractions included. */
+static void test_streaming_split_no_merge(void) {
+  pm_table *t = open_fixture("parquet/pk_table_scan_and_read_mor.db/pk_table_scan_and_read_mor", 2);
+  if (!t) return;
+  pm_plan *plan = NULL;
+  CHECK_OK(pm_scan_plan(t, NULL, -1, &plan, &err), &err);
+  json_t *merged = read_all(t, plan, 0);
+  int64_t records = 0;
+  for (size_t i = 0; plan && i < plan->n_splits; i++) {
+    plan->splits[i]->is_streaming = 1;
+    for (size_t f = 0; f < plan->splits[i]->n_data_files; f++) records += plan->splits[i]->data_files[f].row_count;
+  }
+  json_t *raw = read_all(t, plan, 1);
+  CHECK_EQ_INT(json_array_size(raw), records); /* one row per physical record */
+  CHECK(json_array_size(raw) > json_array_size(merged));
+  CHECK(has_name(raw, "Tony", "-D"));
+  json_decref(merged);
+  json_decref(raw);
+  pm_plan_free(plan);
+  pm_table_free(t);
+}
+
 int main(void) {
+  RUN_TEST(test_streaming_split_no_merge);
   RUN_TEST(test_level0_invisible_with_dv);
   RUN_TEST(test_retract_dropped_at_read);
   TEST_MAIN_END();
