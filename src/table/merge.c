@@ -1199,8 +1199,7 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
           }
           break;
         case PM_AGG_FIRST_VALUE:
-          if (!acc[c].i) { /* acc.i marks "taken" */
-            acc[c].i = 1;
+          if (m->col_src[c][o] < 0) { /* the first input, even a null one, is kept */
             m->col_src[c][o] = r;
             m->col_row[c][o] = i;
           }

@@ -382,6 +382,20 @@ static void test_aggregation(void) {
   struct ArrowArray arr;
   CHECK(pm_merge_next(m, &arr, &err) != 0);
   pm_merge_close(m);
+  /* first_value keeps the first input even when null; first_non_null_value skips nulls */
+  static const rec f1[] = {{1, NULL, 0, NUL_S, 0, 0}};
+  static const rec f2[] = {{1, "x", 0, NUL_S, 1, 0}};
+  cols[C_N].agg = PM_AGG_NONE;
+  cols[C_V].agg = PM_AGG_FIRST_VALUE;
+  pm_merge_source s4[2] = {src_of(f1, 1, 1), src_of(f2, 1, 1)};
+  n = run_merge(&cfg, s4, 2, o, 8);
+  CHECK_EQ_INT(n, 1);
+  if (n == 1) CHECK(o[0].v_null);
+  cols[C_V].agg = PM_AGG_FIRST_NON_NULL_VALUE;
+  pm_merge_source s5[2] = {src_of(f1, 1, 1), src_of(f2, 1, 1)};
+  n = run_merge(&cfg, s5, 2, o, 8);
+  CHECK_EQ_INT(n, 1);
+  if (n == 1) CHECK_EQ_STR(o[0].v, "x");
   pm_agg_func f;
   CHECK_EQ_INT(pm_agg_func_parse("hll_sketch", &f, &err), PAIMON_ERR_UNSUPPORTED);
   CHECK_OK(pm_agg_func_parse("first_not_null_value", &f, &err), &err);
