@@ -130,7 +130,10 @@ paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t
  * ("incremental-between" = "start,end" snapshot ids or tags,
  * "incremental-between-timestamp", "incremental-between-scan-mode" =
  * auto|delta|changelog), split sizing ("source.split.target-size",
- * "source.split.open-file-cost"), "read.batch-size", ...
+ * "source.split.open-file-cost"), "read.batch-size", "path-rewrite" =
+ * "FROM=TO[;...]" (prefix rewrite of stored absolute paths for this read,
+ * e.g. external data paths or bucket paths of splits serialized elsewhere),
+ * "scan.mode" = latest-delta / from-file-creation-time / compacted-full, ...
  * *out owned by the caller: paimon_read_builder_free. */
 paimon_status paimon_read_builder_new(const paimon_table *table, const paimon_option *dynamic_options,
                                       size_t n_options, paimon_read_builder **out, paimon_error *err);
