@@ -158,6 +158,13 @@ static void test_encode_roundtrip(void) {
     roundtrip(v, 2, 1);
     roundtrip(v, 3, 1);
   }
+  /* every bit width of direct runs (fast and tail unpacking paths) */
+  for (int wbits = 1; wbits <= 64; wbits++) {
+    uint64_t mask = wbits == 64 ? ~0ull : ((1ull << wbits) - 1);
+    for (size_t i = 0; i < 700; i++) v[i] = (int64_t)(next_rand() & mask);
+    roundtrip(v, 700, 0);
+    roundtrip(v, 13, 0);
+  }
   /* byte and boolean RLE */
   uint8_t *bytes = malloc(N), *bools = malloc(N), *out = malloc(N);
   for (size_t i = 0; i < N; i++) {

@@ -1869,14 +1869,43 @@ static int scratch_u8(col_reader *c, size_t n, pm_error *err) {
   return 0;
 }
 
-static int64_t pow10_i64(int e) {
-  int64_t v = 1;
-  while (e-- > 0) v *= 10;
-  return v;
-}
+static const int64_t POW10[19] = {1LL,
+                                  10LL,
+                                  100LL,
+                                  1000LL,
+                                  10000LL,
+                                  100000LL,
+                                  1000000LL,
+                                  10000000LL,
+                                  100000000LL,
+                                  1000000000LL,
+                                  10000000000LL,
+                                  100000000000LL,
+                                  1000000000000LL,
+                                  10000000000000LL,
+                                  100000000000000LL,
+                                  1000000000000000LL,
+                                  10000000000000000LL,
+                                  100000000000000000LL,
+                                  1000000000000000000LL};
+
+static inline int64_t pow10_i64(int e) { return POW10[e < 0 ? 0 : (e > 18 ? 18 : e)]; }
 
 /* Reads a signed unbounded base-128 varint (zigzag, up to 128 bits). */
 static int read_varint128(pm_orc_stream *s, __int128 *out, pm_error *err) {
+  /* Fast path: up to 9 bytes fit 63 bits. */
+  if (s->len - s->pos >= 9) {
+    const uint8_t *p = s->data + s->pos;
+    uint64_t v = 0;
+    for (int i = 0; i < 9; i++) {
+      v |= (uint64_t)(p[i] & 0x7f) << (7 * i);
+      if (!(p[i] & 0x80)) {
+        s->pos += (size_t)i + 1;
+        *out = (__int128)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+        return 0;
+      }
+    }
+  }
   unsigned __int128 r = 0;
   for (int shift = 0; shift < 133; shift += 7) {
     if (s->pos >= s->len) return pm_orc_stream_error(s, err, "decimal varint runs past the end");
@@ -2077,7 +2106,22 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
           if (c->decimal64) {
             v = c->scratch[j++];
           } else {
-            PM_TRY(read_varint128(&c->raw, &v, err));
+            /* Inline fast path for values of up to 63 bits (9 varint bytes). */
+            const uint8_t *vp = c->raw.data + c->raw.pos;
+            int done = 0;
+            if (c->raw.len - c->raw.pos >= 9) {
+              uint64_t u = 0;
+              for (int b = 0; b < 9; b++) {
+                u |= (uint64_t)(vp[b] & 0x7f) << (7 * b);
+                if (!(vp[b] & 0x80)) {
+                  c->raw.pos += (size_t)b + 1;
+                  v = (__int128)((int64_t)(u >> 1) ^ -(int64_t)(u & 1));
+                  done = 1;
+                  break;
+                }
+              }
+            }
+            if (!done) PM_TRY(read_varint128(&c->raw, &v, err));
             int64_t sc = c->scratch[j++];
             if (sc < -64 || sc > 64) return pm_orc_stream_error(&c->second.s, err, "decimal scale out of range");
             int32_t diff = tscale - (int32_t)sc;

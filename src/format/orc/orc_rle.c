@@ -208,6 +208,37 @@ static int unpack_bits(pm_orc_stream *s, int w, uint32_t count, int64_t *out, pm
   }
   uint64_t acc = 0;
   int have = 0;
+  if (w <= 56 && count > 8) {
+    /* Fast path: a 64-bit big-endian window per value, while 8 bytes remain readable. */
+    uint64_t mask = ((uint64_t)1 << w) - 1;
+    uint64_t bitpos = 0;
+    uint32_t i = 0;
+    for (; i < count; i++, bitpos += (uint64_t)w) {
+      size_t byte = (size_t)(bitpos >> 3);
+      if (byte + 8 > nbytes) break;
+      const uint8_t *q = p + byte;
+      uint64_t win = ((uint64_t)q[0] << 56) | ((uint64_t)q[1] << 48) | ((uint64_t)q[2] << 40) | ((uint64_t)q[3] << 32) |
+                     ((uint64_t)q[4] << 24) | ((uint64_t)q[5] << 16) | ((uint64_t)q[6] << 8) | (uint64_t)q[7];
+      out[i] = (int64_t)((win >> (64 - (int)(bitpos & 7) - w)) & mask);
+    }
+    /* The rest bit by byte. */
+    const uint8_t *q = p + (bitpos >> 3);
+    int skip = (int)(bitpos & 7);
+    if (i < count) {
+      acc = *q++;
+      have = 8 - skip;
+      acc &= (1u << have) - 1;
+    }
+    for (; i < count; i++) {
+      while (have < w) {
+        acc = (acc << 8) | *q++;
+        have += 8;
+      }
+      out[i] = (int64_t)((acc >> (have - w)) & mask);
+      have -= w;
+    }
+    return 0;
+  }
   if (w <= 56) {
     uint64_t mask = ((uint64_t)1 << w) - 1;
     for (uint32_t i = 0; i < count; i++) {
