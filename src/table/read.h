@@ -4,13 +4,18 @@
  *
  * Per split (SEMANTICS §4.7, §5, §8.4, §9):
  *  - append tables and raw-convertible PK splits: files are read one after
- *    the other (reader chosen by file extension: .parquet / .orc), deletion
- *    vectors passed to the format reader as kept row ranges;
+ *    the other (reader chosen by file extension: .parquet / .orc / .avro),
+ *    deletion vectors passed to the format reader as kept row ranges;
+ *  - streaming / postpone-bucket PK splits: every record, no merge;
  *  - other PK splits: interval partition into sections, one sorted run per
- *    reader, columnar k-way merge + merge engine (table/merge.h);
+ *    reader, columnar k-way merge + merge engine (table/merge.h); lookup
+ *    tables merge only the newest level > 0 record with level 0 (§3.6);
  *  - data-evolution tables: files grouped by row-id range, each column taken
- *    from the newest file that has it;
- *  - every file is mapped to the read schema by field id (table/evolution.h).
+ *    from the newest file that has it (.blob files for BLOB columns), the
+ *    group's deletion vector applied by group position;
+ *  - every file is mapped to the read schema by field id (table/evolution.h),
+ *    ROW members included; partition columns a file lacks come from the
+ *    split's partition row.
  * Then the exact residual filter, projection and limit are applied.
  *
  * Output columns: the projected table columns (by name), optionally the
