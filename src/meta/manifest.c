@@ -23,7 +23,7 @@ const uint8_t PM_EMPTY_ROW_BYTES[12] = {0};
   }                                                                                 \
   static int prefix##_grow(T *v, pm_error *err) {                                   \
     if (v->n < v->cap) return 0;                                                    \
-    size_t nc = v->cap ? v->cap * 2 : 64;                                           \
+    size_t nc = v->cap ? v->cap * 4 : 256; /* fewer reallocation copies */           \
     void *p = realloc(v->items, nc * sizeof(v->items[0]));                          \
     if (!p) return PM_NOMEM(err);                                                   \
     v->items = p;                                                                   \
