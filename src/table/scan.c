@@ -1585,6 +1585,33 @@ static void pk_limit_pushdown(scan_ctx *c, const pm_manifest_entry **files, size
   *n = out;
 }
 
+/* Every schema id the data files refer to must exist: a damaged table fails at
+ * planning with the manifest and the missing schema file named, not mid-read. */
+static int check_schema_ids(pm_table *t, manifest_job *jobs, size_t nj, pm_error *err) {
+  int64_t seen[16];
+  size_t n_seen = 0;
+  for (size_t j = 0; j < nj; j++)
+    for (size_t k = 0; k < jobs[j].entries.n; k++) {
+      const pm_manifest_entry *e = &jobs[j].entries.items[k];
+      if (e->kind != PM_FILE_ADD) continue;
+      int64_t id = e->file.schema_id;
+      int known = 0;
+      for (size_t i = 0; i < n_seen && !known; i++) known = seen[i] == id;
+      if (known) continue;
+      const pm_table_schema *s = NULL;
+      int rc = pm_table_schema_by_id(t, id, &s, err);
+      if (rc == PAIMON_ERR_NOT_FOUND) {
+        char msg[PAIMON_ERROR_MESSAGE_SIZE];
+        snprintf(msg, sizeof msg, "%s", err ? err->message : "");
+        return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: data file %s refers to an unknown schema: %s", jobs[j].path,
+                         e->file.file_name, msg);
+      }
+      if (rc) return rc;
+      if (n_seen < sizeof seen / sizeof seen[0]) seen[n_seen++] = id;
+    }
+  return 0;
+}
+
 static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int64_t limit,
                          pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   scan_ctx c;
@@ -1601,6 +1628,7 @@ static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snaps
     rc = read_manifests(&c, lists, 2, 1, &jobs, &nj, err);
   }
   if (!rc) rc = merge_entries(&c, jobs, nj, &live, &n_live, err);
+  if (!rc) rc = check_schema_ids(t, jobs, nj, err);
   if (!rc) {
     ex->files_live += n_live;
     rc = prune_by_stats(&c, live, &n_live, err);

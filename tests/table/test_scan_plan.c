@@ -596,7 +596,10 @@ static void test_damaged_tables(void) {
   snprintf(path, sizeof path, "%s/w/append_table_with_alter_table.db/append_table_with_alter_table/schema/schema-0",
            tmp_root);
   unlink(path);
-  CHECK(damaged_plan("append_table_with_alter_table", NULL, NULL, "k > 1", &err) == PAIMON_ERR_NOT_FOUND);
+  CHECK(damaged_plan("append_table_with_alter_table", NULL, NULL, "k > 1", &err) == PAIMON_ERR_CORRUPT);
+  CHECK_MSG(strstr(err.message, "schema-0") != NULL && strstr(err.message, "/manifest/manifest-") != NULL, "%s",
+            err.message);
+  CHECK(damaged_plan("append_table_with_alter_table", NULL, NULL, NULL, &err) == PAIMON_ERR_CORRUPT);
   CHECK_MSG(strstr(err.message, "schema-0") != NULL, "%s", err.message);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
   CHECK_EQ_INT(system(cmd), 0);
