@@ -591,6 +591,24 @@ static void test_damaged_tables(void) {
   CHECK_EQ_INT(system(cmd), 0);
   CHECK(damaged_plan("pk_09", NULL, NULL, NULL, &err) == PAIMON_ERR_CORRUPT);
   CHECK_MSG(strstr(err.message, "/manifest/manifest-") != NULL, "%s", err.message);
+  /* snapshot file that is not JSON */
+  CHECK_EQ_INT(copy_table("pk_09.db"), 0);
+  snprintf(path, sizeof path, "%s/w/pk_09.db/pk_09/snapshot/snapshot-8", tmp_root);
+  write_text(path, "{ not json");
+  CHECK(damaged_plan("pk_09", NULL, NULL, NULL, &err) == PAIMON_ERR_CORRUPT);
+  CHECK_MSG(strstr(err.message, "snapshot-8") != NULL, "%s", err.message);
+  /* manifest lists overwritten / manifests missing */
+  CHECK_EQ_INT(copy_table("pk_09.db"), 0);
+  snprintf(cmd, sizeof cmd, "for f in '%s/w/pk_09.db/pk_09/manifest/'manifest-list-*; do printf 'Obj' > \"$f\"; done",
+           tmp_root);
+  CHECK_EQ_INT(system(cmd), 0);
+  CHECK(damaged_plan("pk_09", NULL, NULL, NULL, &err) == PAIMON_ERR_CORRUPT);
+  CHECK_MSG(strstr(err.message, "/manifest/manifest-list-") != NULL, "%s", err.message);
+  CHECK_EQ_INT(copy_table("pk_09.db"), 0);
+  snprintf(cmd, sizeof cmd, "rm -f '%s/w/pk_09.db/pk_09/manifest/'manifest-[0-9a-f]*", tmp_root);
+  CHECK_EQ_INT(system(cmd), 0);
+  CHECK(damaged_plan("pk_09", NULL, NULL, NULL, &err) != 0);
+  CHECK_MSG(strstr(err.message, "/manifest/manifest-") != NULL, "%s", err.message);
   /* data files written with a schema that no longer exists */
   CHECK_EQ_INT(copy_table("append_table_with_alter_table.db"), 0);
   snprintf(path, sizeof path, "%s/w/append_table_with_alter_table.db/append_table_with_alter_table/schema/schema-0",
