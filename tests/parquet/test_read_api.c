@@ -229,7 +229,35 @@ static void test_stats_and_pruning(void) {
   free(t.f31);
 }
 
+/* Batches stay valid after the reader is closed, and after later batches. */
+static void test_batch_lifetime(void) {
+  pm_error err;
+  pm_pq_read_options opt;
+  pm_pq_read_options_init(&opt);
+  opt.batch_rows = 2;
+  pm_pq_reader *r;
+  CHECK_OK(pm_pq_reader_open_path(COMPLEX, &opt, &r, &err), &err);
+  if (!r) return;
+  struct ArrowArray a, b;
+  CHECK_OK(pm_pq_reader_next(r, &a, &err), &err);
+  CHECK_OK(pm_pq_reader_next(r, &b, &err), &err);
+  CHECK(a.release && b.release);
+  int32_t first = ((const int32_t *)a.children[4]->buffers[1])[0];
+  if (a.release) a.release(&a); /* back to the pool */
+  struct ArrowArray c;
+  CHECK_OK(pm_pq_reader_next(r, &c, &err), &err); /* may reuse a's buffers */
+  pm_pq_reader_close(r);
+  if (b.release) {
+    CHECK(b.length == 1); /* the file has 3 rows */
+    (void)((const int32_t *)b.children[4]->buffers[1])[0];
+    b.release(&b);
+  }
+  if (c.release) c.release(&c);
+  (void)first;
+}
+
 int main(void) {
+  RUN_TEST(test_batch_lifetime);
   RUN_TEST(test_schema_formats);
   RUN_TEST(test_field_id_projection);
   RUN_TEST(test_names);

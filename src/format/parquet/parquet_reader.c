@@ -11,6 +11,7 @@
 #include "format/parquet/parquet_reader.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -156,6 +157,7 @@ struct pm_pq_reader {
   int n_spans;
 
   ZSTD_DCtx *zstd; /* reused across pages */
+  struct buf_pool *pool; /* recycled batch buffers */
   uint8_t *valid_scratch; /* assembly scratch, kept across batches */
   size_t valid_scratch_cap;
 };
@@ -1077,6 +1079,116 @@ static int lr_rows(pm_pq_reader *r, leaf_reader *lr, int64_t nrows, int out, pm_
 
 /* ----------------------------------------------------------- assembly ---- */
 
+/* ---------------------------------------------------- buffer recycling ---- */
+/* Batch buffers go to the consumer, who releases them when done. Giving
+ * them back to the allocator and asking again for the next batch makes the
+ * kernel unmap and re-fault the pages every batch (a large share of a scan's
+ * time), so released value buffers return to a small pool that the next
+ * batches reuse. The pool lives while the reader or any batch holds it;
+ * batches may be released from any thread, hence the mutex. */
+#define POOL_MAX_BUFS 128
+#define POOL_MAX_BYTES ((size_t)256 << 20)
+
+typedef struct buf_pool {
+  pthread_mutex_t mu;
+  int refs;
+  int n;
+  size_t bytes;
+  void *bufs[POOL_MAX_BUFS];
+  size_t caps[POOL_MAX_BUFS];
+} buf_pool;
+
+typedef struct pooled_bufs {
+  buf_pool *pool;
+  int n;
+  void *bufs[2];
+  size_t caps[2];
+} pooled_bufs;
+
+static buf_pool *pool_new(void) {
+  buf_pool *p = calloc(1, sizeof *p);
+  if (!p) return NULL;
+  if (pthread_mutex_init(&p->mu, NULL)) {
+    free(p);
+    return NULL;
+  }
+  p->refs = 1;
+  return p;
+}
+
+static void pool_destroy(buf_pool *p) {
+  for (int i = 0; i < p->n; i++) pm_aligned_free(p->bufs[i]);
+  pthread_mutex_destroy(&p->mu);
+  free(p);
+}
+
+static void pool_unref(buf_pool *p) {
+  if (!p) return;
+  pthread_mutex_lock(&p->mu);
+  int left = --p->refs;
+  pthread_mutex_unlock(&p->mu);
+  if (left == 0) pool_destroy(p);
+}
+
+/* Takes the smallest pooled buffer of at least `need` bytes into b (empty). */
+static void pool_take(buf_pool *p, pm_buf *b, size_t need) {
+  if (!p || b->data) return;
+  pthread_mutex_lock(&p->mu);
+  int best = -1;
+  for (int i = 0; i < p->n; i++)
+    if (p->caps[i] >= need && (best < 0 || p->caps[i] < p->caps[best])) best = i;
+  if (best >= 0) {
+    b->data = p->bufs[best];
+    b->cap = p->caps[best];
+    b->len = 0;
+    p->bytes -= p->caps[best];
+    p->n--;
+    p->bufs[best] = p->bufs[p->n];
+    p->caps[best] = p->caps[p->n];
+  }
+  pthread_mutex_unlock(&p->mu);
+}
+
+static void pooled_free(void *owner) {
+  pooled_bufs *pb = owner;
+  buf_pool *p = pb->pool;
+  pthread_mutex_lock(&p->mu);
+  for (int i = 0; i < pb->n; i++) {
+    if (p->refs > 1 && p->n < POOL_MAX_BUFS && p->bytes + pb->caps[i] <= POOL_MAX_BYTES) {
+      p->bufs[p->n] = pb->bufs[i];
+      p->caps[p->n++] = pb->caps[i];
+      p->bytes += pb->caps[i];
+    } else {
+      pm_aligned_free(pb->bufs[i]);
+    }
+  }
+  int left = --p->refs;
+  pthread_mutex_unlock(&p->mu);
+  if (left == 0) pool_destroy(p);
+  free(pb);
+}
+
+/* Hands the bytes of bufs[i] to array buffer slots[i]; they return to the
+ * reader's pool when the array is released. Empties the pm_bufs. */
+static int give_buffers(pm_pq_reader *r, struct ArrowArray *a, pm_buf **bufs, const int *slots, int n,
+                        pm_error *err) {
+  pooled_bufs *pb = calloc(1, sizeof *pb);
+  if (!pb) return PM_NOMEM(err);
+  pb->pool = r->pool;
+  pb->n = n;
+  for (int i = 0; i < n; i++) {
+    pb->bufs[i] = bufs[i]->data;
+    pb->caps[i] = bufs[i]->cap;
+    a->buffers[slots[i]] = bufs[i]->data;
+    pm_buf_init(bufs[i]);
+  }
+  pthread_mutex_lock(&r->pool->mu);
+  r->pool->refs++;
+  pthread_mutex_unlock(&r->pool->mu);
+  pm_array_set_owner(a, pb, pooled_free);
+  return 0;
+}
+
 static void col_values_free(col_values *o) {
   pm_buf_free(&o->def);
   pm_buf_free(&o->rep);
@@ -1220,9 +1332,10 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
       }
 #undef SPREAD
     }
-    size_t len;
     if (o->values.len == 0 && o->values.data == NULL) PM_TRY(pm_buf_reserve(&o->values, 16));
-    pm_array_set_buffer(out, 1, pm_buf_detach(&o->values, &len));
+    pm_buf *bufs[1] = {&o->values};
+    const int slots_of[1] = {1};
+    PM_TRY(give_buffers(c->r, out, bufs, slots_of, 1, c->err));
   } else if (lr->out_kind == OUT_BOOL) {
     uint8_t *bits = pm_aligned_alloc((slots + 7) / 8 + 8);
     if (!bits) return PM_NOMEM(c->err);
@@ -1251,11 +1364,11 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
       }
       of[0] = 0;
     }
-    size_t len;
     if (o->values.data == NULL) PM_TRY(pm_buf_reserve(&o->values, 16));
     lr->bytes_hint = o->values.len;
-    pm_array_set_buffer(out, 1, pm_buf_detach(&o->offsets, &len));
-    pm_array_set_buffer(out, 2, pm_buf_detach(&o->values, &len));
+    pm_buf *bufs[2] = {&o->offsets, &o->values};
+    const int slots_of[2] = {1, 2};
+    PM_TRY(give_buffers(c->r, out, bufs, slots_of, 2, c->err));
   }
   *length = (int64_t)slots;
   return 0;
@@ -1924,6 +2037,12 @@ int pm_pq_reader_open(pm_file *file, const pm_pq_read_options *opt, pm_pq_reader
     return PM_NOMEM(err);
   }
   r->file = file;
+  r->pool = pool_new();
+  if (!r->pool) {
+    free(r);
+    pm_file_close(file);
+    return PM_NOMEM(err);
+  }
   r->path = pm_file_path(file);
   if (!r->path) r->path = "(memory)";
   int rc = pm_pq_meta_read(file, &r->meta, err);
@@ -1975,6 +2094,7 @@ void pm_pq_reader_close(pm_pq_reader *r) {
   free(r->positions);
   free(r->valid_scratch);
   if (r->zstd) ZSTD_freeDCtx(r->zstd);
+  pool_unref(r->pool);
   pm_pq_meta_free(r->meta);
   pm_file_close(r->file);
   free(r);
@@ -2068,10 +2188,15 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
     leaf_reader *lr = &r->leaves[i];
     col_values_reset(&lr->out);
     if (lr->out_kind != OUT_BINARY) {
-      PM_TRY(pm_buf_reserve(&lr->out.values, (size_t)rows * (size_t)lr->width + 64));
+      size_t need = (size_t)rows * (size_t)lr->width + 64;
+      if (lr->out_kind == OUT_FIXED) pool_take(r->pool, &lr->out.values, need);
+      PM_TRY(pm_buf_reserve(&lr->out.values, need));
     } else {
+      size_t need_bytes = lr->bytes_hint + lr->bytes_hint / 8 + 64;
+      pool_take(r->pool, &lr->out.offsets, (size_t)rows * 4 + 64);
+      pool_take(r->pool, &lr->out.values, need_bytes);
       PM_TRY(pm_buf_reserve(&lr->out.offsets, (size_t)rows * 4 + 64));
-      PM_TRY(pm_buf_reserve(&lr->out.values, lr->bytes_hint + lr->bytes_hint / 8 + 64));
+      PM_TRY(pm_buf_reserve(&lr->out.values, need_bytes));
     }
     for (int k = 0; k < n_ops; k++) {
       if (ops[k].skip) PM_TRY(lr_rows(r, lr, ops[k].skip, 0, err));
