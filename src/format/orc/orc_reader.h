@@ -209,7 +209,8 @@ int pm_orc_reader_stripe_encodings(pm_orc_reader *r, size_t stripe, pm_orc_encod
  *   has_double: FLOAT, DOUBLE
  *   has_bytes:  STRING, VARCHAR, CHAR (min/max bytes); BINARY has only sum (total length)
  *   has_decimal: DECIMAL min/max as decimal strings (e.g. "-1.50")
- *   has_timestamp: TIMESTAMP[_INSTANT] min/max as epoch milliseconds (UTC),
+ *   has_timestamp: TIMESTAMP[_INSTANT] min/max as epoch milliseconds (UTC; for
+ *                  TIMESTAMP without zone: the wall clock read as UTC, as Java writes it),
  *                  plus nanosecond remainders (0..999999) when the writer stored them. */
 typedef struct pm_orc_column_stats {
   uint64_t num_values; /* non-null values */
