@@ -1582,6 +1582,7 @@ static int compute_runs(pm_orc_reader *r, size_t si, pm_error *err) {
   uint64_t stride = r->row_index_stride;
   int use_groups = r->n_preds > 0 && stride > 0;
   uint64_t n_groups = use_groups ? ((uint64_t)rows + stride - 1) / stride : 1;
+  size_t ri = 0; /* ranges are sorted: skip those ending before the current group */
   for (uint64_t g = 0; g < n_groups; g++) {
     int64_t gs = use_groups ? (int64_t)(g * stride) : 0;
     int64_t ge = use_groups ? (int64_t)((g + 1) * stride) : rows;
@@ -1598,7 +1599,8 @@ static int compute_runs(pm_orc_reader *r, size_t si, pm_error *err) {
       PM_TRY(push_run(r, gs, ge, err));
       continue;
     }
-    for (size_t i = 0; i < r->n_ranges; i++) {
+    while (ri < r->n_ranges && r->ranges[2 * ri + 1] - first <= gs) ri++;
+    for (size_t i = ri; i < r->n_ranges && r->ranges[2 * i] - first < ge; i++) {
       int64_t a = r->ranges[2 * i] - first, b = r->ranges[2 * i + 1] - first;
       if (a < gs) a = gs;
       if (b > ge) b = ge;
