@@ -74,6 +74,7 @@ typedef struct read_ctx {
   int32_t *col_of_field;
   int64_t limit;
   int with_row_kind;
+  int no_pushdown;
   int64_t batch_rows;
   int parallelism;
   pm_data_type **key_types; /* borrowed: trimmed key field types (for min/max keys) */
@@ -317,6 +318,7 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   c->filter = opt->filter;
   c->limit = opt->limit;
   c->with_row_kind = opt->with_row_kind;
+  c->no_pushdown = opt->no_filter_pushdown;
   c->col_seq = c->col_kind = c->col_row_id = c->col_level = -1;
   int rc = 0;
   int64_t bs = opt->batch_rows;
@@ -982,9 +984,81 @@ static int file_has_field(read_ctx *c, const pm_data_file_meta *m, const pm_tabl
   return 0;
 }
 
-/* Opens one data file; dv may be NULL. `only_ids` (n) restricts the columns read (NULL = all layout columns). */
+/* Filter pushdown hints for the format readers (row group / stripe pruning
+ * only; rows are still filtered exactly after reading). Only top-level AND
+ * leaves on integer / DATE / STRING columns whose type in the file's schema
+ * equals the read type, with non-null literals. */
+#define MAX_PUSHED 32
+#define MAX_PUSHED_LITS 256
+
+typedef struct pushdown {
+  size_t n;
+  int32_t field_id[MAX_PUSHED];
+  int op[MAX_PUSHED]; /* pm_pq_pred_op (same order as pm_orc_op) */
+  size_t lit_start[MAX_PUSHED], n_lits[MAX_PUSHED];
+  int is_bytes[MAX_PUSHED];
+  int64_t i64[MAX_PUSHED_LITS];
+  const uint8_t *bytes[MAX_PUSHED_LITS];
+  size_t len[MAX_PUSHED_LITS];
+  size_t total_lits;
+} pushdown;
+
+static void build_pushdown(const read_ctx *c, const pm_table_schema *fs, pushdown *pd) {
+  pd->n = 0;
+  pd->total_lits = 0;
+  if (!c->filter || !fs) return;
+  const pm_predicate *conj[64];
+  size_t nc = pm_pred_conjuncts(c->filter, conj, 64);
+  if (nc > 64) nc = 64;
+  for (size_t i = 0; i < nc && pd->n < MAX_PUSHED; i++) {
+    const pm_predicate *p = conj[i];
+    int op;
+    switch (p->op) {
+      case PM_PRED_EQUAL: op = PM_PQ_OP_EQ; break;
+      case PM_PRED_LESS_THAN: op = PM_PQ_OP_LT; break;
+      case PM_PRED_LESS_OR_EQUAL: op = PM_PQ_OP_LE; break;
+      case PM_PRED_GREATER_THAN: op = PM_PQ_OP_GT; break;
+      case PM_PRED_GREATER_OR_EQUAL: op = PM_PQ_OP_GE; break;
+      case PM_PRED_IS_NULL: op = PM_PQ_OP_IS_NULL; break;
+      case PM_PRED_IS_NOT_NULL: op = PM_PQ_OP_IS_NOT_NULL; break;
+      case PM_PRED_IN: op = PM_PQ_OP_IN; break;
+      default: continue;
+    }
+    if (p->field_index < 0 || (size_t)p->field_index >= c->nf) continue;
+    const pm_data_field *tf = &c->schema->fields[p->field_index];
+    int fi = pm_schema_field_index_by_id(fs, tf->id);
+    if (fi < 0 || !pm_dtype_equals(fs->fields[fi].type, tf->type)) continue;
+    pm_dtype_root r = tf->type->root;
+    int ints = r == PM_DT_TINYINT || r == PM_DT_SMALLINT || r == PM_DT_INT || r == PM_DT_BIGINT || r == PM_DT_DATE;
+    int strs = r == PM_DT_CHAR || r == PM_DT_VARCHAR;
+    if (!ints && !strs) continue;
+    size_t want = (op == PM_PQ_OP_IS_NULL || op == PM_PQ_OP_IS_NOT_NULL) ? 0 : p->n_literals;
+    if ((op != PM_PQ_OP_IS_NULL && op != PM_PQ_OP_IS_NOT_NULL && want == 0) || pd->total_lits + want > MAX_PUSHED_LITS)
+      continue;
+    int ok = 1;
+    for (size_t k = 0; k < want && ok; k++) {
+      const pm_value *v = &p->literals[k];
+      if (ints && v->kind == PM_V_INT) pd->i64[pd->total_lits + k] = v->u.i64;
+      else if (strs && v->kind == PM_V_STRING) {
+        pd->bytes[pd->total_lits + k] = v->u.bytes.data;
+        pd->len[pd->total_lits + k] = v->u.bytes.len;
+      } else ok = 0;
+    }
+    if (!ok) continue;
+    size_t j = pd->n++;
+    pd->field_id[j] = tf->id;
+    pd->op[j] = op;
+    pd->lit_start[j] = pd->total_lits;
+    pd->n_lits[j] = want;
+    pd->is_bytes[j] = strs;
+    pd->total_lits += want;
+  }
+}
+
+/* Opens one data file; dv may be NULL. With `push`, the filter is given to the
+ * format reader as a pruning hint (never for merge runs or stitched files). */
 static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_data_file_meta *m,
-                            const pm_deletion_file *dv, file_source **out, pm_error *err) {
+                            const pm_deletion_file *dv, int push, file_source **out, pm_error *err) {
   *out = NULL;
   file_source *s = calloc(1, sizeof *s);
   if (!s) return PM_NOMEM(err);
@@ -1030,6 +1104,32 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
     o.field_ids = ids;
     o.n_field_ids = n_ids;
     o.batch_rows = c->batch_rows;
+    pushdown pd;
+    pm_pq_predicate preds[MAX_PUSHED];
+    pm_pq_literal plits[MAX_PUSHED_LITS];
+    if (push) {
+      build_pushdown(c, s->file_schema, &pd);
+      for (size_t k = 0; k < pd.total_lits; k++) {
+        memset(&plits[k], 0, sizeof plits[k]);
+        plits[k].kind = PM_PQ_LIT_INT64;
+        plits[k].i64 = pd.i64[k];
+      }
+      for (size_t q = 0; q < pd.n; q++) {
+        for (size_t k = pd.lit_start[q]; k < pd.lit_start[q] + pd.n_lits[q] && pd.is_bytes[q]; k++) {
+          plits[k].kind = PM_PQ_LIT_BYTES;
+          plits[k].bytes = pd.bytes[k];
+          plits[k].len = pd.len[k];
+        }
+        memset(&preds[q], 0, sizeof preds[q]);
+        preds[q].column = NULL;
+        preds[q].field_id = pd.field_id[q];
+        preds[q].op = (pm_pq_pred_op)pd.op[q];
+        preds[q].values = pd.n_lits[q] ? &plits[pd.lit_start[q]] : NULL;
+        preds[q].n_values = pd.n_lits[q];
+      }
+      o.predicates = preds;
+      o.n_predicates = pd.n;
+    }
     pm_pq_row_range *rr = NULL;
     if (s->ranges) {
       rr = malloc(s->n_ranges * sizeof *rr + 1);
@@ -1054,6 +1154,8 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
         s->pq = NULL;
         o.field_ids = NULL;
         o.n_field_ids = 0;
+        o.predicates = NULL; /* they name field ids the file does not have */
+        o.n_predicates = 0;
         rc = pm_pq_reader_open_path(s->path, &o, &s->pq, err);
       }
     }
@@ -1097,6 +1199,38 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
          * column added later): read all columns, mapped by name through the file schema. */
         o.field_ids = NULL;
         o.n_field_ids = 0;
+      }
+      pushdown pd;
+      pm_orc_predicate preds[MAX_PUSHED];
+      pm_orc_literal olits[MAX_PUSHED_LITS];
+      if (push && n_present > 0) {
+        build_pushdown(c, s->file_schema, &pd);
+        size_t np = 0;
+        for (size_t q = 0; q < pd.n; q++) {
+          int present_id = 0;
+          for (size_t k = 0; k < n_present; k++) present_id |= present[k] == pd.field_id[q];
+          if (!present_id) continue;
+          for (size_t k = pd.lit_start[q]; k < pd.lit_start[q] + pd.n_lits[q]; k++) {
+            memset(&olits[k], 0, sizeof olits[k]);
+            if (pd.is_bytes[q]) {
+              olits[k].kind = PM_ORC_LIT_BYTES;
+              olits[k].bytes = pd.bytes[k];
+              olits[k].len = pd.len[k];
+            } else {
+              olits[k].kind = PM_ORC_LIT_INT64;
+              olits[k].i64 = pd.i64[k];
+            }
+          }
+          memset(&preds[np], 0, sizeof preds[np]);
+          preds[np].column = NULL;
+          preds[np].field_id = pd.field_id[q];
+          preds[np].op = (pm_orc_op)pd.op[q];
+          preds[np].values = pd.n_lits[q] ? &olits[pd.lit_start[q]] : NULL;
+          preds[np].n_values = pd.n_lits[q];
+          np++;
+        }
+        o.predicates = preds;
+        o.n_predicates = np;
       }
       rc = pm_orc_reader_open(s->file, &o, &s->orc, err);
     }
@@ -1310,6 +1444,7 @@ typedef struct batch_source {
 typedef struct raw_reader {
   read_ctx *c;
   const pm_data_split *split;
+  int push; /* give the filter to the format readers as a pruning hint */
   size_t next_file;
   size_t *order; /* file indices in read order */
   size_t n_order;
@@ -1332,7 +1467,7 @@ static int raw_next(void *ctx, struct ArrowArray *out, pm_error *err) {
       if (r->next_file >= r->n_order) return 0;
       size_t fi = r->order[r->next_file++];
       const pm_deletion_file *dv = r->split->deletion_files ? &r->split->deletion_files[fi] : NULL;
-      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, &r->cur, err));
+      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, r->push, &r->cur, err));
     }
     PM_TRY(file_source_next(r->cur, out, err));
     if (out->release) return 0;
@@ -1354,6 +1489,8 @@ static int raw_open(read_ctx *c, const pm_data_split *split, const size_t *files
   }
   memcpy(r->order, files, n * sizeof *files);
   r->n_order = n;
+  /* not with row tracking: computed _ROW_IDs need every file position */
+  r->push = c->filter != NULL && !c->row_tracking && !c->no_pushdown;
   out->ctx = r;
   out->next = raw_next;
   out->close = raw_close;
@@ -1414,7 +1551,7 @@ static int run_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
       if (r->next_file >= r->n_files) return 0;
       size_t fi = r->files[r->next_file++];
       const pm_deletion_file *dv = r->split->deletion_files && !r->no_dv ? &r->split->deletion_files[fi] : NULL;
-      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, &r->cur, err));
+      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, 0, &r->cur, err));
     }
     PM_TRY(file_source_next(r->cur, out, err));
     if (out->release) return 0;

@@ -60,6 +60,7 @@ typedef struct pm_read_options {
    * built against pm_table.schema). Applied exactly, after merging. */
   const pm_predicate *filter;
   int64_t limit;        /* < 0: no limit */
+  int no_filter_pushdown; /* do not give the filter to the format readers (it only prunes row groups) */
   int with_row_kind;    /* add a first column "_row_kind" and keep retractions of merge reads */
   int64_t batch_rows;   /* rows per file batch; <= 0: 65536 (or option read.batch-size) */
   int parallelism;      /* splits read concurrently; <= 0: option read.parallelism, else 1 */
