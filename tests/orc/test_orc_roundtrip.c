@@ -759,6 +759,56 @@ static void test_union(void) {
   s.release(&s);
 }
 
+/* A file without rows is valid: schema and statistics, no batches; abort leaves nothing. */
+static void test_empty_and_abort(void) {
+  pm_error err;
+  struct ArrowSchema s;
+  make_schema(&s);
+  char path[512], path2[512];
+  snprintf(path, sizeof path, "%s/empty.orc", tmpdir);
+  snprintf(path2, sizeof path2, "%s/aborted.orc", tmpdir);
+  pm_orc_writer *w = NULL;
+  CHECK_OK(pm_orc_writer_open(path, &s, NULL, &w, &err), &err);
+  if (w) CHECK_OK(pm_orc_writer_close(w, &err), &err);
+  pm_file *f;
+  pm_orc_reader *r;
+  CHECK_OK(pm_file_open(path, &f, &err), &err);
+  CHECK_OK(pm_orc_reader_open(f, NULL, &r, &err), &err);
+  CHECK_EQ_INT(pm_orc_reader_num_rows(r), 0);
+  CHECK_EQ_INT(pm_orc_reader_num_stripes(r), 0);
+  CHECK_EQ_INT(pm_orc_reader_num_columns(r), 19);
+  struct ArrowArray a;
+  CHECK_OK(pm_orc_reader_next(r, &a, &err), &err);
+  CHECK(a.release == NULL);
+  pm_orc_column_stats st;
+  CHECK_OK(pm_orc_reader_file_stats(r, 1, &st, &err), &err);
+  CHECK_EQ_INT(st.num_values, 0);
+  pm_orc_reader_close(r);
+  pm_file_close(f);
+  CHECK_OK(pm_orc_writer_open(path2, &s, NULL, &w, &err), &err);
+  pm_orc_writer_abort(w);
+  CHECK(access(path2, F_OK) != 0);
+  /* a batch that does not match the schema is refused (nothing written, the writer stays usable) */
+  struct ArrowArray b;
+  pm_array_init(&b, 1, 1, 2, &err);
+  pm_array_init(b.children[0], 1, 2, 0, &err);
+  pm_array_init(b.children[1], 1, 2, 0, &err);
+  CHECK_OK(pm_orc_writer_open(path2, &s, NULL, &w, &err), &err);
+  CHECK(pm_orc_writer_write(w, &b, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  pm_orc_writer_abort(w);
+  b.release(&b);
+  /* a malformed batch found while appending poisons the writer: close fails, no file appears */
+  struct ArrowArray full;
+  make_batch(&full, 10);
+  full.children[0]->length = 3; /* column shorter than the batch */
+  CHECK_OK(pm_orc_writer_open(path2, &s, NULL, &w, &err), &err);
+  CHECK(pm_orc_writer_write(w, &full, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(pm_orc_writer_close(w, &err) != 0);
+  CHECK(access(path2, F_OK) != 0);
+  full.release(&full);
+  s.release(&s);
+}
+
 /* Every truncation and many byte flips of a small file: errors, never crashes. */
 static void test_corrupt_input(void) {
   pm_error err;
@@ -827,6 +877,7 @@ int main(void) {
   RUN_TEST(test_seek_row_groups);
   RUN_TEST(test_char_varchar);
   RUN_TEST(test_union);
+  RUN_TEST(test_empty_and_abort);
   RUN_TEST(test_corrupt_input);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmpdir);
