@@ -855,7 +855,13 @@ int pm_orc_reader_open(pm_file *file, const pm_orc_read_options *options, pm_orc
       goto fail;
     }
     uint64_t footer_off = ps_start - r->footer_length;
-    if ((rc = read_section(r, footer_off, r->footer_length, &r->footer, "footer", err))) goto fail;
+    uint64_t tail_start = r->file_size - tail_len;
+    if (footer_off >= tail_start) /* usually: the footer came with the tail read */
+      rc = orc_decompress(r, tail + (footer_off - tail_start), (size_t)r->footer_length, &r->footer, NULL, "footer",
+                          footer_off, err);
+    else
+      rc = read_section(r, footer_off, r->footer_length, &r->footer, "footer", err);
+    if (rc) goto fail;
     if ((rc = parse_footer(r, err))) goto fail;
   }
   if ((rc = apply_options(r, options, err))) goto fail;
