@@ -964,8 +964,8 @@ static int decode_stats(const pm_orc_reader *r, const orc_type *t, const uint8_t
           else if (g == 3 && f == 2) { s->int_sum = sv; s->has_int_sum = 1; }
           else if (g == 3 && f == 9) { s->min_ts_millis = sv; have_min_utc = 1; }
           else if (g == 4 && f == 9) { s->max_ts_millis = sv; have_max_utc = 1; }
-          else if (g == 5 && f == 9) s->min_ts_nanos = (int32_t)sv - 1; /* stored + 1 */
-          else if (g == 6 && f == 9) s->max_ts_nanos = (int32_t)sv - 1;
+          else if (g == 5 && f == 9) s->min_ts_nanos = (int32_t)((int64_t)(int32_t)sv - 1); /* stored + 1 */
+          else if (g == 6 && f == 9) s->max_ts_nanos = (int32_t)((int64_t)(int32_t)sv - 1);
           if (f == 9 && g == 1) tmin = sv;
           if (f == 9 && g == 2) tmax = sv;
         } else if (f == 3) { /* double */
@@ -1148,6 +1148,7 @@ static int cmp_bytes(const uint8_t *a, size_t al, const uint8_t *b, size_t bl) {
 /* Parses a decimal string to an unscaled int128 at the given scale; 0 on success. */
 static int parse_decimal(const char *s, uint32_t scale, __int128 *out) {
   int neg = 0;
+  if (scale > 38) return -1;
   if (*s == '-') { neg = 1; s++; }
   else if (*s == '+') s++;
   __int128 v = 0;
@@ -1167,6 +1168,7 @@ static int parse_decimal(const char *s, uint32_t scale, __int128 *out) {
     v = v * 10 + (*s - '0');
   }
   if (frac < 0) frac = 0;
+  if (digits + (int)(scale - (uint32_t)frac) > 38) return -1; /* would not fit: not comparable */
   for (uint32_t i = (uint32_t)frac; i < scale; i++) v *= 10;
   *out = neg ? -v : v;
   return 0;
@@ -2133,9 +2135,9 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
             int64_t sc = c->scratch[j++];
             if (sc < -64 || sc > 64) return pm_orc_stream_error(&c->second.s, err, "decimal scale out of range");
             int32_t diff = tscale - (int32_t)sc;
-            while (diff > 0) {
+            while (diff > 0) { /* wrapping multiply: garbage scales must not be undefined behaviour */
               int step = diff > 18 ? 18 : diff;
-              v *= pow10_i64(step);
+              v = (__int128)((unsigned __int128)v * (unsigned __int128)pow10_i64(step));
               diff -= step;
             }
             while (diff < 0) {
@@ -2184,8 +2186,8 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
         /* Seconds in the writer's zone; writers truncate toward zero, so
          * instants before 1970 with a millisecond part are one second high. */
         int64_t s = (int64_t)((uint64_t)secs[j] + (uint64_t)base);
-        if (s < 0 && ns > 999999) s -= 1;
-        if (local) s += pm_orc_tz_offset(&r->zone, s); /* back to the wall clock */
+        if (s < 0 && ns > 999999) s = (int64_t)((uint64_t)s - 1u);
+        if (local) s = (int64_t)((uint64_t)s + (uint64_t)(int64_t)pm_orc_tz_offset(&r->zone, s)); /* wall clock */
         dst[i] = ts_convert(s, ns, unit);
         j++;
       }

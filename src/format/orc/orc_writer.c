@@ -700,7 +700,9 @@ static int append_value(pm_orc_writer *w, wcol *c, const struct ArrowArray *a, i
         case 'u': secs = floor_div(v, 1000000); ns = (v - secs * 1000000) * 1000; break;
         default: secs = floor_div(v, 1000000000); ns = v - secs * 1000000000; break;
       }
-      int64_t ms = secs * 1000 + ns / 1000000;
+      int64_t ms;
+      if (__builtin_mul_overflow(secs, (int64_t)1000, &ms) || __builtin_add_overflow(ms, ns / 1000000, &ms))
+        return bad_array(w, c, "timestamp out of range", err);
       stats_ts(&c->group, ms, (int32_t)(ns % 1000000));
       /* Writers store millis / 1000 truncated toward zero; readers undo it. */
       int64_t stored = ms / 1000 - ORC_BASE_SECONDS;
