@@ -43,6 +43,7 @@ struct paimon_predicate {
 struct paimon_split {
   pm_data_split *s;
   int owned;
+  const char *fallback_branch; /* plan splits from scan.fallback-branch (owned by the plan) */
 };
 
 struct paimon_plan {
@@ -603,7 +604,10 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
   if (!rc && plan->p->n_splits) {
     plan->splits = calloc(plan->p->n_splits, sizeof *plan->splits);
     if (!plan->splits) rc = PM_NOMEM(err);
-    for (size_t i = 0; !rc && i < plan->p->n_splits; i++) plan->splits[i].s = plan->p->splits[i];
+    for (size_t i = 0; !rc && i < plan->p->n_splits; i++) {
+      plan->splits[i].s = plan->p->splits[i];
+      if (i >= plan->p->fallback_start) plan->splits[i].fallback_branch = plan->p->fallback_branch;
+    }
   }
   if (rc) {
     paimon_plan_free(plan);
@@ -719,37 +723,64 @@ paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, str
   return (paimon_status)pm_read_schema(rb->t, &o, out, err);
 }
 
-/* A stream that owns its table, filter, columns and split copies, so the
- * caller may free the builder and plan while reading. */
-typedef struct owned_read {
+/* A stream that owns its tables, filters, columns and split copies, so the
+ * caller may free the builder and plan while reading. Splits planned from a
+ * scan.fallback-branch are read with that branch's table (its own keys and
+ * merge engine), after the main table's splits. */
+typedef struct read_part {
   pm_table *t;
-  pm_predicate *filter;
-  char **columns;
-  size_t n_columns;
+  pm_predicate *filter; /* bound to this part's table */
   pm_data_split **splits;
   size_t n_splits;
   struct ArrowArrayStream inner;
+  int started;
+} read_part;
+
+typedef struct owned_read {
+  read_part parts[2];
+  size_t n_parts;
+  size_t cur;
+  char **columns;
+  size_t n_columns;
+  int64_t limit; /* < 0: none; enforced across parts */
+  int64_t emitted;
 } owned_read;
 
 static void owned_read_free(void *state) {
   owned_read *r = state;
   if (!r) return;
-  if (r->inner.release) r->inner.release(&r->inner);
-  for (size_t i = 0; i < r->n_splits; i++) pm_data_split_free(r->splits[i]);
-  free(r->splits);
+  for (size_t k = 0; k < 2; k++) {
+    read_part *p = &r->parts[k];
+    if (p->inner.release) p->inner.release(&p->inner);
+    for (size_t i = 0; i < p->n_splits; i++) pm_data_split_free(p->splits[i]);
+    free(p->splits);
+    pm_pred_free(p->filter);
+    pm_table_free(p->t);
+  }
   paimon_free_strings(r->columns, r->n_columns);
-  pm_pred_free(r->filter);
-  pm_table_free(r->t);
   free(r);
 }
 
 static int owned_get_schema(void *state, struct ArrowSchema *out, pm_error *err) {
   owned_read *r = state;
-  return pm_stream_get_schema(&r->inner, out, err);
+  return pm_stream_get_schema(&r->parts[0].inner, out, err);
 }
+
 static int owned_get_next(void *state, struct ArrowArray *out, pm_error *err) {
   owned_read *r = state;
-  return pm_stream_get_next(&r->inner, out, err);
+  memset(out, 0, sizeof *out);
+  while (r->cur < r->n_parts) {
+    if (r->limit >= 0 && r->emitted >= r->limit) return 0; /* end of stream */
+    PM_TRY(pm_stream_get_next(&r->parts[r->cur].inner, out, err));
+    if (!out->release) {
+      r->cur++;
+      continue;
+    }
+    if (r->limit >= 0 && out->length > r->limit - r->emitted) out->length = r->limit - r->emitted;
+    r->emitted += out->length;
+    return 0;
+  }
+  return 0;
 }
 
 static int copy_split(const pm_data_split *src, pm_data_split **dst, pm_error *err) {
@@ -758,8 +789,21 @@ static int copy_split(const pm_data_split *src, pm_data_split **dst, pm_error *e
   int rc = pm_data_split_encode(src, &b, err);
   if (!rc) rc = pm_data_split_decode(b.data, b.len, dst, err);
   pm_buf_free(&b);
-  /* The wire format does not carry local deletion-file paths differently, but
-   * bucket_path / paths must survive: decode keeps them. */
+  return rc;
+}
+
+/* Binds a copy of the builder's filter to table t (by column name). */
+static int bind_filter(const paimon_read_builder *rb, const pm_table *t, pm_predicate **out, pm_error *err) {
+  *out = NULL;
+  if (!rb->filter) return 0;
+  const pm_table_schema *from = rb->t->schema, *to = t->schema;
+  int32_t *map = malloc((from->n_fields ? from->n_fields : 1) * sizeof *map);
+  if (!map) return PM_NOMEM(err);
+  for (size_t i = 0; i < from->n_fields; i++) map[i] = pm_schema_field_index(to, from->fields[i].name);
+  int rc = pm_pred_only_fields(rb->filter, map, from->n_fields)
+               ? pm_pred_remap(rb->filter, map, from->n_fields, out, err)
+               : pm_errorf(err, PAIMON_ERR_NOT_FOUND, "filter uses a column that branch '%s' does not have", t->branch);
+  free(map);
   return rc;
 }
 
@@ -769,8 +813,13 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
   memset(out, 0, sizeof *out);
   owned_read *r = calloc(1, sizeof *r);
   if (!r) return (paimon_status)PM_NOMEM(err);
-  int rc = pm_table_reopen(rb->t, rb->t->branch, NULL, &r->t, err);
-  if (!rc && rb->filter) rc = pm_pred_copy(rb->filter, &r->filter, err);
+  r->limit = rb->limit;
+  int rc = 0;
+  const char *fallback = NULL;
+  for (size_t i = 0; i < n; i++) {
+    if (!splits[i]) rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "split %zu is NULL", i);
+    else if (splits[i]->fallback_branch) fallback = splits[i]->fallback_branch;
+  }
   if (!rc && rb->n_columns) {
     r->columns = calloc(rb->n_columns, sizeof *r->columns);
     if (!r->columns) rc = PM_NOMEM(err);
@@ -780,24 +829,30 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
       r->n_columns = i + 1;
     }
   }
-  if (!rc && n) {
-    r->splits = calloc(n, sizeof *r->splits);
-    if (!r->splits) rc = PM_NOMEM(err);
-    for (size_t i = 0; !rc && i < n; i++) {
-      if (!splits[i]) rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "split %zu is NULL", i);
-      else rc = copy_split(splits[i]->s, &r->splits[i], err);
-      if (!rc) r->n_splits = i + 1;
+  r->n_parts = fallback ? 2 : 1;
+  for (size_t k = 0; !rc && k < r->n_parts; k++) {
+    read_part *p = &r->parts[k];
+    rc = pm_table_reopen(rb->t, k == 0 ? rb->t->branch : fallback, NULL, &p->t, err);
+    if (!rc) rc = bind_filter(rb, p->t, &p->filter, err);
+    if (!rc && n) {
+      p->splits = calloc(n, sizeof *p->splits);
+      if (!p->splits) rc = PM_NOMEM(err);
     }
-  }
-  if (!rc) {
-    pm_read_options o;
-    pm_read_options_init(&o);
-    o.columns = (const char *const *)r->columns;
-    o.n_columns = r->n_columns;
-    o.filter = r->filter;
-    o.limit = rb->limit;
-    o.with_row_kind = rb->row_kind;
-    rc = pm_read_splits(r->t, r->splits, r->n_splits, &o, &r->inner, err);
+    for (size_t i = 0; !rc && i < n; i++) {
+      if ((k == 1) != (splits[i]->fallback_branch != NULL)) continue;
+      rc = copy_split(splits[i]->s, &p->splits[p->n_splits], err);
+      if (!rc) p->n_splits++;
+    }
+    if (!rc) {
+      pm_read_options o;
+      pm_read_options_init(&o);
+      o.columns = (const char *const *)r->columns;
+      o.n_columns = r->n_columns;
+      o.filter = p->filter;
+      o.limit = rb->limit;
+      o.with_row_kind = rb->row_kind;
+      rc = pm_read_splits(p->t, p->splits, p->n_splits, &o, &p->inner, err);
+    }
   }
   if (rc) {
     owned_read_free(r);

@@ -30,6 +30,7 @@ void pm_plan_free(pm_plan *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_splits; i++) pm_data_split_free(p->splits[i]);
   free(p->splits);
+  free(p->fallback_branch);
   free(p);
 }
 
@@ -1926,19 +1927,24 @@ int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan
       snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "empty");
     }
     const char *fb = pm_options_get(&t->options, PM_OPT_SCAN_FALLBACK_BRANCH);
-    if (!rc && fb && *fb && !strcmp(t->branch, "main") && strcmp(fb, "main"))
+    plan->fallback_start = pb.n;
+    if (!rc && fb && *fb && !strcmp(t->branch, "main") && strcmp(fb, "main")) {
       rc = plan_fallback(t, filter, snap, fb, &plan->explain, &pb, err);
+      if (!rc && pb.n > plan->fallback_start && !(plan->fallback_branch = strdup(fb))) rc = PM_NOMEM(err);
+    }
     pm_snapshot_free(snap);
   }
   if (!rc && !(filter && has_non_partition_filter(t, filter))) apply_limit(&pb, limit, &plan->explain);
   if (rc) {
     for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
     free(pb.splits);
+    free(plan->fallback_branch);
     free(plan);
     return rc;
   }
   plan->splits = pb.splits;
   plan->n_splits = pb.n;
+  if (!plan->fallback_branch || plan->fallback_start > pb.n) plan->fallback_start = pb.n;
   plan->explain.snapshot_id = plan->snapshot_id;
   plan->explain.splits = pb.n;
   for (size_t i = 0; i < pb.n; i++) plan->explain.files_planned += pb.splits[i]->n_data_files;

@@ -70,6 +70,11 @@ typedef struct pm_plan {
   int has_snapshot;
   pm_data_split **splits; /* owned */
   size_t n_splits;
+  /* splits[fallback_start..n_splits) come from branch fallback_branch
+   * (scan.fallback-branch) and must be read with that branch's table
+   * (its schema, keys and merge engine); fallback_start == n_splits when none. */
+  size_t fallback_start;
+  char *fallback_branch; /* owned, NULL when none */
   pm_scan_explain explain;
 } pm_plan;
 
