@@ -433,6 +433,45 @@ static void test_ranges_and_projection(void) {
   CHECK_EQ_INT(got, 2 + 20 + 1 + 401 + 1);
   pm_schema_release(&s);
   pm_pq_reader_close(r);
+
+  /* many small ranges (deletion-vector style): every third row */
+  size_t nr = 834;
+  pm_pq_row_range *many = malloc(nr * sizeof *many);
+  for (size_t i = 0; i < nr; i++) many[i] = (pm_pq_row_range){(int64_t)i * 3, (int64_t)i * 3 + 1};
+  pm_pq_read_options_init(&opt);
+  opt.row_ranges = many;
+  opt.n_row_ranges = nr;
+  opt.batch_rows = 500;
+  CHECK_OK(pm_pq_reader_open_path(path, &opt, &r, &err), &err);
+  free(many); /* options are copied */
+  CHECK_OK(pm_pq_reader_schema(r, &s, &err), &err);
+  got = 0;
+  int64_t biggest = 0;
+  for (;;) {
+    struct ArrowArray a;
+    int rc = pm_pq_reader_next(r, &a, &err);
+    CHECK_OK(rc, &err);
+    if (rc || !a.release) break;
+    int64_t np;
+    const int64_t *pos = pm_pq_reader_batch_positions(r, &np);
+    CHECK_EQ_INT(np, a.length);
+    if (a.length > biggest) biggest = a.length;
+    for (int64_t i = 0; i < a.length; i++) {
+      CHECK_EQ_INT(pos[i] % 3, 0);
+      json_t *ref = json_array_get(all, (size_t)pos[i]);
+      for (int64_t c = 0; c < s.n_children; c++) {
+        json_t *v = value_json(s.children[c], a.children[c], i);
+        CHECK_MSG(json_equal(v, json_array_get(ref, (size_t)c)), "row %lld col %lld", (long long)pos[i], (long long)c);
+        json_decref(v);
+      }
+    }
+    got += a.length;
+    a.release(&a);
+  }
+  CHECK_EQ_INT(got, 834);
+  CHECK(biggest > 64); /* batches are not cut at a fixed number of ranges */
+  pm_schema_release(&s);
+  pm_pq_reader_close(r);
   json_decref(all);
 }
 

@@ -153,7 +153,10 @@ struct pm_pq_reader {
   size_t positions_cap;
   int64_t positions_n;
   int positions_ready;
-  pm_pq_row_range spans[64]; /* file rows of the last batch */
+  pm_pq_row_range *spans; /* file rows of the last batch */
+  size_t spans_cap;
+  pending_op *ops; /* skip/read plan of the batch, one per span */
+  size_t ops_cap;
   int n_spans;
 
   ZSTD_DCtx *zstd; /* reused across pages */
@@ -718,7 +721,7 @@ static int load_dictionary(pm_pq_reader *r, leaf_reader *lr, const pm_pq_page_he
   PM_TRY(decode_values(r, lr, PM_PQ_ENC_PLAIN, data, len, n, err));
   if (lr->vsource == VS_BINARY) {
     size_t bytes = lr->voffsets[n];
-    PM_TRY(GROW(lr->dict, lr->dict_cap, bytes + 16, err));
+    PM_TRY(GROW(lr->dict, lr->dict_cap, bytes + 64, err));
     memcpy(lr->dict, lr->vbytes, bytes);
     PM_TRY(GROW(lr->dict_offsets, lr->dict_offsets_cap, (n + 1) * sizeof(uint32_t), err));
     memcpy(lr->dict_offsets, lr->voffsets, (n + 1) * sizeof(uint32_t));
@@ -952,14 +955,21 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
       if (base + total > INT32_MAX)
         return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column '%s': batch exceeds 2 GiB of binary data; use a smaller batch size",
                          r->path, lr->info->path);
-      PM_TRY(pm_buf_reserve(&o->values, (size_t)total + 32));
+      PM_TRY(pm_buf_reserve(&o->values, (size_t)total + 64));
       uint8_t *dst = o->values.data + base;
       size_t pos = 0;
-      const uint8_t *dict = lr->dict; /* has 16 bytes of slack past its end */
+      const uint8_t *dict = lr->dict; /* has 64 bytes of slack past its end */
       for (size_t i = 0; i < k; i++) {
         uint32_t a = dofs[ix[i]], l = dofs[ix[i] + 1] - a;
-        if (l <= 16) memcpy(dst + pos, dict + a, 16); /* fixed-size copy: no call, no branch on length */
-        else memcpy(dst + pos, dict + a, l);
+        /* Short values: fixed-size copies (inlined, may copy a little past
+         * the value into the slack) instead of a library call per value. */
+        if (l <= 16) {
+          memcpy(dst + pos, dict + a, 16);
+        } else if (l <= 256) {
+          for (uint32_t q = 0; q < l; q += 32) memcpy(dst + pos + q, dict + a + q, 32);
+        } else {
+          memcpy(dst + pos, dict + a, l);
+        }
         pos += l;
         offs[i] = (int32_t)(base + pos);
       }
@@ -2093,6 +2103,8 @@ void pm_pq_reader_close(pm_pq_reader *r) {
   free(r->rg_ranges);
   free(r->positions);
   free(r->valid_scratch);
+  free(r->ops);
+  free(r->spans);
   if (r->zstd) ZSTD_freeDCtx(r->zstd);
   pool_unref(r->pool);
   pm_pq_meta_free(r->meta);
@@ -2165,10 +2177,13 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
     if (rc) return rc;
   }
   /* Plan the batch: skip/read operations within this row group. */
-  pending_op ops[64];
   int n_ops = 0;
   int64_t rows = 0;
-  while (rows < r->batch_rows && r->rg_range_pos < r->rg_n_ranges && n_ops < 64) {
+  while (rows < r->batch_rows && r->rg_range_pos < r->rg_n_ranges) {
+    if (GROW(r->ops, r->ops_cap, (size_t)(n_ops + 1) * sizeof(pending_op), err) ||
+        GROW(r->spans, r->spans_cap, (size_t)(n_ops + 1) * sizeof(pm_pq_row_range), err))
+      return PAIMON_ERR_NOMEM;
+    pending_op *ops = r->ops;
     pm_pq_row_range *g = &r->rg_ranges[r->rg_range_pos];
     int64_t skip = g->start > r->rg_row ? g->start - r->rg_row : 0;
     int64_t from = r->rg_row + skip;
@@ -2199,8 +2214,8 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
       PM_TRY(pm_buf_reserve(&lr->out.values, need_bytes));
     }
     for (int k = 0; k < n_ops; k++) {
-      if (ops[k].skip) PM_TRY(lr_rows(r, lr, ops[k].skip, 0, err));
-      PM_TRY(lr_rows(r, lr, ops[k].read, 1, err));
+      if (r->ops[k].skip) PM_TRY(lr_rows(r, lr, r->ops[k].skip, 0, err));
+      PM_TRY(lr_rows(r, lr, r->ops[k].read, 1, err));
     }
   }
   asm_ctx c = {r, err, r->valid_scratch, r->valid_scratch_cap};
