@@ -94,8 +94,9 @@ typedef struct pm_table {
 /*
  * Opens the table at `root` (a directory holding schema/), reading branch
  * `branch` (NULL or "main" = main). `dynamic` options override table options
- * (time travel, scan.*, split sizes...); `catalog` options may hold
- * `path-rewrite`. Either may be NULL. A table with no schema file is
+ * (time travel, scan.*, split sizes...); `path-rewrite` = "FROM=TO[;...]"
+ * may come from either the dynamic or the catalog options (dynamic rules
+ * are tried first). Either may be NULL. A table with no schema file is
  * PAIMON_ERR_NOT_FOUND naming the schema directory. If the table option
  * `scan.fallback-branch` is set, that is recorded in options only: scan.c
  * resolves it. database/name may be NULL (derived from the path).
