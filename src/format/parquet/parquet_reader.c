@@ -588,6 +588,7 @@ static int decode_values(pm_pq_reader *r, leaf_reader *lr, int enc, uint8_t *p, 
   switch (enc) {
     case PM_PQ_ENC_PLAIN:
       if (lr->phys == PM_PQ_BYTE_ARRAY) {
+        if (n > len / 4) return lr_fail(r, lr, err, "more BYTE_ARRAY values than the page can hold");
         PM_TRY(GROW(lr->voffsets, lr->voffsets_cap, (n + 1) * sizeof(uint32_t), err));
         size_t used;
         if (pm_pq_plain_byte_array_compact(p, len, n, lr->voffsets, &used, &why)) return lr_fail(r, lr, err, why);
@@ -736,6 +737,28 @@ static int load_dictionary(pm_pq_reader *r, leaf_reader *lr, const pm_pq_page_he
   return 0;
 }
 
+/* Bounds the uncompressed size a page header may claim before anything is
+ * allocated: codecs cannot expand beyond a known ratio (zstd frames may state
+ * their content size, which must then match). Small pages always pass. */
+static int plausible_size(pm_codec codec, const uint8_t *src, size_t clen, size_t usize, int stored) {
+  if (usize <= ((size_t)1 << 20)) return 1;
+  if (codec == PM_CODEC_NONE || stored) return usize <= clen + ((size_t)1 << 20);
+  size_t ratio;
+  switch (codec) {
+    case PM_CODEC_SNAPPY: ratio = 32; break;
+    case PM_CODEC_LZ4_RAW:
+    case PM_CODEC_LZ4_HADOOP: ratio = 256; break;
+    case PM_CODEC_ZSTD: {
+      unsigned long long cs = ZSTD_getFrameContentSize(src, clen);
+      if (cs == (unsigned long long)usize) return 1;
+      ratio = 2048;
+      break;
+    }
+    default: ratio = 1100; break; /* deflate's maximum is about 1032 */
+  }
+  return clen > 0 && usize / ratio <= clen;
+}
+
 /* Loads the next data page. *skip_rows (may be NULL) lets whole pages whose
  * row count is known be skipped without decoding: they are subtracted.
  * Returns 0 with lr->page_levels > 0, or 1 at the end of the chunk. */
@@ -756,6 +779,8 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
     if (h.type != PM_PQ_PAGE_DATA && h.type != PM_PQ_PAGE_DATA_V2 && h.type != PM_PQ_PAGE_DICTIONARY) continue;
     if (!h.has_data_header) return lr_fail(r, lr, err, "page header lacks its type-specific header");
     if ((size_t)h.uncompressed_size > MAX_PAGE_BYTES) return lr_fail(r, lr, err, "uncompressed page size too large");
+    if (!plausible_size(lr->codec, body, clen, (size_t)h.uncompressed_size, h.type == PM_PQ_PAGE_DATA_V2 && !h.is_compressed))
+      return lr_fail(r, lr, err, "uncompressed page size implausible for its compressed size");
     if ((size_t)h.num_values > (size_t)h.uncompressed_size * 8 + MAX_PAGE_VALUES_SLACK)
       return lr_fail(r, lr, err, "page value count implausible for its size");
     if (r->opt.verify_crc && h.has_crc) {
