@@ -287,6 +287,11 @@ paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, str
  * get_next (errno + get_last_error). */
 paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paimon_split *const *splits, size_t n,
                                        struct ArrowArrayStream *out, paimon_error *err);
+/* Reads system table `name` ("files", "partitions", "manifests", "snapshots", ...)
+ * of the builder's table, honouring its dynamic options (e.g. "files" at
+ * scan.snapshot-id). *out owned by the caller (out->release(out)). */
+paimon_status paimon_read_builder_read_system_table(const paimon_read_builder *rb, const char *name,
+                                                    struct ArrowArrayStream *out, paimon_error *err);
 /* Convenience: reads every split of a plan. */
 paimon_status paimon_read_plan(const paimon_read_builder *rb, const paimon_plan *plan, struct ArrowArrayStream *out,
                                paimon_error *err);

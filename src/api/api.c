@@ -862,6 +862,12 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
   return (paimon_status)pm_stream_init(out, &cb, r, err);
 }
 
+paimon_status paimon_read_builder_read_system_table(const paimon_read_builder *rb, const char *name,
+                                                    struct ArrowArrayStream *out, paimon_error *err) {
+  CHECK_ARG(rb && name && out, "NULL argument");
+  return (paimon_status)pm_system_table_read(rb->t, name, out, err);
+}
+
 paimon_status paimon_read_plan(const paimon_read_builder *rb, const paimon_plan *plan, struct ArrowArrayStream *out,
                                paimon_error *err) {
   CHECK_ARG(rb && plan && out, "NULL argument");
