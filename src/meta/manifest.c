@@ -14,21 +14,32 @@ const uint8_t PM_EMPTY_ROW_BYTES[12] = {0};
 /* ------------------------------------------------------------------ */
 /* containers                                                         */
 
+/* Item arrays come from pm_big_alloc: big ones are reused across containers
+ * (no fresh page faults per manifest). Growth is 4x, or to what a block needs. */
 #define DEFINE_VEC(T, prefix)                                                       \
   void prefix##_init(T *v) { memset(v, 0, sizeof(*v)); }                            \
   void prefix##_clear(T *v) {                                                       \
-    free(v->items);                                                                 \
+    pm_big_free(v->items, v->cap * sizeof(v->items[0]));                            \
     pm_arena_free(&v->arena);                                                       \
     memset(v, 0, sizeof(*v));                                                       \
   }                                                                                 \
-  static int prefix##_grow(T *v, pm_error *err) {                                   \
-    if (v->n < v->cap) return 0;                                                    \
-    size_t nc = v->cap ? v->cap * 4 : 256; /* fewer reallocation copies */           \
-    void *p = realloc(v->items, nc * sizeof(v->items[0]));                          \
+  static int prefix##_reserve_as(T *v, size_t extra, int exact, pm_error *err) {    \
+    if (extra <= v->cap - v->n) return 0;                                           \
+    if (extra > SIZE_MAX / 2 / sizeof(v->items[0]) - v->n) return PM_NOMEM(err);    \
+    size_t nc = exact ? 0 : v->cap ? v->cap * 4 : 256;                              \
+    if (nc < v->n + extra) nc = v->n + extra;                                       \
+    if (nc > SIZE_MAX / sizeof(v->items[0])) return PM_NOMEM(err);                  \
+    size_t got = 0;                                                                 \
+    void *p = pm_big_alloc(nc * sizeof(v->items[0]), &got);                         \
     if (!p) return PM_NOMEM(err);                                                   \
+    if (v->n) memcpy(p, v->items, v->n * sizeof(v->items[0]));                      \
+    pm_big_free(v->items, v->cap * sizeof(v->items[0]));                            \
     v->items = p;                                                                   \
-    v->cap = nc;                                                                    \
+    v->cap = got / sizeof(v->items[0]);                                             \
     return 0;                                                                       \
+  }                                                                                 \
+  static inline int prefix##_grow(T *v, pm_error *err) {                            \
+    return v->n < v->cap ? 0 : prefix##_reserve_as(v, 1, 0, err);                   \
   }
 
 DEFINE_VEC(pm_manifest_entries, pm_manifest_entries)
@@ -221,7 +232,24 @@ static void skip_long_array(pm_avro_cursor *c, const pm_avro_schema *arr) {
       pm_avro_skip_raw(c, (size_t)bs);
       continue;
     }
+    /* one-byte fast paths: null item (its branch byte) or branch byte + one-byte long */
+    const uint8_t null_byte = inull == 0 ? 0x00 : 0x02, value_byte = inull == 0 ? 0x02 : 0x00;
     for (int64_t i = 0; i < bn; i++) {
+      const uint8_t *p = c->pos;
+      if (c->end - p >= 2) {
+        if (inull < 0) {
+          if (p[0] < 0x80) {
+            c->pos = p + 1;
+            continue;
+          }
+        } else if (p[0] == null_byte) {
+          c->pos = p + 1;
+          continue;
+        } else if (p[0] == value_byte && p[1] < 0x80) {
+          c->pos = p + 2;
+          continue;
+        }
+      }
       if (inull >= 0 && pm_avro_read_union(c) == inull) continue;
       (void)pm_avro_read_long(c);
     }
@@ -263,14 +291,29 @@ static void scan_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *out) {
   }
 }
 
-static void materialize_stats(decoder *d, const raw_stats *r, pm_simple_stats *out, const uint8_t *block_end) {
+/* b again when it has the same bytes as an already copied value (key stats of a
+ * one-column primary key equal the min/max keys): no second copy. */
+static pm_bytes arena_bytes_shared(decoder *d, pm_avro_bytes b, pm_avro_bytes seen_raw, pm_bytes seen) {
+  if (seen.data && b.len == seen_raw.len && (b.ptr == seen_raw.ptr || memcmp(b.ptr, seen_raw.ptr, b.len) == 0))
+    return seen;
+  return arena_bytes(d, b);
+}
+
+/* seen_* (may be NULL): already copied min/max values that the stats may repeat. */
+static void materialize_stats_shared(decoder *d, const raw_stats *r, pm_simple_stats *out, const uint8_t *block_end,
+                                     const pm_avro_bytes *seen_raw, const pm_bytes *seen) {
   if (!r->present) {
     pm_simple_stats_empty(out);
     return;
   }
   memset(out, 0, sizeof(*out));
-  out->min_values = arena_bytes(d, r->min);
-  out->max_values = arena_bytes(d, r->max);
+  if (seen) {
+    out->min_values = arena_bytes_shared(d, r->min, seen_raw[0], seen[0]);
+    out->max_values = arena_bytes_shared(d, r->max, seen_raw[1], seen[1]);
+  } else {
+    out->min_values = arena_bytes(d, r->min);
+    out->max_values = arena_bytes(d, r->max);
+  }
   if (!r->nc_pos) {
     out->null_counts_is_null = 1;
     return;
@@ -278,6 +321,10 @@ static void materialize_stats(decoder *d, const raw_stats *r, pm_simple_stats *o
   pm_avro_cursor c;
   pm_avro_cursor_init(&c, r->nc_pos, (size_t)(block_end - r->nc_pos));
   out->null_counts = read_long_array(d, &c, r->nc_type, &out->n_null_counts);
+}
+
+static void materialize_stats(decoder *d, const raw_stats *r, pm_simple_stats *out, const uint8_t *block_end) {
+  materialize_stats_shared(d, r, out, block_end, NULL, NULL);
 }
 
 /* Reads SimpleStats directly (manifest list). */
@@ -529,7 +576,9 @@ static void materialize_file(decoder *d, const raw_file *rf, pm_data_file_meta *
   fm->row_count = rf->row_count;
   fm->min_key = arena_bytes(d, rf->min_key);
   fm->max_key = arena_bytes(d, rf->max_key);
-  materialize_stats(d, &rf->key_stats, &fm->key_stats, block_end);
+  pm_avro_bytes keys_raw[2] = {rf->min_key, rf->max_key};
+  pm_bytes keys[2] = {fm->min_key, fm->max_key};
+  materialize_stats_shared(d, &rf->key_stats, &fm->key_stats, block_end, keys_raw, keys);
   materialize_stats(d, &rf->value_stats, &fm->value_stats, block_end);
   fm->min_sequence_number = rf->min_seq;
   fm->max_sequence_number = rf->max_seq;
@@ -566,8 +615,28 @@ static void materialize_file(decoder *d, const raw_file *rf, pm_data_file_meta *
   }
 }
 
+/* ORC manifests (and the generic Avro path) apply both stages on the full head. */
+static int both_filters(void *ctx, const pm_entry_head *h) {
+  const pm_manifest_filters *fs = ctx;
+  if (fs->head_filter && !fs->head_filter(fs->ctx, h)) return 0;
+  return !fs->filter || fs->filter(fs->ctx, h);
+}
+
 int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_entry_filter_fn filter,
                        void *filter_ctx, pm_manifest_entries *out, pm_error *err) {
+  pm_manifest_filters fs = {NULL, filter, filter_ctx};
+  return pm_manifest_decode_filtered(data, len, name, &fs, out, err);
+}
+
+int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *name,
+                                const pm_manifest_filters *filters, pm_manifest_entries *out, pm_error *err) {
+  static const pm_manifest_filters no_filters = {NULL, NULL, NULL};
+  if (!filters) filters = &no_filters;
+  pm_entry_filter_fn head_filter = filters->head_filter;
+  void *filter_ctx = filters->ctx;
+  /* one combined callback wherever the head is only known in full */
+  pm_entry_filter_fn filter = head_filter ? both_filters : filters->filter;
+  if (head_filter) filter_ctx = (void *)filters;
   if (is_orc(data, len)) return pm_manifest_decode_orc(data, len, name, filter, filter_ctx, out, err);
   pm_file *f = NULL;
   pm_avro_reader *r = NULL;
@@ -576,8 +645,29 @@ int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_ent
   int rc = manifest_layout_init(&l, r, name, err);
   decoder d = {.r = r, .arena = &out->arena, .err = err};
   int64_t count = 0;
+  const size_t n_before = out->n;
+  uint64_t first_offset = 0;
+  int64_t first_count = 0, blocks = 0;
   while (!rc && (rc = pm_avro_reader_next_block(r, &d.cur, &count, err)) == 0 && count > 0) {
     pm_avro_cursor *c = &d.cur;
+    uint64_t offset = pm_avro_reader_block_offset(r);
+    if (!filter && blocks == 1 && offset > first_offset && offset < len) {
+      /* Size the entry array once for the whole file, guessed from the first
+       * block's share of the file (no regrowth copies; untouched pages of an
+       * overestimate cost nothing). Bounded: a guess is at most len/8 entries. */
+      double guess = (double)first_count * (double)(len - first_offset) / (double)(offset - first_offset);
+      guess += guess / 32 + (double)count;
+      uint64_t est = guess > (double)(len / 8) ? len / 8 : (uint64_t)guess;
+      if (n_before + est > out->n &&
+          (rc = pm_manifest_entries_reserve_as(out, n_before + (size_t)est - out->n, 1, err)))
+        break;
+    }
+    if (blocks++ == 0) {
+      first_offset = offset;
+      first_count = count;
+    }
+    /* room for the whole block at once (count is bounded by the block's bytes) */
+    if (!filter && (rc = pm_manifest_entries_reserve_as(out, (size_t)count, 0, err))) break;
     for (int64_t i = 0; i < count; i++) {
       if (l.top_null_branch >= 0 && pm_avro_read_union(c) == l.top_null_branch) continue;
       int32_t version = 2, kind = 0, bucket = 0, total_buckets = -1;
@@ -590,6 +680,17 @@ int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_ent
         partition = pm_avro_read_bytes(c);
         bucket = pm_avro_read_int(c);
         total_buckets = pm_avro_read_int(c);
+        if (head_filter && version == 2 && (kind == 0 || kind == 1) && !pm_avro_cursor_failed(c)) {
+          pm_entry_head h = {(int8_t)kind, partition.ptr, partition.len, bucket, total_buckets, -1, NULL, 0};
+          if (!head_filter(filters->ctx, &h)) {
+            scan_file_fast(c, &l, &rf); /* views only, nothing copied (faster than the generic skip program) */
+            if (pm_avro_cursor_failed(c)) {
+              rc = pm_avro_reader_cursor_error(r, c, "manifest entry", err);
+              break;
+            }
+            continue;
+          }
+        }
         scan_file_fast(c, &l, &rf);
         have_file = 1;
       } else {
@@ -630,7 +731,9 @@ int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_ent
       if (filter) {
         pm_entry_head h = {(int8_t)kind, partition.ptr, partition.len, bucket, total_buckets, rf.level,
                            (const char *)rf.file_name.ptr, rf.file_name.len};
-        if (!filter(filter_ctx, &h)) continue;
+        /* the fast path has run head_filter already */
+        if (l.fast && head_filter ? filters->filter && !filters->filter(filters->ctx, &h) : !filter(filter_ctx, &h))
+          continue;
       }
       if ((rc = pm_manifest_entries_grow(out, err))) break;
       pm_manifest_entry *e = &out->items[out->n];
@@ -649,6 +752,15 @@ int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_ent
   layout_free(&l);
   pm_avro_reader_close(r);
   pm_file_close(f);
+  return rc;
+}
+
+int pm_manifest_read_filtered(const char *path, const pm_manifest_filters *filters, pm_manifest_entries *out,
+                              pm_error *err) {
+  pm_buf b;
+  int rc = read_whole(path, &b, err);
+  if (!rc) rc = pm_manifest_decode_filtered(b.data, b.len, path, filters, out, err);
+  pm_buf_free(&b);
   return rc;
 }
 

@@ -217,6 +217,24 @@ int pm_manifest_read(const char *path, pm_entry_filter_fn filter, void *filter_c
 /* Same from memory; name is used in messages. */
 int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_entry_filter_fn filter,
                        void *filter_ctx, pm_manifest_entries *out, pm_error *err);
+/* Two-stage filtering. head_filter (may be NULL) runs first and must look only
+ * at kind, partition, bucket and total_buckets (Avro manifests in Java's
+ * current field layout call it before the _FILE record is read: level is -1
+ * and file_name NULL, and a rejected entry is skipped with nothing copied;
+ * other layouts and ORC may pass the full head). filter (may be NULL) then
+ * sees the full head as above. Both get ctx. */
+typedef struct pm_manifest_filters {
+  pm_entry_filter_fn head_filter;
+  pm_entry_filter_fn filter;
+  void *ctx;
+} pm_manifest_filters;
+
+/* pm_manifest_read / pm_manifest_decode with two-stage filters (filters may be NULL). */
+int pm_manifest_read_filtered(const char *path, const pm_manifest_filters *filters, pm_manifest_entries *out,
+                              pm_error *err);
+int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *name,
+                                const pm_manifest_filters *filters, pm_manifest_entries *out, pm_error *err);
+
 /* Appends the rows of a manifest list. */
 int pm_manifest_list_read(const char *path, pm_manifest_file_metas *out, pm_error *err);
 int pm_manifest_list_decode(const uint8_t *data, size_t len, const char *name, pm_manifest_file_metas *out,
