@@ -106,10 +106,17 @@ static inline int field_null(pm_avro_cursor *c, const pm_avro_field_ref *ref) { 
 
 /* Reads an array value (items may be ["null", T]) into an arena array of
  * int64 (PM_NULL_COUNT_UNKNOWN for null items). */
+static int64_t *read_long_items(decoder *d, pm_avro_cursor *c, int32_t inull, int32_t *count);
+
 static int64_t *read_long_array(decoder *d, pm_avro_cursor *c, const pm_avro_schema *arr, int32_t *count) {
   int32_t inull = -1;
-  const pm_avro_schema *it = pm_avro_unwrap_nullable(arr->items, &inull);
-  (void)it;
+  pm_avro_unwrap_nullable(arr->items, &inull);
+  return read_long_items(d, c, inull, count);
+}
+
+/* Same with the items' null branch known (-1: items are not nullable). */
+static int64_t *read_long_items(decoder *d, pm_avro_cursor *c, int32_t inull, int32_t *count) {
+  const uint8_t null_byte = inull == 0 ? 0x00 : 0x02, value_byte = inull == 0 ? 0x02 : 0x00;
   int64_t *vals = NULL;
   int64_t n = 0, cap = 0;
   for (;;) {
@@ -132,6 +139,24 @@ static int64_t *read_long_array(decoder *d, pm_avro_cursor *c, const pm_avro_sch
       cap = nc;
     }
     for (int64_t i = 0; i < bn; i++) {
+      const uint8_t *p = c->pos; /* one-byte fast paths as in skip_long_items */
+      if (c->end - p >= 2) {
+        if (inull < 0) {
+          if (p[0] < 0x80) {
+            vals[n++] = (int64_t)(p[0] >> 1) ^ -(int64_t)(p[0] & 1);
+            c->pos = p + 1;
+            continue;
+          }
+        } else if (p[0] == null_byte) {
+          vals[n++] = PM_NULL_COUNT_UNKNOWN;
+          c->pos = p + 1;
+          continue;
+        } else if (p[0] == value_byte && p[1] < 0x80) {
+          vals[n++] = (int64_t)(p[1] >> 1) ^ -(int64_t)(p[1] & 1);
+          c->pos = p + 2;
+          continue;
+        }
+      }
       if (inull >= 0) {
         int32_t b = pm_avro_read_union(c);
         if (b == inull) {
@@ -212,11 +237,14 @@ typedef struct raw_stats {
   pm_avro_bytes min, max;
   const uint8_t *nc_pos; /* NULL = null array */
   const pm_avro_schema *nc_type;
+  int32_t nc_null_branch; /* items' null branch when known (standard layout), else -2 */
   int present;
 } raw_stats;
 
 /* Skips an array whose items are long or ["null", long] (null counts, sequences) quickly;
  * falls back to the generic skip for anything else. */
+static void skip_long_items(pm_avro_cursor *c, int32_t inull);
+
 static void skip_long_array(pm_avro_cursor *c, const pm_avro_schema *arr) {
   int32_t inull = -1;
   const pm_avro_schema *it = pm_avro_unwrap_nullable(arr->items, &inull);
@@ -224,6 +252,11 @@ static void skip_long_array(pm_avro_cursor *c, const pm_avro_schema *arr) {
     pm_avro_skip(c, arr);
     return;
   }
+  skip_long_items(c, inull);
+}
+
+/* Skips an array of long/int items whose null branch is inull (-1: not nullable). */
+static void skip_long_items(pm_avro_cursor *c, int32_t inull) {
   for (;;) {
     int64_t bs;
     int64_t bn = pm_avro_read_block_count(c, &bs);
@@ -268,6 +301,7 @@ static inline void skip_array(pm_avro_cursor *c, const pm_avro_schema *arr) {
 static void scan_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *out) {
   memset(out, 0, sizeof(*out));
   out->present = 1;
+  out->nc_null_branch = -2;
   const pm_avro_record_map *m = &s->m;
   for (size_t f = 0; f < m->writer_count; f++) {
     int32_t slot = m->slot_of_writer_field[f];
@@ -320,7 +354,8 @@ static void materialize_stats_shared(decoder *d, const raw_stats *r, pm_simple_s
   }
   pm_avro_cursor c;
   pm_avro_cursor_init(&c, r->nc_pos, (size_t)(block_end - r->nc_pos));
-  out->null_counts = read_long_array(d, &c, r->nc_type, &out->n_null_counts);
+  out->null_counts = r->nc_null_branch >= -1 ? read_long_items(d, &c, r->nc_null_branch, &out->n_null_counts)
+                                             : read_long_array(d, &c, r->nc_type, &out->n_null_counts);
 }
 
 static void materialize_stats(decoder *d, const raw_stats *r, pm_simple_stats *out, const uint8_t *block_end) {
@@ -442,11 +477,12 @@ static inline void fast_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *
   st->min = pm_avro_read_bytes(c);
   st->max = pm_avro_read_bytes(c);
   st->nc_type = s->m.wanted[2].value_type;
+  st->nc_null_branch = 0; /* standard stats: items ["null", "long"] */
   if (pm_avro_read_union(c) == 0) {
     st->nc_pos = NULL;
   } else {
     st->nc_pos = c->pos;
-    skip_long_array(c, st->nc_type);
+    skip_long_items(c, 0);
   }
 }
 
