@@ -239,6 +239,9 @@ typedef struct raw_stats {
   const pm_avro_schema *nc_type;
   int32_t nc_null_branch; /* items' null branch when known (standard layout), else -2 */
   int present;
+  int nc_read;            /* null counts already read into nc_vals (entries that are kept anyway) */
+  int32_t nc_n;
+  int64_t *nc_vals;
 } raw_stats;
 
 /* Skips an array whose items are long or ["null", long] (null counts, sequences) quickly;
@@ -350,6 +353,11 @@ static void materialize_stats_shared(decoder *d, const raw_stats *r, pm_simple_s
   }
   if (!r->nc_pos) {
     out->null_counts_is_null = 1;
+    return;
+  }
+  if (r->nc_read) {
+    out->null_counts = r->nc_vals;
+    out->n_null_counts = r->nc_n;
     return;
   }
   pm_avro_cursor c;
@@ -472,7 +480,9 @@ static int layout_is_fast(const manifest_layout *l) {
   return stats_is_standard(&l->key_stats) && stats_is_standard(&l->value_stats);
 }
 
-static inline void fast_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *st) {
+/* keep (may be NULL): decoder of an entry that will be materialized, so the
+ * null counts are read right away instead of skipped and read again. */
+static inline void fast_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *st, decoder *keep) {
   st->present = 1;
   st->min = pm_avro_read_bytes(c);
   st->max = pm_avro_read_bytes(c);
@@ -482,12 +492,14 @@ static inline void fast_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *
     st->nc_pos = NULL;
   } else {
     st->nc_pos = c->pos;
-    skip_long_items(c, 0);
+    if (keep) st->nc_vals = read_long_items(keep, c, 0, &st->nc_n);
+    else skip_long_items(c, 0);
   }
+  st->nc_read = keep != NULL;
 }
 
 /* Straight-line decoding of a _FILE record laid out exactly as Java writes it. */
-static void scan_file_fast(pm_avro_cursor *c, const manifest_layout *l, raw_file *rf) {
+static void scan_file_fast(pm_avro_cursor *c, const manifest_layout *l, raw_file *rf, decoder *keep) {
   const pm_avro_field_ref *w = l->file.wanted;
   size_t k = l->n_file_fields;
   rf->file_name = pm_avro_read_string(c);
@@ -495,8 +507,8 @@ static void scan_file_fast(pm_avro_cursor *c, const manifest_layout *l, raw_file
   rf->row_count = pm_avro_read_long(c);
   rf->min_key = pm_avro_read_bytes(c);
   rf->max_key = pm_avro_read_bytes(c);
-  fast_stats(c, &l->key_stats, &rf->key_stats);
-  fast_stats(c, &l->value_stats, &rf->value_stats);
+  fast_stats(c, &l->key_stats, &rf->key_stats, keep);
+  fast_stats(c, &l->value_stats, &rf->value_stats, keep);
   rf->min_seq = pm_avro_read_long(c);
   rf->max_seq = pm_avro_read_long(c);
   rf->schema_id = pm_avro_read_long(c);
@@ -719,7 +731,7 @@ int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *nam
         if (head_filter && version == 2 && (kind == 0 || kind == 1) && !pm_avro_cursor_failed(c)) {
           pm_entry_head h = {(int8_t)kind, partition.ptr, partition.len, bucket, total_buckets, -1, NULL, 0};
           if (!head_filter(filters->ctx, &h)) {
-            scan_file_fast(c, &l, &rf); /* views only, nothing copied (faster than the generic skip program) */
+            scan_file_fast(c, &l, &rf, NULL); /* views only, nothing copied (faster than the generic skip program) */
             if (pm_avro_cursor_failed(c)) {
               rc = pm_avro_reader_cursor_error(r, c, "manifest entry", err);
               break;
@@ -727,7 +739,7 @@ int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *nam
             continue;
           }
         }
-        scan_file_fast(c, &l, &rf);
+        scan_file_fast(c, &l, &rf, filters->filter ? NULL : &d); /* no later filter: entry is kept */
         have_file = 1;
       } else {
         memset(&rf, 0, sizeof rf);
@@ -750,7 +762,7 @@ int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *nam
         }
       }
       if (pm_avro_cursor_failed(c)) {
-        rc = pm_avro_reader_cursor_error(r, c, "manifest entry", err);
+        rc = d.oom ? PM_NOMEM(err) : pm_avro_reader_cursor_error(r, c, "manifest entry", err);
         break;
       }
       if (version != 2) {
