@@ -5,7 +5,7 @@
  * entries (lazy decoding: the filter sees the entry head, rejected entries
  * are never materialized).
  *
- *   bench_manifest DIR [RUNS] [ENTRIES] [ENTRIES_PER_MANIFEST]
+ *   bench_manifest DIR [RUNS] [ENTRIES] [ENTRIES_PER_MANIFEST] [pk|append]
  *
  * Defaults: 200000 entries in manifests of 50000 (Java rolls manifests at
  * 8 MB; ours come out at a few MB each). Table shape: partition (dt STRING,
@@ -14,7 +14,9 @@
  * id, user_id, amount DECIMAL(10,2), price DOUBLE, qty INT, status STRING,
  * city STRING, created TIMESTAMP(3)), levels 0..5, sequence numbers,
  * creation time, delete row counts, some extra files, 5% DELETE entries,
- * embedded index null. Files are generated into DIR once (deterministic
+ * embedded index null. Shape "append": an append-only table's entries instead
+ * (no primary key: empty min/max key rows and key stats, level 0, same value
+ * stats). Files are generated into DIR once (deterministic
  * content) and reused. Before timing, sampled entries are compared with the
  * generator and the filtered pass is checked to keep exactly the partition.
  * Output: JSON lines (bench_util.h). */
@@ -32,6 +34,8 @@
 #define BUCKETS 16
 #define N_VALUE_COLS 10
 #define TARGET_PARTITION 42
+
+static int append_shape; /* entries of an append-only table (no key) */
 
 /* CPU time of the process: on a loaded machine wall time includes waiting
  * for a core, CPU time does not (single-threaded code here). */
@@ -159,6 +163,12 @@ static int gen_entry(const shape *sh, int64_t g, pm_arena *a, pm_manifest_entry 
   f->value_stats.n_null_counts = N_VALUE_COLS;
 
   f->level = (int32_t)(g % 6);
+  if (append_shape) { /* no primary key: Java writes empty rows and empty key stats */
+    f->min_key.data = f->max_key.data = PM_EMPTY_ROW_BYTES;
+    f->min_key.len = f->max_key.len = 12;
+    pm_simple_stats_empty(&f->key_stats);
+    f->level = 0;
+  }
   f->min_sequence_number = g * 1000;
   f->max_sequence_number = g * 1000 + f->row_count - 1;
   f->schema_id = g % 3 == 0 ? 0 : 1;
@@ -329,13 +339,18 @@ static long long blocks_only(pm_buf *files, size_t n_files, char **names) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s DIR [RUNS] [ENTRIES] [ENTRIES_PER_MANIFEST]\n", argv[0]);
+    fprintf(stderr, "usage: %s DIR [RUNS] [ENTRIES] [ENTRIES_PER_MANIFEST] [pk|append]\n", argv[0]);
     return 2;
   }
   const char *dir = argv[1];
   int runs = argc > 2 ? atoi(argv[2]) : 5;
   long long total = argc > 3 ? atoll(argv[3]) : 200000;
   long long per = argc > 4 ? atoll(argv[4]) : 50000;
+  append_shape = argc > 5 && strcmp(argv[5], "append") == 0;
+  if (argc > 5 && !append_shape && strcmp(argv[5], "pk") != 0) {
+    fprintf(stderr, "shape must be pk or append\n");
+    return 2;
+  }
   if (runs < 1) runs = 1;
   if (runs > 100) runs = 100;
   if (total < PARTITIONS || per < 1 || total % PARTITIONS) {
@@ -355,7 +370,7 @@ int main(int argc, char **argv) {
   double g0 = bench_now_ms();
   for (size_t i = 0; i < n_files; i++) {
     names[i] = malloc(strlen(dir) + 80);
-    sprintf(names[i], "%s/manifest-bench-%lld-%lld-%zu", dir, total, per, i);
+    sprintf(names[i], "%s/manifest-bench-%s%lld-%lld-%zu", dir, append_shape ? "append-" : "", total, per, i);
     long long first = (long long)i * per, n = total - first < per ? total - first : per;
     if (!pm_path_exists(names[i]) && write_manifest(&sh, names[i], first, (size_t)n, &err)) {
       fprintf(stderr, "%s\n", err.message);
