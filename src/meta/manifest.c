@@ -101,6 +101,33 @@ static pm_bytes arena_bytes(decoder *d, pm_avro_bytes b) {
   return r;
 }
 
+/* Length (1..8) of the varint at p when it ends within the 8 bytes there
+ * (end - p >= 8), else 0. Skipping needs only lengths, found in one load. */
+static inline size_t varint_len8(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint64_t w;
+  memcpy(&w, p, 8);
+  uint64_t stop = ~w & 0x8080808080808080ULL; /* bytes without the continuation bit */
+  return stop ? (size_t)(__builtin_ctzll(stop) >> 3) + 1 : 0;
+#else
+  for (size_t i = 0; i < 8; i++)
+    if (p[i] < 0x80) return i + 1;
+  return 0;
+#endif
+}
+
+/* Skips one varint (the checked decoder when it is long or near the end). */
+static inline void skip_varint(pm_avro_cursor *c) {
+  if (c->end - c->pos >= 8) {
+    size_t n = varint_len8(c->pos);
+    if (n) {
+      c->pos += n;
+      return;
+    }
+  }
+  (void)pm_avro__varint(c);
+}
+
 /* Reads a nullable value header of a field: returns 1 when null. */
 static inline int field_null(pm_avro_cursor *c, const pm_avro_field_ref *ref) { return pm_avro_read_null_of(c, ref); }
 
@@ -268,27 +295,34 @@ static void skip_long_items(pm_avro_cursor *c, int32_t inull) {
       pm_avro_skip_raw(c, (size_t)bs);
       continue;
     }
-    /* one-byte fast paths: null item (its branch byte) or branch byte + one-byte long */
+    /* fast path away from the block end: a null item is its branch byte, a
+     * value is the branch byte and a varint (lengths only, local pointer) */
     const uint8_t null_byte = inull == 0 ? 0x00 : 0x02, value_byte = inull == 0 ? 0x02 : 0x00;
+    const uint8_t *p = c->pos, *end = c->end;
     for (int64_t i = 0; i < bn; i++) {
-      const uint8_t *p = c->pos;
-      if (c->end - p >= 2) {
+      if (end - p >= 9) {
         if (inull < 0) {
-          if (p[0] < 0x80) {
-            c->pos = p + 1;
+          size_t len = varint_len8(p);
+          if (len) {
+            p += len;
             continue;
           }
         } else if (p[0] == null_byte) {
-          c->pos = p + 1;
+          p++;
           continue;
-        } else if (p[0] == value_byte && p[1] < 0x80) {
-          c->pos = p + 2;
-          continue;
+        } else if (p[0] == value_byte) {
+          size_t len = varint_len8(p + 1);
+          if (len) {
+            p += 1 + len;
+            continue;
+          }
         }
       }
-      if (inull >= 0 && pm_avro_read_union(c) == inull) continue;
-      (void)pm_avro_read_long(c);
+      c->pos = p;
+      if (!(inull >= 0 && pm_avro_read_union(c) == inull)) (void)pm_avro_read_long(c);
+      p = c->pos;
     }
+    c->pos = p;
   }
 }
 
@@ -544,6 +578,43 @@ static void scan_file_fast(pm_avro_cursor *c, const manifest_layout *l, raw_file
   }
 }
 
+static inline void skip_bytes(pm_avro_cursor *c) { (void)pm_avro_read_bytes(c); }
+
+/* Skips a _FILE record of the fast layout without keeping anything (entries
+ * rejected by a head filter): same bytes as scan_file_fast, less work. */
+static void skip_file_fast(pm_avro_cursor *c, const manifest_layout *l) {
+  const pm_avro_field_ref *w = l->file.wanted;
+  size_t k = l->n_file_fields;
+  skip_bytes(c); /* _FILE_NAME */
+  skip_varint(c);
+  skip_varint(c);
+  skip_bytes(c); /* keys */
+  skip_bytes(c);
+  for (int s = 0; s < 2; s++) { /* key stats, value stats */
+    skip_bytes(c);
+    skip_bytes(c);
+    if (pm_avro_read_union(c) != 0) skip_long_items(c, 0);
+  }
+  skip_varint(c); /* sequence numbers, schema id, level */
+  skip_varint(c);
+  skip_varint(c);
+  skip_varint(c);
+  skip_array(c, w[F_EXTRA_FILES].value_type);
+  for (size_t i = 12; i < k; i++) {
+    if (pm_avro_read_union(c) == 0) continue;
+    switch (FILE_TYPES[i]) {
+      case PM_AVRO_LONG:
+      case PM_AVRO_INT: skip_varint(c); break;
+      case PM_AVRO_BYTES:
+      case PM_AVRO_STRING: skip_bytes(c); break;
+      default:
+        if (i == F_WRITE_COLS_SEQ) skip_long_items(c, -1);
+        else skip_array(c, w[i].value_type);
+        break;
+    }
+  }
+}
+
 static void layout_free(manifest_layout *l) {
   pm_avro_record_map_free(&l->top);
   pm_avro_record_map_free(&l->file);
@@ -731,7 +802,7 @@ int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *nam
         if (head_filter && version == 2 && (kind == 0 || kind == 1) && !pm_avro_cursor_failed(c)) {
           pm_entry_head h = {(int8_t)kind, partition.ptr, partition.len, bucket, total_buckets, -1, NULL, 0};
           if (!head_filter(filters->ctx, &h)) {
-            scan_file_fast(c, &l, &rf, NULL); /* views only, nothing copied (faster than the generic skip program) */
+            skip_file_fast(c, &l); /* (faster than the generic skip program) */
             if (pm_avro_cursor_failed(c)) {
               rc = pm_avro_reader_cursor_error(r, c, "manifest entry", err);
               break;
