@@ -357,25 +357,26 @@ static void scan_stats(pm_avro_cursor *c, const stats_map *s, raw_stats *out) {
   }
 }
 
-/* b again when it has the same bytes as an already copied value (key stats of a
- * one-column primary key equal the min/max keys): no second copy. */
-static pm_bytes arena_bytes_shared(decoder *d, pm_avro_bytes b, pm_avro_bytes seen_raw, pm_bytes seen) {
-  if (seen.data && b.len == seen_raw.len && (b.ptr == seen_raw.ptr || memcmp(b.ptr, seen_raw.ptr, b.len) == 0))
-    return seen;
+/* seen again when b has the same bytes as that already copied value (key
+ * stats of a one-column primary key equal the min/max keys; consecutive
+ * entries of one partition): no second copy. Compared with the copy, never
+ * with an earlier view (the block buffer is reused). */
+static pm_bytes arena_bytes_shared(decoder *d, pm_avro_bytes b, pm_bytes seen) {
+  if (seen.data && b.len == seen.len && (b.len == 0 || memcmp(b.ptr, seen.data, b.len) == 0)) return seen;
   return arena_bytes(d, b);
 }
 
 /* seen_* (may be NULL): already copied min/max values that the stats may repeat. */
 static void materialize_stats_shared(decoder *d, const raw_stats *r, pm_simple_stats *out, const uint8_t *block_end,
-                                     const pm_avro_bytes *seen_raw, const pm_bytes *seen) {
+                                     const pm_bytes *seen) {
   if (!r->present) {
     pm_simple_stats_empty(out);
     return;
   }
   memset(out, 0, sizeof(*out));
   if (seen) {
-    out->min_values = arena_bytes_shared(d, r->min, seen_raw[0], seen[0]);
-    out->max_values = arena_bytes_shared(d, r->max, seen_raw[1], seen[1]);
+    out->min_values = arena_bytes_shared(d, r->min, seen[0]);
+    out->max_values = arena_bytes_shared(d, r->max, seen[1]);
   } else {
     out->min_values = arena_bytes(d, r->min);
     out->max_values = arena_bytes(d, r->max);
@@ -396,7 +397,7 @@ static void materialize_stats_shared(decoder *d, const raw_stats *r, pm_simple_s
 }
 
 static void materialize_stats(decoder *d, const raw_stats *r, pm_simple_stats *out, const uint8_t *block_end) {
-  materialize_stats_shared(d, r, out, block_end, NULL, NULL);
+  materialize_stats_shared(d, r, out, block_end, NULL);
 }
 
 /* Reads SimpleStats directly (manifest list). */
@@ -690,9 +691,8 @@ static void materialize_file(decoder *d, const raw_file *rf, pm_data_file_meta *
   fm->row_count = rf->row_count;
   fm->min_key = arena_bytes(d, rf->min_key);
   fm->max_key = arena_bytes(d, rf->max_key);
-  pm_avro_bytes keys_raw[2] = {rf->min_key, rf->max_key};
   pm_bytes keys[2] = {fm->min_key, fm->max_key};
-  materialize_stats_shared(d, &rf->key_stats, &fm->key_stats, block_end, keys_raw, keys);
+  materialize_stats_shared(d, &rf->key_stats, &fm->key_stats, block_end, keys);
   materialize_stats(d, &rf->value_stats, &fm->value_stats, block_end);
   fm->min_sequence_number = rf->min_seq;
   fm->max_sequence_number = rf->max_seq;
@@ -760,6 +760,7 @@ int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *nam
   decoder d = {.r = r, .arena = &out->arena, .err = err};
   int64_t count = 0;
   const size_t n_before = out->n;
+  pm_bytes last_partition = {NULL, 0}; /* copy shared by runs of entries in one partition */
   uint64_t first_offset = 0;
   int64_t first_count = 0, blocks = 0;
   while (!rc && (rc = pm_avro_reader_next_block(r, &d.cur, &count, err)) == 0 && count > 0) {
@@ -852,7 +853,8 @@ int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *nam
       if ((rc = pm_manifest_entries_grow(out, err))) break;
       pm_manifest_entry *e = &out->items[out->n];
       e->kind = (int8_t)kind;
-      e->partition = arena_bytes(&d, partition);
+      e->partition = arena_bytes_shared(&d, partition, last_partition);
+      last_partition = e->partition;
       e->bucket = bucket;
       e->total_buckets = total_buckets;
       materialize_file(&d, &rf, &e->file, c->end);

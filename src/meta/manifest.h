@@ -184,7 +184,7 @@ typedef struct pm_index_entries {
 } pm_index_entries;
 
 void pm_manifest_entries_init(pm_manifest_entries *v);
-void pm_manifest_entries_clear(pm_manifest_entries *v); /* frees everything */
+void pm_manifest_entries_clear(pm_manifest_entries *v); /* frees everything (big buffers: to the reuse cache, arena.h) */
 void pm_manifest_file_metas_init(pm_manifest_file_metas *v);
 void pm_manifest_file_metas_clear(pm_manifest_file_metas *v);
 void pm_index_entries_init(pm_index_entries *v);

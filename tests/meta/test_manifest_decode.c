@@ -2,7 +2,8 @@
  * same entries as a full-head filter on Java fixtures; large multi-block
  * manifests decode identically when the entry array is pre-sized from the
  * first block, when appended to a non-empty container and when memory comes
- * back from the arena cache; key stats equal to the keys are shared, not copied. */
+ * back from the arena cache; key stats equal to the keys and runs of one
+ * partition are shared, not copied. */
 #include <inttypes.h>
 
 #include "harness.h"
@@ -61,6 +62,17 @@ static void test_head_filter_fixture(void) {
     CHECK_EQ_INT(two_stage.items[i].file.row_count, one_stage.items[i].file.row_count);
     CHECK_EQ_INT(two_stage.items[i].bucket, 1);
   }
+  /* consecutive entries of one partition share one copy of its bytes */
+  int runs = 0, unshared = 0;
+  for (size_t i = 1; i < all.n; i++) {
+    const pm_bytes *a = &all.items[i - 1].partition, *b = &all.items[i].partition;
+    if (a->len == b->len && !memcmp(a->data, b->data, a->len)) {
+      runs++;
+      unshared += a->data != b->data;
+    }
+  }
+  CHECK(runs > 0);
+  CHECK_EQ_INT(unshared, 0);
   /* NULL filters keep everything */
   pm_manifest_entries none;
   pm_manifest_entries_init(&none);
