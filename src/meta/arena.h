@@ -35,7 +35,7 @@ char *pm_arena_strndup(pm_arena *a, const char *src, size_t n);
 char *pm_arena_strdup(pm_arena *a, const char *src);
 
 /* Memory kept for reuse at most (chunks + large buffers). */
-#define PM_ARENA_CACHE_BYTES ((size_t)256 << 20)
+#define PM_ARENA_CACHE_BYTES ((size_t)64 << 20)
 /* Buffers at least this large go through the cache. */
 #define PM_BIG_MIN_BYTES ((size_t)1 << 20)
 
@@ -44,7 +44,7 @@ char *pm_arena_strdup(pm_arena *a, const char *src);
  * then NULL). Release it with pm_big_free(p, *got) only, never free(). */
 void *pm_big_alloc(size_t n, size_t *got);
 void pm_big_free(void *p, size_t size); /* NULL ok */
-/* Returns all cached memory to the system. */
+/* Returns all cached memory to the system (the planner calls it after each plan). */
 void pm_arena_cache_trim(void);
 
 #endif

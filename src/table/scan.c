@@ -1,6 +1,8 @@
 /* Batch / incremental scan planning (SEMANTICS.md §4, §6.1). */
 #include "table/scan.h"
 
+#include "meta/arena.h"
+
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
@@ -1935,6 +1937,9 @@ int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan
     pm_snapshot_free(snap);
   }
   if (!rc && !(filter && has_non_partition_filter(t, filter))) apply_limit(&pb, limit, &plan->explain);
+  /* Manifest decoding reuses freed arena memory through a cache; give it
+   * back once planning is over so a plan's peak does not stay resident. */
+  pm_arena_cache_trim();
   if (rc) {
     for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
     free(pb.splits);
