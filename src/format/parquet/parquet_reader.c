@@ -1420,12 +1420,16 @@ static int build_array(asm_ctx *c, const anode *n, struct ArrowArray *out, int64
   }
   int is_list = n->kind == AN_LIST || n->kind == AN_MAP;
   int32_t *offsets = NULL;
+  pm_buf obuf; /* list offsets, recycled through the pool */
+  pm_buf_init(&obuf);
   if (is_list) {
-    offsets = pm_aligned_alloc((slots + 1) * 4 + 16);
-    if (!offsets) {
+    pm_buf_init(&obuf);
+    pool_take(c->r->pool, &obuf, (slots + 1) * 4 + 16);
+    if (pm_buf_reserve(&obuf, (slots + 1) * 4 + 16)) {
       pm_aligned_free(bitmap);
       return PM_NOMEM(c->err);
     }
+    offsets = (int32_t *)(void *)obuf.data;
     leaf_reader *lr = &c->r->leaves[n->rep_leaf];
     const col_values *o = &lr->out;
     const int16_t *def = lr->max_def > 0 && !o->def_all_max ? (const int16_t *)(const void *)o->def.data : NULL;
@@ -1436,7 +1440,7 @@ static int build_array(asm_ctx *c, const anode *n, struct ArrowArray *out, int64
     int64_t child = 0;
     if (o->n_levels > INT32_MAX) {
       pm_aligned_free(bitmap);
-      pm_aligned_free(offsets);
+      pm_buf_free(&obuf);
       return pm_errorf(c->err, PAIMON_ERR_UNSUPPORTED, "%s: list too large for one batch", c->r->path);
     }
     if (def && rep) {
@@ -1458,12 +1462,20 @@ static int build_array(asm_ctx *c, const anode *n, struct ArrowArray *out, int64
   int irc = pm_array_init(out, (int64_t)slots, is_list ? 2 : 1, n->n_children, c->err);
   if (irc) {
     pm_aligned_free(bitmap);
-    pm_aligned_free(offsets);
+    pm_buf_free(&obuf);
     return irc;
   }
   out->null_count = (int64_t)nulls;
   pm_array_set_buffer(out, 0, bitmap);
-  if (is_list) pm_array_set_buffer(out, 1, offsets);
+  if (is_list) {
+    pm_buf *bufs[1] = {&obuf};
+    const int slots_of[1] = {1};
+    int grc = give_buffers(c->r, out, bufs, slots_of, 1, c->err);
+    if (grc) {
+      pm_buf_free(&obuf);
+      return grc;
+    }
+  }
   int64_t expect = is_list ? (int64_t)offsets[slots] : (int64_t)slots;
   for (int i = 0; i < n->n_children; i++) {
     int64_t clen;
