@@ -187,7 +187,8 @@ int pm_decompress_unknown(pm_codec codec, const uint8_t *src, size_t src_len, pm
       size_t start = out->len;
       int rc = 0;
       size_t last = 1; /* 0 once the decoder finished a frame exactly */
-      while (in.pos < in.size) {
+      /* Runs until the input is consumed and the last frame is flushed. */
+      while (in.pos < in.size || last != 0) {
         if (pm_buf_reserve(out, 65536)) {
           rc = PM_NOMEM(err);
           break;
@@ -204,27 +205,7 @@ int pm_decompress_unknown(pm_codec codec, const uint8_t *src, size_t src_len, pm
           rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: decompressed data exceeds %zu bytes", limit);
           break;
         }
-      }
-      /* Flush whatever the decoder still holds after the last input byte. */
-      while (rc == 0 && last != 0) {
-        if (pm_buf_reserve(out, 65536)) {
-          rc = PM_NOMEM(err);
-          break;
-        }
-        ZSTD_outBuffer ob = {out->data + out->len, out->cap - out->len, 0};
-        size_t r = ZSTD_decompressStream(ds, &ob, &in);
-        if (ZSTD_isError(r)) {
-          rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(r));
-          break;
-        }
-        out->len += ob.pos;
-        last = r;
-        if (out->len - start > limit) {
-          rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: decompressed data exceeds %zu bytes", limit);
-          break;
-        }
-        if (r == 0) break;
-        if (ob.pos == 0) {
+        if (r != 0 && ob.pos == 0 && in.pos == in.size) {
           rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: truncated frame");
           break;
         }

@@ -22,6 +22,9 @@ static void roundtrip(pm_codec c) {
     /* A too-small limit is refused, not allocated. */
     out.len = 0;
     CHECK(pm_decompress_unknown(c, comp.data, comp.len, &out, 100, &err) != 0);
+    /* A truncated stream is an error, not a short result. */
+    out.len = 0;
+    if (c != PM_CODEC_NONE) CHECK(pm_decompress_unknown(c, comp.data, comp.len / 2, &out, 0, &err) != 0);
   }
   /* Corrupt input must fail cleanly. */
   if (c != PM_CODEC_NONE && comp.len > 8) {
