@@ -1,17 +1,19 @@
 /* Full single-threaded scan of a Parquet file with our reader: every selected
  * column decoded into Arrow arrays and discarded. Best of RUNS after a warm-up.
- *   bench_parquet_scan FILE [RUNS] [col,col,...] */
+ *   bench_parquet_scan FILE [RUNS] [col,col,...] [--string-view]
+ * --string-view (anywhere after FILE) returns strings as Arrow string views. */
 #include <string.h>
 
 #include "bench_util.h"
 #include "format/parquet/parquet_reader.h"
 
-static int scan_once(const char *path, const char *const *cols, size_t n_cols, long long *rows) {
+static int scan_once(const char *path, const char *const *cols, size_t n_cols, int string_view, long long *rows) {
   pm_error err;
   pm_pq_read_options opt;
   pm_pq_read_options_init(&opt);
   opt.columns = cols;
   opt.n_columns = n_cols;
+  opt.string_view = string_view;
   pm_pq_reader *r;
   if (pm_pq_reader_open_path(path, &opt, &r, &err)) {
     fprintf(stderr, "%s\n", err.message);
@@ -34,8 +36,17 @@ static int scan_once(const char *path, const char *const *cols, size_t n_cols, l
 }
 
 int main(int argc, char **argv) {
+  int string_view = 0;
+  for (int i = 2; i < argc; i++) {
+    if (!strcmp(argv[i], "--string-view")) {
+      string_view = 1;
+      for (int k = i; k + 1 < argc; k++) argv[k] = argv[k + 1];
+      argc--;
+      i--;
+    }
+  }
   if (argc < 2) {
-    fprintf(stderr, "usage: %s FILE [RUNS] [col,col,...]\n", argv[0]);
+    fprintf(stderr, "usage: %s FILE [RUNS] [col,col,...] [--string-view]\n", argv[0]);
     return 2;
   }
   int runs = argc > 2 ? atoi(argv[2]) : 5;
@@ -50,7 +61,7 @@ int main(int argc, char **argv) {
   if (runs > 100) runs = 100;
   for (int i = 0; i <= runs; i++) {
     double t0 = bench_now_ms();
-    if (scan_once(argv[1], n_cols ? cols : NULL, n_cols, &rows)) return 1;
+    if (scan_once(argv[1], n_cols ? cols : NULL, n_cols, string_view, &rows)) return 1;
     if (i) t[i - 1] = bench_now_ms() - t0;
   }
   bench_report("parquet-scan", t, runs, rows);

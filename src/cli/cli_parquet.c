@@ -28,7 +28,7 @@ static void usage(FILE *out) {
   fputs("usage: paimon parquet schema FILE\n"
         "       paimon parquet meta FILE\n"
         "       paimon parquet cat FILE [--select a,b] [--limit N] [--format jsonl|csv|table]\n"
-        "       paimon parquet scan FILE [--select a,b] [--runs N]\n"
+        "       paimon parquet scan FILE [--select a,b] [--runs N] [--string-view]\n"
         "       paimon parquet convert ...\n",
         out);
 }
@@ -241,6 +241,7 @@ typedef struct cat_args {
   const char *select;
   long long limit;
   int runs;
+  int string_view; /* scan: decode strings as Arrow string views */
   pm_print_format format;
 } cat_args;
 
@@ -266,6 +267,8 @@ static int parse_args(int argc, char **argv, cat_args *a, int allow_cat) {
         fprintf(stderr, "paimon parquet: invalid --runs '%s'\n", argv[i]);
         return 2;
       }
+    } else if (!allow_cat && !strcmp(s, "--string-view")) {
+      a->string_view = 1;
     } else if (allow_cat && !strcmp(s, "--format") && i + 1 < argc) {
       const char *f = argv[++i];
       if (!strcmp(f, "jsonl") || !strcmp(f, "json")) a->format = PM_PRINT_JSONL;
@@ -296,6 +299,7 @@ static int open_with(const cat_args *a, pm_pq_reader **r, pm_pq_row_range *range
                      char **storage) {
   pm_pq_read_options opt;
   pm_pq_read_options_init(&opt);
+  opt.string_view = a->string_view;
   *names = NULL;
   *storage = NULL;
   size_t n = 0;

@@ -12,6 +12,7 @@
 
 #include <math.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,20 @@ typedef struct col_values {
   pm_buf offsets; /* int32 offsets for binaries (n_values + 1 entries once started) */
   size_t n_values;
 } col_values;
+
+/* Bytes shared between the reader and the batches whose string views point
+ * into them (a column chunk's dictionary). Freed by the last holder; batches
+ * may be released from any thread, hence the atomic count. */
+typedef struct view_block {
+  atomic_int refs;
+  size_t len;
+  size_t cap;
+  uint8_t data[];
+} view_block;
+
+static void vblock_unref(view_block *b) {
+  if (b && atomic_fetch_sub(&b->refs, 1) == 1) free(b);
+}
 
 typedef struct leaf_reader {
   int leaf;
@@ -95,6 +110,19 @@ typedef struct leaf_reader {
 
   col_values out;
   size_t bytes_hint; /* binary bytes of the previous batch, to size the next one */
+
+  /* string_view output (BYTE_ARRAY leaves when opt.string_view) */
+  int view;
+  view_block *dblock;   /* the chunk's dictionary bytes (reader's reference) */
+  uint8_t *dict_views;  /* one 16-byte view per dictionary entry */
+  size_t dict_views_cap;
+  int32_t dict_views_buf; /* variadic buffer index written in the long dict views */
+  view_block **vsrc;    /* variadic buffers of the batch being built (a reference
+                           each); NULL entry = vcopy */
+  size_t vsrc_cap;
+  int n_vsrc;
+  int copy_idx;         /* index of vcopy in vsrc, or -1 */
+  pm_buf vcopy;         /* bytes of long non-dictionary values of the batch */
 } leaf_reader;
 
 enum anode_kind { AN_LEAF, AN_STRUCT, AN_LIST, AN_MAP };
@@ -205,6 +233,7 @@ static int set_leaf_type(pm_pq_reader *r, leaf_reader *lr, pm_error *err) {
   int scale = lt->kind == PM_PQ_LT_DECIMAL ? lt->scale : e->scale;
   lr->out_kind = OUT_FIXED;
   lr->conv = CV_COPY;
+  lr->copy_idx = -1;
   if (is_dec && lr->phys != PM_PQ_BOOLEAN && lr->phys != PM_PQ_FLOAT && lr->phys != PM_PQ_DOUBLE &&
       lr->phys != PM_PQ_INT96) {
     if (prec <= 0 || prec > 38 || scale < 0 || scale > prec)
@@ -304,6 +333,10 @@ static int set_leaf_type(pm_pq_reader *r, leaf_reader *lr, pm_error *err) {
       int is_str = lt->kind == PM_PQ_LT_STRING || lt->kind == PM_PQ_LT_ENUM || lt->kind == PM_PQ_LT_JSON ||
                    (lt->kind == PM_PQ_LT_NONE && (ct == PM_PQ_CT_UTF8 || ct == PM_PQ_CT_ENUM || ct == PM_PQ_CT_JSON));
       f = is_str ? "u" : "z";
+      if (r->opt.string_view) {
+        f = is_str ? "vu" : "vz";
+        lr->view = 1;
+      }
       lr->out_kind = OUT_BINARY;
       lr->conv = CV_BINARY;
       lr->width = 0;
@@ -713,6 +746,45 @@ static int decode_values(pm_pq_reader *r, leaf_reader *lr, int enc, uint8_t *p, 
   }
 }
 
+/* string_view: the dictionary bytes go to a shared block that batches keep
+ * alive, and each entry gets its view once; pages then only gather views. */
+static int load_view_dictionary(pm_pq_reader *r, leaf_reader *lr, size_t n, pm_error *err) {
+  size_t bytes = lr->voffsets[n];
+  if (bytes > INT32_MAX) return lr_fail(r, lr, err, "dictionary larger than 2 GiB");
+  view_block *b = lr->dblock;
+  /* Reuse the block only when no batch holds it any more (a count of 1 can
+   * only stay 1: batches never take new references themselves). */
+  if (!b || atomic_load(&b->refs) != 1 || b->cap < bytes) {
+    vblock_unref(b);
+    lr->dblock = NULL;
+    b = malloc(sizeof *b + bytes + 16);
+    if (!b) return PM_NOMEM(err);
+    atomic_init(&b->refs, 1);
+    b->cap = bytes;
+    lr->dblock = b;
+  }
+  b->len = bytes;
+  memcpy(b->data, lr->vbytes, bytes);
+  PM_TRY(GROW(lr->dict_views, lr->dict_views_cap, n * 16 + 16, err));
+  const uint32_t *vo = lr->voffsets;
+  for (size_t i = 0; i < n; i++) {
+    uint8_t *v = lr->dict_views + i * 16;
+    int32_t l = (int32_t)(vo[i + 1] - vo[i]);
+    memset(v, 0, 16);
+    memcpy(v, &l, 4);
+    if (l <= 12) {
+      memcpy(v + 4, b->data + vo[i], (size_t)l);
+    } else {
+      int32_t off = (int32_t)vo[i];
+      memcpy(v + 4, b->data + vo[i], 4);
+      memcpy(v + 12, &off, 4); /* buffer index (bytes 8..11) stays 0 */
+    }
+  }
+  lr->dict_views_buf = 0;
+  lr->dict_n = n;
+  return 0;
+}
+
 static int load_dictionary(pm_pq_reader *r, leaf_reader *lr, const pm_pq_page_header *h, uint8_t *data, size_t len,
                            pm_error *err) {
   if (h->encoding != PM_PQ_ENC_PLAIN && h->encoding != PM_PQ_ENC_PLAIN_DICTIONARY)
@@ -720,7 +792,9 @@ static int load_dictionary(pm_pq_reader *r, leaf_reader *lr, const pm_pq_page_he
   size_t n = (size_t)h->num_values;
   if (lr->phys == PM_PQ_BOOLEAN) return lr_fail(r, lr, err, "dictionary page for a BOOLEAN column");
   PM_TRY(decode_values(r, lr, PM_PQ_ENC_PLAIN, data, len, n, err));
-  if (lr->vsource == VS_BINARY) {
+  if (lr->vsource == VS_BINARY && lr->view) {
+    PM_TRY(load_view_dictionary(r, lr, n, err));
+  } else if (lr->vsource == VS_BINARY) {
     size_t bytes = lr->voffsets[n];
     PM_TRY(GROW(lr->dict, lr->dict_cap, bytes + 64, err));
     memcpy(lr->dict, lr->vbytes, bytes);
@@ -914,10 +988,99 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
   }
 }
 
+typedef struct view16 {
+  uint64_t lo, hi;
+} view16;
+
+/* Index of variadic buffer b (NULL = the batch's copy buffer) in the batch
+ * being built, adding it (with a reference) on first use. */
+static int view_source(leaf_reader *lr, view_block *b, int *idx, pm_error *err) {
+  if (!b && lr->copy_idx >= 0) {
+    *idx = lr->copy_idx;
+    return 0;
+  }
+  for (int i = lr->n_vsrc; b && i-- > 0;)
+    if (lr->vsrc[i] == b) {
+      *idx = i;
+      return 0;
+    }
+  PM_TRY(GROW(lr->vsrc, lr->vsrc_cap, (size_t)(lr->n_vsrc + 1) * sizeof(view_block *), err));
+  if (b) atomic_fetch_add(&b->refs, 1);
+  else lr->copy_idx = lr->n_vsrc;
+  lr->vsrc[lr->n_vsrc] = b;
+  *idx = lr->n_vsrc++;
+  return 0;
+}
+
+/* Drops the variadic buffers gathered for an unfinished batch. */
+static void view_batch_reset(leaf_reader *lr) {
+  for (int i = 0; i < lr->n_vsrc; i++) vblock_unref(lr->vsrc[i]);
+  lr->n_vsrc = 0;
+  lr->copy_idx = -1;
+  lr->vcopy.len = 0;
+}
+
+/* string_view: appends k views. Dictionary values point into the shared
+ * dictionary block; other values are inlined (<= 12 bytes) or copied once
+ * into the batch's copy buffer. */
+static int take_views(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err) {
+  col_values *o = &lr->out;
+  PM_TRY(pm_buf_reserve(&o->values, k * 16 + 16));
+  view16 *dst = (view16 *)(void *)(o->values.data + o->values.len);
+  int vi;
+  if (lr->vsource == VS_DICT) {
+    PM_TRY(view_source(lr, lr->dblock, &vi, err));
+    if (vi != lr->dict_views_buf) {
+      int32_t bi = vi;
+      for (size_t i = 0; i < lr->dict_n; i++) {
+        uint8_t *v = lr->dict_views + i * 16;
+        int32_t l;
+        memcpy(&l, v, 4);
+        if (l > 12) memcpy(v + 8, &bi, 4);
+      }
+      lr->dict_views_buf = vi;
+    }
+    const uint32_t *ix = lr->idx + lr->value_pos;
+    const view16 *dv = (const view16 *)(const void *)lr->dict_views;
+    for (size_t i = 0; i < k; i++) dst[i] = dv[ix[i]];
+  } else {
+    PM_TRY(view_source(lr, NULL, &vi, err));
+    const uint32_t *vo = lr->voffsets + lr->value_pos;
+    size_t bytes = vo[k] - vo[0];
+    if (lr->vcopy.len + bytes > INT32_MAX)
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column '%s': batch exceeds 2 GiB of binary data; use a smaller batch size",
+                       r->path, lr->info->path);
+    PM_TRY(pm_buf_reserve(&lr->vcopy, bytes + 16));
+    int32_t bi = vi;
+    for (size_t i = 0; i < k; i++) {
+      const uint8_t *src = lr->vbytes + vo[i];
+      int32_t l = (int32_t)(vo[i + 1] - vo[i]);
+      uint8_t v[16];
+      memset(v, 0, 16);
+      memcpy(v, &l, 4);
+      if (l <= 12) {
+        memcpy(v + 4, src, (size_t)l);
+      } else {
+        int32_t off = (int32_t)lr->vcopy.len;
+        memcpy(v + 4, src, 4);
+        memcpy(v + 8, &bi, 4);
+        memcpy(v + 12, &off, 4);
+        memcpy(lr->vcopy.data + lr->vcopy.len, src, (size_t)l);
+        lr->vcopy.len += (size_t)l;
+      }
+      memcpy(dst + i, v, 16);
+    }
+  }
+  o->values.len += k * 16;
+  o->n_values += k;
+  return 0;
+}
+
 /* Appends k values starting at the page's value_pos to the output. */
 static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err) {
   col_values *o = &lr->out;
   if (k == 0) return 0;
+  if (lr->view) return take_views(r, lr, k, err);
   if (lr->out_kind != OUT_BINARY) {
     size_t w = (size_t)lr->width;
     PM_TRY(pm_buf_reserve(&o->values, k * w + 16));
@@ -1205,8 +1368,8 @@ static void pooled_free(void *owner) {
 
 /* Hands the bytes of bufs[i] to array buffer slots[i]; they return to the
  * reader's pool when the array is released. Empties the pm_bufs. */
-static int give_buffers(pm_pq_reader *r, struct ArrowArray *a, pm_buf **bufs, const int *slots, int n,
-                        pm_error *err) {
+static int hand_out_buffers(pm_pq_reader *r, struct ArrowArray *a, pm_buf **bufs, const int *slots, int n,
+                            pooled_bufs **out, pm_error *err) {
   pooled_bufs *pb = calloc(1, sizeof *pb);
   if (!pb) return PM_NOMEM(err);
   pb->pool = r->pool;
@@ -1220,8 +1383,31 @@ static int give_buffers(pm_pq_reader *r, struct ArrowArray *a, pm_buf **bufs, co
   pthread_mutex_lock(&r->pool->mu);
   r->pool->refs++;
   pthread_mutex_unlock(&r->pool->mu);
+  *out = pb;
+  return 0;
+}
+
+static int give_buffers(pm_pq_reader *r, struct ArrowArray *a, pm_buf **bufs, const int *slots, int n,
+                        pm_error *err) {
+  pooled_bufs *pb;
+  PM_TRY(hand_out_buffers(r, a, bufs, slots, n, &pb, err));
   pm_array_set_owner(a, pb, pooled_free);
   return 0;
+}
+
+/* Owner of a string-view array: its pooled buffers and its references to
+ * shared dictionary blocks. */
+typedef struct view_owner {
+  pooled_bufs *pb;
+  int n;
+  view_block *blocks[];
+} view_owner;
+
+static void view_owner_free(void *p) {
+  view_owner *vo = p;
+  pooled_free(vo->pb);
+  for (int i = 0; i < vo->n; i++) vblock_unref(vo->blocks[i]);
+  free(vo);
 }
 
 static void col_values_free(col_values *o) {
@@ -1327,7 +1513,7 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
     bitmap = pack_bitmap(valid, slots);
     if (!bitmap) return PM_NOMEM(c->err);
   }
-  int nb = lr->out_kind == OUT_BINARY ? 3 : 2;
+  int nb = lr->view ? 2 + lr->n_vsrc + 1 : lr->out_kind == OUT_BINARY ? 3 : 2;
   int irc = pm_array_init(out, (int64_t)slots, nb, 0, c->err);
   if (irc) {
     pm_aligned_free(bitmap);
@@ -1336,7 +1522,44 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
   out->null_count = (int64_t)nulls;
   pm_array_set_buffer(out, 0, bitmap);
   size_t nv = o->n_values;
-  if (lr->out_kind == OUT_FIXED) {
+  if (lr->view) {
+    PM_TRY(pm_buf_reserve(&o->values, (slots - nv) * 16 + 16));
+    view16 *t = (view16 *)(void *)o->values.data;
+    if (nulls) {
+      size_t j = nv;
+      const view16 zero = {0, 0};
+      for (size_t i = slots; i-- > 0;) {
+        j -= valid[i];
+        t[i] = valid[i] ? t[j] : zero;
+      }
+    }
+    int nvar = lr->n_vsrc;
+    int64_t *sizes = pm_aligned_alloc((size_t)nvar * 8 + 8);
+    view_owner *own = calloc(1, sizeof *own + (size_t)nvar * sizeof(view_block *));
+    if (!sizes || !own || (lr->copy_idx >= 0 && pm_buf_reserve(&lr->vcopy, 16))) {
+      pm_aligned_free(sizes);
+      free(own);
+      return PM_NOMEM(c->err);
+    }
+    pm_array_set_buffer(out, 2 + nvar, sizes);
+    for (int i = 0; i < nvar; i++) {
+      view_block *b = lr->vsrc[i];
+      sizes[i] = b ? (int64_t)b->len : (int64_t)lr->vcopy.len;
+      if (b) out->buffers[2 + i] = b->data; /* not owned by the array: kept alive by `own` */
+    }
+    pm_buf *bufs[2] = {&o->values, &lr->vcopy};
+    const int slots_of[2] = {1, 2 + lr->copy_idx};
+    int rc = hand_out_buffers(c->r, out, bufs, slots_of, lr->copy_idx >= 0 ? 2 : 1, &own->pb, c->err);
+    if (rc) {
+      free(own);
+      return rc;
+    }
+    for (int i = 0; i < nvar; i++)
+      if (lr->vsrc[i]) own->blocks[own->n++] = lr->vsrc[i]; /* the batch's references move to the array */
+    lr->n_vsrc = 0;
+    lr->copy_idx = -1;
+    pm_array_set_owner(out, own, view_owner_free);
+  } else if (lr->out_kind == OUT_FIXED) {
     size_t w = (size_t)lr->width;
     PM_TRY(pm_buf_reserve(&o->values, (slots - nv) * w + 16));
     uint8_t *d = o->values.data;
@@ -2127,6 +2350,11 @@ void pm_pq_reader_close(pm_pq_reader *r) {
     free(lr->conv_buf);
     free(lr->tmp_buf);
     col_values_free(&lr->out);
+    view_batch_reset(lr);
+    vblock_unref(lr->dblock);
+    free(lr->dict_views);
+    free(lr->vsrc);
+    pm_buf_free(&lr->vcopy);
   }
   free(r->leaves);
   free(r->ranges);
@@ -2239,7 +2467,11 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
   for (int i = 0; i < r->n_leaves; i++) {
     leaf_reader *lr = &r->leaves[i];
     col_values_reset(&lr->out);
-    if (lr->out_kind != OUT_BINARY) {
+    if (lr->view) {
+      view_batch_reset(lr);
+      pool_take(r->pool, &lr->out.values, (size_t)rows * 16 + 64);
+      PM_TRY(pm_buf_reserve(&lr->out.values, (size_t)rows * 16 + 64));
+    } else if (lr->out_kind != OUT_BINARY) {
       size_t need = (size_t)rows * (size_t)lr->width + 64;
       if (lr->out_kind == OUT_FIXED) pool_take(r->pool, &lr->out.values, need);
       PM_TRY(pm_buf_reserve(&lr->out.values, need));

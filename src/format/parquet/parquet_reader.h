@@ -95,6 +95,13 @@ typedef struct pm_pq_read_options {
   size_t n_predicates;
   int use_page_index;  /* prune pages with ColumnIndex/OffsetIndex when predicates are given (default 1) */
   int verify_crc;      /* check page CRCs when present */
+  /* Return BYTE_ARRAY string/binary columns as Arrow string-view / binary-view
+   * arrays ("vu"/"vz": buffers validity, 16-byte views, variadic data buffers,
+   * int64 variadic sizes) instead of "u"/"z" (default 0). Values of
+   * dictionary-encoded pages are not copied: their views point into the
+   * column chunk's dictionary, which the batch keeps alive; other values of
+   * more than 12 bytes are copied once into a per-batch buffer. */
+  int string_view;
 } pm_pq_read_options;
 
 void pm_pq_read_options_init(pm_pq_read_options *opt);
