@@ -1482,9 +1482,27 @@ static int node_slots(asm_ctx *c, const anode *n, size_t *n_slots, size_t *n_nul
       s += is;
       nulls += is & !ok;
     }
+  } else if (!rep && def) {
+    /* Branch-free like the case above (v has slack for the write past s). */
+    for (size_t i = 0; i < L; i++) {
+      int16_t d = def[i];
+      size_t is = (size_t)(d >= ad);
+      uint8_t ok = d >= dp;
+      v[s] = ok;
+      s += is;
+      nulls += is & !ok;
+    }
+  } else if (!rep) {
+    /* every level is dfill: all slots or none, all valid or all null */
+    if (dfill >= ad) {
+      uint8_t ok = dfill >= dp;
+      memset(v, ok, L);
+      s = L;
+      nulls = ok ? 0 : L;
+    }
   } else {
     for (size_t i = 0; i < L; i++) {
-      int16_t d = def ? def[i] : dfill, rr = rep ? rep[i] : 0;
+      int16_t d = def ? def[i] : dfill, rr = rep[i];
       if (d >= ad && rr <= ar) {
         uint8_t ok = d >= dp;
         v[s++] = ok;
