@@ -86,6 +86,7 @@ typedef struct leaf_reader {
   uint32_t *dict_offsets;
   size_t dict_offsets_cap;
   size_t dict_n;
+  uint32_t dict_max_len; /* longest binary dictionary value */
 
   /* current page */
   uint8_t *page_buf;
@@ -800,6 +801,12 @@ static int load_dictionary(pm_pq_reader *r, leaf_reader *lr, const pm_pq_page_he
     memcpy(lr->dict, lr->vbytes, bytes);
     PM_TRY(GROW(lr->dict_offsets, lr->dict_offsets_cap, (n + 1) * sizeof(uint32_t), err));
     memcpy(lr->dict_offsets, lr->voffsets, (n + 1) * sizeof(uint32_t));
+    uint32_t mx = 0;
+    for (size_t i = 0; i < n; i++) {
+      uint32_t l = lr->voffsets[i + 1] - lr->voffsets[i];
+      mx = l > mx ? l : mx;
+    }
+    lr->dict_max_len = mx;
   } else {
     size_t bytes = n * (size_t)lr->width;
     PM_TRY(GROW(lr->dict, lr->dict_cap, bytes + 16, err));
@@ -1138,6 +1145,28 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
     } else {
       const uint32_t *ix = lr->idx + lr->value_pos;
       const uint32_t *dofs = lr->dict_offsets;
+      if (lr->dict_max_len <= 64 && base + (uint64_t)k * 64 <= INT32_MAX) {
+        /* Short values: room for k of the longest, so one pass copies
+         * without first summing the lengths. */
+        PM_TRY(pm_buf_reserve(&o->values, k * (size_t)lr->dict_max_len + 64));
+        uint8_t *dst = o->values.data + base;
+        size_t pos = 0;
+        const uint8_t *dict = lr->dict; /* has 64 bytes of slack past its end */
+        for (size_t i = 0; i < k; i++) {
+          uint32_t a = dofs[ix[i]], l = dofs[ix[i] + 1] - a;
+          memcpy(dst + pos, dict + a, 16);
+          if (l > 16) {
+            memcpy(dst + pos + 16, dict + a + 16, 16);
+            if (l > 32) memcpy(dst + pos + 32, dict + a + 32, 32);
+          }
+          pos += l;
+          offs[i] = (int32_t)(base + pos);
+        }
+        o->values.len += pos;
+        o->offsets.len += k * 4;
+        o->n_values += k;
+        return 0;
+      }
       uint64_t total = 0;
       for (size_t i = 0; i < k; i++) total += dofs[ix[i] + 1] - dofs[ix[i]];
       if (base + total > INT32_MAX)
