@@ -9,6 +9,7 @@
 #include "format/orc/orc_writer.h"
 #include "format/parquet/parquet_writer.h"
 #include "parquet/test_write_flat_data.h"
+#include "parquet/test_write_nested_data.h"
 
 /* Columns of the flat data ORC can hold with the same canonical value (ORC has
  * no TIME, fixed-size binary or unsigned types; timestamps come back as ns,
@@ -18,14 +19,18 @@
 static const int orc_columns[] = {0, 1, 2, 3, 4, 5, 7, 8, 9, 10, 11, 14, 15, 16, 17, 18, 19, 20, 21, 22, 24};
 #define N_ORC_COLUMNS (int)(sizeof orc_columns / sizeof orc_columns[0])
 
+/* Nested columns ORC holds (all but the fixed-size list, which ORC has no type for). */
+static const int orc_nested_columns[] = {0, 1, 2, 3, 5};
+#define N_ORC_NESTED_COLUMNS (int)(sizeof orc_nested_columns / sizeof orc_nested_columns[0])
+
 /* Moves the chosen children of (s, a) into a new struct (s2, a2). */
-static void project(struct ArrowSchema *s, struct ArrowArray *a, struct ArrowSchema *s2, struct ArrowArray *a2) {
+static void project(struct ArrowSchema *s, struct ArrowArray *a, const int *cols, int n, struct ArrowSchema *s2,
+                    struct ArrowArray *a2) {
   pm_error err;
-  if (pm_schema_init(s2, "+s", NULL, 0, N_ORC_COLUMNS, &err) || pm_array_init(a2, a->length, 1, N_ORC_COLUMNS, &err))
-    abort();
-  for (int i = 0; i < N_ORC_COLUMNS; i++) {
-    if (pm_schema_copy(s->children[orc_columns[i]], s2->children[i], &err)) abort();
-    pm_array_move(a->children[orc_columns[i]], a2->children[i]);
+  if (pm_schema_init(s2, "+s", NULL, 0, n, &err) || pm_array_init(a2, a->length, 1, n, &err)) abort();
+  for (int i = 0; i < n; i++) {
+    if (pm_schema_copy(s->children[cols[i]], s2->children[i], &err)) abort();
+    pm_array_move(a->children[cols[i]], a2->children[i]);
   }
 }
 
@@ -122,11 +127,29 @@ static void test_flat_types(void) {
     struct ArrowSchema s, s2;
     struct ArrowArray a, a2;
     build_flat(&s, &a);
-    project(&s, &a, &s2, &a2);
+    project(&s, &a, orc_columns, N_ORC_COLUMNS, &s2, &a2);
     const char *orc = tw_path("flat.orc"), *pq = tw_path("flat_from_orc.parquet");
     CHECK(write_orc(orc, &s2, &a2, codecs[c]) == 0);
     CHECK(orc_to_parquet(orc, pq) == 0);
     check_columns(pq, flat_expected, orc_columns, N_ORC_COLUMNS);
+    s.release(&s);
+    a.release(&a);
+    s2.release(&s2);
+    a2.release(&a2);
+  }
+}
+
+static void test_nested_types(void) {
+  pm_codec codecs[] = {PM_CODEC_ZSTD, PM_CODEC_NONE};
+  for (size_t c = 0; c < sizeof codecs / sizeof codecs[0]; c++) {
+    struct ArrowSchema s, s2;
+    struct ArrowArray a, a2;
+    build_nested(&s, &a);
+    project(&s, &a, orc_nested_columns, N_ORC_NESTED_COLUMNS, &s2, &a2);
+    const char *orc = tw_path("nested.orc"), *pq = tw_path("nested_from_orc.parquet");
+    CHECK(write_orc(orc, &s2, &a2, codecs[c]) == 0);
+    CHECK(orc_to_parquet(orc, pq) == 0);
+    check_columns(pq, nested_expected, orc_nested_columns, N_ORC_NESTED_COLUMNS);
     s.release(&s);
     a.release(&a);
     s2.release(&s2);
@@ -140,6 +163,7 @@ int main(void) {
     return 0;
   }
   RUN_TEST(test_flat_types);
+  RUN_TEST(test_nested_types);
   if (!getenv("PM_KEEP")) tw_cleanup();
   TEST_MAIN_END();
 }
