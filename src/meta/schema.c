@@ -401,25 +401,22 @@ static char *join3(const char *a, const char *b, const char *c) {
   return p;
 }
 
-int pm_branch_list(const char *table_root, char ***names, size_t *n, pm_error *err) {
+int pm_meta_list_names(const char *dir, const char *prefix, char ***names, size_t *n, pm_error *err) {
   *names = NULL;
   *n = 0;
-  char *dir = join3(table_root, "/branch", "");
-  if (!dir) return PM_NOMEM(err);
   char **all = NULL;
   size_t cnt = 0;
   pm_error e2 = {0};
   int rc = pm_list_dir(dir, &all, &cnt, &e2);
-  free(dir);
   if (rc == PAIMON_ERR_NOT_FOUND) return 0;
   if (rc) {
     if (err) *err = e2;
     return rc;
   }
-  size_t k = 0;
+  size_t plen = strlen(prefix), k = 0;
   for (size_t i = 0; i < cnt; i++) {
-    if (strncmp(all[i], "branch-", 7) == 0 && all[i][7]) {
-      memmove(all[i], all[i] + 7, strlen(all[i] + 7) + 1);
+    if (strncmp(all[i], prefix, plen) == 0 && all[i][plen]) {
+      memmove(all[i], all[i] + plen, strlen(all[i] + plen) + 1);
       all[k++] = all[i];
     } else {
       free(all[i]);
@@ -430,8 +427,16 @@ int pm_branch_list(const char *table_root, char ***names, size_t *n, pm_error *e
   return 0;
 }
 
-/* Lists ids of files "<prefix><digits>" in dir, ascending. */
-int pm_meta_list_ids(const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err);
+int pm_branch_list(const char *table_root, char ***names, size_t *n, pm_error *err) {
+  *names = NULL;
+  *n = 0;
+  char *dir = join3(table_root, "/branch", "");
+  if (!dir) return PM_NOMEM(err);
+  int rc = pm_meta_list_names(dir, "branch-", names, n, err);
+  free(dir);
+  return rc;
+}
+
 int pm_meta_list_ids(const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err) {
   *ids = NULL;
   *n = 0;

@@ -121,4 +121,10 @@ int pm_branch_is_main(const char *branch);
 /* Names of the branches of a table (directories branch/branch-<b>), sorted; pm_free_names. */
 int pm_branch_list(const char *table_root, char ***names, size_t *n, pm_error *err);
 
+/* Directory helpers shared by the metadata modules. A missing directory lists nothing.
+ * Ids of entries "<prefix><digits>", ascending (*ids malloc'd, caller frees). */
+int pm_meta_list_ids(const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err);
+/* Names of entries "<prefix><name>" with the prefix removed, sorted; free with pm_free_names. */
+int pm_meta_list_names(const char *dir, const char *prefix, char ***names, size_t *n, pm_error *err);
+
 #endif

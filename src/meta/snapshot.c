@@ -11,7 +11,6 @@
 
 #define SNAP_FILE_LIMIT (64u * 1024 * 1024)
 
-int pm_meta_list_ids(const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err);
 
 void pm_snapshot_free(pm_snapshot *s) {
   if (!s) return;
@@ -426,28 +425,9 @@ int pm_tag_list(const char *table_root, const char *branch, char ***names, size_
   *n = 0;
   char *dir = meta_path(table_root, branch, "tag", NULL);
   if (!dir) return PM_NOMEM(err);
-  char **all = NULL;
-  size_t cnt = 0;
-  pm_error e2 = {0};
-  int rc = pm_list_dir(dir, &all, &cnt, &e2);
+  int rc = pm_meta_list_names(dir, "tag-", names, n, err);
   free(dir);
-  if (rc == PAIMON_ERR_NOT_FOUND) return 0;
-  if (rc) {
-    if (err) *err = e2;
-    return rc;
-  }
-  size_t k = 0;
-  for (size_t i = 0; i < cnt; i++) {
-    if (strncmp(all[i], "tag-", 4) == 0 && all[i][4]) {
-      memmove(all[i], all[i] + 4, strlen(all[i] + 4) + 1);
-      all[k++] = all[i];
-    } else {
-      free(all[i]);
-    }
-  }
-  *names = all;
-  *n = k;
-  return 0;
+  return rc;
 }
 
 int pm_tag_write(const char *table_root, const char *branch, const char *tag, const pm_snapshot *s, pm_error *err) {
