@@ -1441,32 +1441,34 @@ typedef struct batch_source {
 
 /* --- raw: files one after another --- */
 
-typedef struct raw_reader {
+/* A chain of data files read one after another: a raw split, one sorted run
+ * of a merge, or one column source of a data-evolution group. */
+typedef struct run_source {
   read_ctx *c;
   const pm_data_split *split;
-  int push; /* give the filter to the format readers as a pruning hint */
-  size_t next_file;
-  size_t *order; /* file indices in read order */
-  size_t n_order;
+  int no_dv; /* data-evolution groups apply their DV after stitching */
+  int push;  /* give the filter to the format readers as a pruning hint */
+  size_t *files; /* indices into split->data_files, in read order */
+  size_t n_files, next_file;
   file_source *cur;
-} raw_reader;
+} run_source;
 
-static void raw_close(void *ctx) {
-  raw_reader *r = ctx;
+static void run_source_close(void *ctx) {
+  run_source *r = ctx;
   if (!r) return;
   file_source_close(r->cur);
-  free(r->order);
+  free(r->files);
   free(r);
 }
 
-static int raw_next(void *ctx, struct ArrowArray *out, pm_error *err) {
-  raw_reader *r = ctx;
+static int run_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  run_source *r = ctx;
   memset(out, 0, sizeof *out);
   for (;;) {
     if (!r->cur) {
-      if (r->next_file >= r->n_order) return 0;
-      size_t fi = r->order[r->next_file++];
-      const pm_deletion_file *dv = r->split->deletion_files ? &r->split->deletion_files[fi] : NULL;
+      if (r->next_file >= r->n_files) return 0;
+      size_t fi = r->files[r->next_file++];
+      const pm_deletion_file *dv = r->split->deletion_files && !r->no_dv ? &r->split->deletion_files[fi] : NULL;
       PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, r->push, &r->cur, err));
     }
     PM_TRY(file_source_next(r->cur, out, err));
@@ -1478,22 +1480,22 @@ static int raw_next(void *ctx, struct ArrowArray *out, pm_error *err) {
 
 static int raw_open(read_ctx *c, const pm_data_split *split, const size_t *files, size_t n, batch_source *out,
                     pm_error *err) {
-  raw_reader *r = calloc(1, sizeof *r);
+  run_source *r = calloc(1, sizeof *r);
   if (!r) return PM_NOMEM(err);
   r->c = c;
   r->split = split;
-  r->order = malloc((n + 1) * sizeof *r->order);
-  if (!r->order) {
+  r->files = malloc((n + 1) * sizeof *r->files);
+  if (!r->files) {
     free(r);
     return PM_NOMEM(err);
   }
-  memcpy(r->order, files, n * sizeof *files);
-  r->n_order = n;
+  memcpy(r->files, files, n * sizeof *files);
+  r->n_files = n;
   /* not with row tracking: computed _ROW_IDs need every file position */
   r->push = c->filter != NULL && !c->row_tracking && !c->no_pushdown;
   out->ctx = r;
-  out->next = raw_next;
-  out->close = raw_close;
+  out->next = run_source_next;
+  out->close = run_source_close;
   return 0;
 }
 
@@ -1526,39 +1528,6 @@ static int key_values_cmp(const read_ctx *c, const pm_value *a, const pm_value *
   return 0;
 }
 
-typedef struct run_source {
-  read_ctx *c;
-  const pm_data_split *split;
-  int no_dv; /* data-evolution groups apply their DV after stitching */
-  size_t *files; /* in key order */
-  size_t n_files, next_file;
-  file_source *cur;
-} run_source;
-
-static void run_source_close(void *ctx) {
-  run_source *r = ctx;
-  if (!r) return;
-  file_source_close(r->cur);
-  free(r->files);
-  free(r);
-}
-
-static int run_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
-  run_source *r = ctx;
-  memset(out, 0, sizeof *out);
-  for (;;) {
-    if (!r->cur) {
-      if (r->next_file >= r->n_files) return 0;
-      size_t fi = r->files[r->next_file++];
-      const pm_deletion_file *dv = r->split->deletion_files && !r->no_dv ? &r->split->deletion_files[fi] : NULL;
-      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, 0, &r->cur, err));
-    }
-    PM_TRY(file_source_next(r->cur, out, err));
-    if (out->release) return 0;
-    file_source_close(r->cur);
-    r->cur = NULL;
-  }
-}
 
 typedef struct section {
   size_t *files; /* sorted by (minKey, maxKey) */
