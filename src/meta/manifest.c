@@ -128,6 +128,26 @@ static inline int field_null(pm_avro_cursor *c, const pm_avro_field_ref *ref) { 
 
 /* Reads an array value (items may be ["null", T]) into an arena array of
  * int64 (PM_NULL_COUNT_UNKNOWN for null items). */
+/* Makes room in an arena array for bn more items after n (old items copied).
+ * Returns non-zero after failing the cursor (too long, or out of memory). */
+static int arena_grow(decoder *d, pm_avro_cursor *c, void **vals, int64_t n, int64_t bn, int64_t *cap, size_t size) {
+  if (n + bn > INT32_MAX) {
+    pm_avro_cursor_fail(c, "array too long");
+    return 1;
+  }
+  if (n + bn <= *cap) return 0;
+  void *nv = pm_arena_alloc(d->arena, (size_t)(n + bn) * size);
+  if (!nv) {
+    d->oom = 1;
+    pm_avro_cursor_fail(c, "out of memory");
+    return 1;
+  }
+  if (n) memcpy(nv, *vals, (size_t)n * size);
+  *vals = nv;
+  *cap = n + bn;
+  return 0;
+}
+
 static int64_t *read_long_items(decoder *d, pm_avro_cursor *c, int32_t inull, int32_t *count);
 
 static int64_t *read_long_array(decoder *d, pm_avro_cursor *c, const pm_avro_schema *arr, int32_t *count) {
@@ -144,22 +164,9 @@ static int64_t *read_long_items(decoder *d, pm_avro_cursor *c, int32_t inull, in
   for (;;) {
     int64_t bn = pm_avro_read_block_count(c, NULL);
     if (bn <= 0) break;
-    if (n + bn > INT32_MAX) {
-      pm_avro_cursor_fail(c, "array too long");
-      break;
-    }
-    if (n + bn > cap) {
-      int64_t nc = n + bn;
-      int64_t *nv = pm_arena_alloc(d->arena, (size_t)nc * sizeof(int64_t));
-      if (!nv) {
-        d->oom = 1;
-        pm_avro_cursor_fail(c, "out of memory");
-        break;
-      }
-      if (n) memcpy(nv, vals, (size_t)n * sizeof(int64_t));
-      vals = nv;
-      cap = nc;
-    }
+    void *grown = vals;
+    if (arena_grow(d, c, &grown, n, bn, &cap, sizeof *vals)) break;
+    vals = grown;
     for (int64_t i = 0; i < bn; i++) {
       const uint8_t *p = c->pos; /* one-byte fast paths as in skip_long_items */
       if (c->end - p >= 2) {
@@ -1000,22 +1007,9 @@ static void read_dv_ranges(decoder *d, pm_avro_cursor *c, const pm_avro_schema *
   for (;;) {
     int64_t bn = pm_avro_read_block_count(c, NULL);
     if (bn <= 0) break;
-    if (n + bn > INT32_MAX) {
-      pm_avro_cursor_fail(c, "array too long");
-      break;
-    }
-    if (n + bn > cap) {
-      int64_t nc = n + bn;
-      pm_dv_range *nv = pm_arena_alloc(d->arena, (size_t)nc * sizeof(pm_dv_range));
-      if (!nv) {
-        d->oom = 1;
-        pm_avro_cursor_fail(c, "out of memory");
-        break;
-      }
-      if (n) memcpy(nv, vals, (size_t)n * sizeof(pm_dv_range));
-      vals = nv;
-      cap = nc;
-    }
+    void *grown = vals;
+    if (arena_grow(d, c, &grown, n, bn, &cap, sizeof *vals)) break;
+    vals = grown;
     for (int64_t i = 0; i < bn; i++) {
       if (inull >= 0 && pm_avro_read_union(c) == inull) continue; /* null item: dropped */
       pm_dv_range *v = &vals[n++];
