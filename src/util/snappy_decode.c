@@ -1,0 +1,232 @@
+/* Raw Snappy block decoder. Layout of the input (see snappy_decode.h):
+ *   preamble: uncompressed length, little-endian base-128 varint
+ *   elements, each starting with a tag byte whose low two bits give the kind:
+ *     00 literal: length-1 in the upper six bits when < 60, else 60..63 mean
+ *        1..4 little-endian bytes holding length-1 follow the tag
+ *     01 copy, length 4..11 in bits 2..4, 11-bit offset: bits 5..7 + one byte
+ *     10 copy, length 1..64 in bits 2..7, 2-byte little-endian offset
+ *     11 copy, length 1..64 in bits 2..7, 4-byte little-endian offset
+ *
+ * Speed: while both the input and the output have at least a few dozen bytes
+ * of slack, elements are decoded with fixed-size unaligned 16-byte (or 8-byte)
+ * copies that may write past the element's end into output not yet produced
+ * (later elements overwrite it) and may read past a short literal's end (still
+ * inside the input). Close to either end an exact loop checks every byte. */
+#include "util/snappy_decode.h"
+
+#include <string.h>
+
+#if defined(__GNUC__) || defined(__clang__)
+#define SNAPPY_LIKELY(x) __builtin_expect(!!(x), 1)
+#define SNAPPY_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#else
+#define SNAPPY_LIKELY(x) (x)
+#define SNAPPY_UNLIKELY(x) (x)
+#endif
+
+/* The fast loop runs only while this many input / output bytes remain. Input:
+ * tag + a 4-byte trailer load + a literal of up to 60 bytes copied as 64.
+ * Output: a copy of up to 64 bytes written in 16-byte steps overshoots by < 16. */
+#define FAST_INPUT_SLACK 72
+#define FAST_OUTPUT_SLACK 80
+
+/* Per tag byte: bits 0..6 the element length (0 for a literal whose length
+ * follows the tag), bits 8..10 how many bytes follow the tag (length bytes of
+ * a long literal, offset bytes of a copy), bits 11..13 the offset's high bits
+ * kept in the tag of a 1-byte-offset copy. */
+#define TAG_FIELD(t) ((unsigned)(t) >> 2)
+#define TAG_ENTRY(t)                                                                         \
+  (uint16_t)(((t) & 3) == 0   ? (TAG_FIELD(t) < 60 ? TAG_FIELD(t) + 1 : (TAG_FIELD(t) - 59) << 8) \
+             : ((t) & 3) == 1 ? (((TAG_FIELD(t) & 7) + 4) | (1u << 8) | (((unsigned)(t) >> 5) << 11)) \
+             : ((t) & 3) == 2 ? ((TAG_FIELD(t) + 1) | (2u << 8))                                \
+                              : ((TAG_FIELD(t) + 1) | (4u << 8)))
+#define TAG_ROW4(t) TAG_ENTRY(t), TAG_ENTRY((t) + 1), TAG_ENTRY((t) + 2), TAG_ENTRY((t) + 3)
+#define TAG_ROW16(t) TAG_ROW4(t), TAG_ROW4((t) + 4), TAG_ROW4((t) + 8), TAG_ROW4((t) + 12)
+#define TAG_ROW64(t) TAG_ROW16(t), TAG_ROW16((t) + 16), TAG_ROW16((t) + 32), TAG_ROW16((t) + 48)
+static const uint16_t tag_table[256] = {TAG_ROW64(0), TAG_ROW64(64), TAG_ROW64(128), TAG_ROW64(192)};
+
+/* Keeps the low n bytes of a 4-byte little-endian load (n = bytes after the tag). */
+static const uint32_t trailer_mask[5] = {0, 0xffu, 0xffffu, 0xffffffu, 0xffffffffu};
+
+/* For a copy with offset d < 8 the output repeats the last d bytes: a 16-byte
+ * pattern holds that period starting at phase 0 (byte j = source[j % d]), and
+ * is stored every pattern_step[d] bytes (the largest multiple of d <= 16) so
+ * each store starts at phase 0 again. */
+static const uint8_t pattern_index[8][16] = {
+    {0},
+    {0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0},
+    {0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1, 0, 1},
+    {0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0, 1, 2, 0},
+    {0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3, 0, 1, 2, 3},
+    {0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0, 1, 2, 3, 4, 0},
+    {0, 1, 2, 3, 4, 5, 0, 1, 2, 3, 4, 5, 0, 1, 2, 3},
+    {0, 1, 2, 3, 4, 5, 6, 0, 1, 2, 3, 4, 5, 6, 0, 1},
+};
+static const uint8_t pattern_step[8] = {0, 16, 16, 15, 16, 15, 12, 14};
+
+static inline uint32_t load_le32(const uint8_t *p) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+#else
+  return (uint32_t)p[0] | ((uint32_t)p[1] << 8) | ((uint32_t)p[2] << 16) | ((uint32_t)p[3] << 24);
+#endif
+}
+
+static inline void copy16(uint8_t *dst, const uint8_t *src) { memcpy(dst, src, 16); }
+static inline void copy8(uint8_t *dst, const uint8_t *src) { memcpy(dst, src, 8); }
+
+int pm_snappy_uncompressed_length(const uint8_t *src, size_t src_len, size_t *out_len, size_t *preamble_len) {
+  uint32_t value = 0;
+  for (size_t i = 0; i < 5; i++) {
+    if (i >= src_len) return PM_SNAPPY_BAD_PREAMBLE;
+    uint32_t b = src[i];
+    /* The fifth byte carries bits 28..31 only and must end the varint. */
+    if (i == 4 && b > 0x0f) return PM_SNAPPY_BAD_PREAMBLE;
+    value |= (b & 0x7f) << (7 * i);
+    if (!(b & 0x80)) {
+      *out_len = value;
+      if (preamble_len) *preamble_len = i + 1;
+      return PM_SNAPPY_OK;
+    }
+  }
+  return PM_SNAPPY_BAD_PREAMBLE;
+}
+
+/* Decodes elements with every bound checked, from ip/op to the ends. */
+static int decode_exact(const uint8_t *ip, const uint8_t *ip_end, uint8_t *dst, uint8_t *op, uint8_t *op_end,
+                        uint8_t **op_out) {
+  int rc = PM_SNAPPY_OK;
+  while (ip < ip_end) {
+    uint32_t tag = *ip++;
+    uint32_t entry = tag_table[tag];
+    size_t extra = (entry >> 8) & 7;
+    if ((size_t)(ip_end - ip) < extra) {
+      rc = PM_SNAPPY_TRUNCATED;
+      break;
+    }
+    uint32_t trailer = 0;
+    for (size_t i = 0; i < extra; i++) trailer |= (uint32_t)ip[i] << (8 * i);
+    ip += extra;
+    size_t len = entry & 0x7f;
+    if ((tag & 3) == 0) {
+      if (len == 0) len = (size_t)trailer + 1;
+      if (len > (size_t)(ip_end - ip)) {
+        rc = PM_SNAPPY_TRUNCATED;
+        break;
+      }
+      if (len > (size_t)(op_end - op)) {
+        rc = PM_SNAPPY_OVERRUN;
+        break;
+      }
+      memcpy(op, ip, len);
+      ip += len;
+      op += len;
+    } else {
+      size_t offset = (size_t)trailer + ((entry >> 11) << 8);
+      if (offset - 1 >= (size_t)(op - dst)) { /* offset 0 wraps to SIZE_MAX */
+        rc = PM_SNAPPY_BAD_OFFSET;
+        break;
+      }
+      if (len > (size_t)(op_end - op)) {
+        rc = PM_SNAPPY_OVERRUN;
+        break;
+      }
+      const uint8_t *from = op - offset;
+      for (size_t i = 0; i < len; i++) op[i] = from[i]; /* bytewise: the source may overlap */
+      op += len;
+    }
+  }
+  *op_out = op;
+  if (rc == PM_SNAPPY_OK && op != op_end) rc = PM_SNAPPY_SHORT;
+  return rc;
+}
+
+int pm_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_capacity, size_t *produced) {
+  size_t declared = 0, preamble = 0;
+  *produced = 0;
+  int rc = pm_snappy_uncompressed_length(src, src_len, &declared, &preamble);
+  if (rc) return rc;
+  if (declared > dst_capacity) return PM_SNAPPY_TOO_SMALL;
+  if (declared == 0) return src_len == preamble ? PM_SNAPPY_OK : PM_SNAPPY_OVERRUN;
+
+  const uint8_t *ip = src + preamble;
+  const uint8_t *const ip_end = src + src_len;
+  uint8_t *op = dst;
+  uint8_t *const op_end = dst + declared;
+  /* The fast loop runs while ip < ip_fast_end and op < op_fast_end. */
+  const uint8_t *const ip_fast_end = src_len > FAST_INPUT_SLACK ? ip_end - FAST_INPUT_SLACK : src;
+  uint8_t *const op_fast_end = declared > FAST_OUTPUT_SLACK ? op_end - FAST_OUTPUT_SLACK : dst;
+
+  while (ip < ip_fast_end && op < op_fast_end) {
+    uint32_t tag = *ip++;
+    uint32_t entry = tag_table[tag];
+    uint32_t extra = (entry >> 8) & 7;
+    uint32_t trailer = load_le32(ip) & trailer_mask[extra];
+    ip += extra;
+    size_t len = entry & 0x7f;
+    if ((tag & 3) == 0) {
+      if (SNAPPY_LIKELY(len != 0)) { /* 1..60 bytes: fits the slack of both sides */
+        copy16(op, ip);
+        if (len > 16) {
+          copy16(op + 16, ip + 16);
+          copy16(op + 32, ip + 32);
+          copy16(op + 48, ip + 48);
+        }
+      } else {
+        len = (size_t)trailer + 1;
+        if (SNAPPY_UNLIKELY(len > (size_t)(ip_end - ip))) {
+          *produced = (size_t)(op - dst);
+          return PM_SNAPPY_TRUNCATED;
+        }
+        if (SNAPPY_UNLIKELY(len > (size_t)(op_end - op))) {
+          *produced = (size_t)(op - dst);
+          return PM_SNAPPY_OVERRUN;
+        }
+        memcpy(op, ip, len);
+      }
+      ip += len;
+      op += len;
+      continue;
+    }
+    size_t offset = (size_t)trailer + ((entry >> 11) << 8);
+    if (SNAPPY_UNLIKELY(offset - 1 >= (size_t)(op - dst))) { /* offset 0 wraps to SIZE_MAX */
+      *produced = (size_t)(op - dst);
+      return PM_SNAPPY_BAD_OFFSET;
+    }
+    const uint8_t *from = op - offset;
+    if (SNAPPY_LIKELY(offset >= 16)) {
+      /* Each 16-byte step reads only bytes already final (offset >= 16). */
+      copy16(op, from);
+      for (size_t k = 16; k < len; k += 16) copy16(op + k, from + k);
+    } else if (offset >= 8) {
+      for (size_t k = 0; k < len; k += 8) copy8(op + k, from + k);
+    } else {
+      uint8_t pattern[16];
+      const uint8_t *index = pattern_index[offset];
+      for (int j = 0; j < 16; j++) pattern[j] = from[index[j]];
+      size_t step = pattern_step[offset];
+      for (size_t k = 0; k < len; k += step) copy16(op + k, pattern);
+    }
+    op += len;
+  }
+
+  uint8_t *end = op;
+  rc = decode_exact(ip, ip_end, dst, op, op_end, &end);
+  *produced = (size_t)(end - dst);
+  return rc;
+}
+
+const char *pm_snappy_status_text(int status) {
+  switch (status) {
+    case PM_SNAPPY_OK: return "ok";
+    case PM_SNAPPY_BAD_PREAMBLE: return "bad uncompressed-length varint";
+    case PM_SNAPPY_TOO_SMALL: return "declared length exceeds the expected size";
+    case PM_SNAPPY_TRUNCATED: return "element runs past the end of the input";
+    case PM_SNAPPY_BAD_OFFSET: return "copy offset out of range";
+    case PM_SNAPPY_OVERRUN: return "element writes past the declared length";
+    case PM_SNAPPY_SHORT: return "input ends before the declared length";
+  }
+  return "unknown status";
+}
