@@ -28,6 +28,7 @@
 #include "data/types.h"
 #include "format/avro/avro.h"
 #include "io/file.h"
+#include "meta/arena.h"
 #include "meta/manifest.h"
 
 #define PARTITIONS 100
@@ -278,24 +279,29 @@ static int keep_partition(void *vctx, const pm_entry_head *h) {
   return h->partition_len == c->len && !memcmp(h->partition, c->partition, c->len);
 }
 
-/* Decodes every manifest; returns entries kept (-1 on error). */
+/* Decodes every manifest, sharing one memory cache as a planning pass does;
+ * returns entries kept (-1 on error). */
 static long long decode_all_with(pm_buf *files, size_t n_files, char **names, const pm_manifest_filters *fs,
                                  int keep, pm_manifest_entries *kept) {
   long long n = 0;
-  for (size_t i = 0; i < n_files; i++) {
+  pm_mem_cache *cache = pm_mem_cache_new(PM_MEM_CACHE_DEFAULT_BYTES);
+  if (!cache) return -1;
+  for (size_t i = 0; i < n_files && n >= 0; i++) {
     pm_manifest_entries out;
     pm_manifest_entries_init(&out);
+    pm_manifest_entries_use_cache(&out, cache);
     pm_error err = {0};
     if (pm_manifest_decode_filtered(files[i].data, files[i].len, names[i], fs, &out, &err)) {
       fprintf(stderr, "%s\n", err.message);
-      pm_manifest_entries_clear(&out);
-      return -1;
+      n = -1;
+    } else {
+      n += (long long)out.n;
+      for (size_t k = 0; keep && k < out.n && n >= 0; k++)
+        if (pm_manifest_entries_push(kept, &out.items[k], &err)) n = -1;
     }
-    n += (long long)out.n;
-    for (size_t k = 0; keep && k < out.n; k++)
-      if (pm_manifest_entries_push(kept, &out.items[k], &err)) return -1;
     pm_manifest_entries_clear(&out);
   }
+  pm_mem_cache_release(cache);
   return n;
 }
 

@@ -15,54 +15,104 @@ struct pm_arena_chunk {
 #define MIN_CHUNK (64 * 1024)
 #define MAX_CHUNK (1024 * 1024)
 
-/* Process-wide cache of freed full-size chunks and large buffers. Decoding a
- * big manifest touches tens of MB; handing those pages back to the kernel and
- * faulting fresh zeroed ones for the next manifest cost more than decoding
- * (page faults were ~40% of the time). Bounded by PM_ARENA_CACHE_BYTES. */
+/* A cache of freed full-size chunks and large buffers, shared by the arenas
+ * and containers of one planning pass. Decoding a big manifest touches tens
+ * of MB; handing those pages back to the kernel and faulting fresh zeroed
+ * ones for the next manifest cost more than decoding (page faults were ~40%
+ * of the time). Bounded by max_bytes; reference-counted so whoever frees the
+ * last container returns the memory; a mutex because the planner decodes
+ * manifests on several threads. */
 #define BIG_SLOTS 4
-static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static pm_arena_chunk *cache_chunks; /* all of size MAX_CHUNK */
-static size_t cache_bytes;
-static struct {
-  void *p;
-  size_t size;
-} cache_big[BIG_SLOTS];
+struct pm_mem_cache {
+  pthread_mutex_t lock;
+  size_t refs;
+  size_t max_bytes;
+  size_t bytes;
+  pm_arena_chunk *chunks; /* all of size MAX_CHUNK */
+  struct {
+    void *p;
+    size_t size;
+  } big[BIG_SLOTS];
+};
 
-static pm_arena_chunk *cache_take_chunk(void) {
-  pthread_mutex_lock(&cache_lock);
-  pm_arena_chunk *c = cache_chunks;
-  if (c) {
-    cache_chunks = c->next;
-    cache_bytes -= CHUNK_HDR + c->size;
+pm_mem_cache *pm_mem_cache_new(size_t max_bytes) {
+  pm_mem_cache *c = calloc(1, sizeof *c);
+  if (!c) return NULL;
+  if (pthread_mutex_init(&c->lock, NULL)) {
+    free(c);
+    return NULL;
   }
-  pthread_mutex_unlock(&cache_lock);
+  c->refs = 1;
+  c->max_bytes = max_bytes;
   return c;
 }
 
+static void cache_retain(pm_mem_cache *c) {
+  pthread_mutex_lock(&c->lock);
+  c->refs++;
+  pthread_mutex_unlock(&c->lock);
+}
+
+void pm_mem_cache_release(pm_mem_cache *c) {
+  if (!c) return;
+  pthread_mutex_lock(&c->lock);
+  size_t left = --c->refs;
+  pthread_mutex_unlock(&c->lock);
+  if (left) return;
+  while (c->chunks) {
+    pm_arena_chunk *n = c->chunks->next;
+    free(c->chunks);
+    c->chunks = n;
+  }
+  for (int i = 0; i < BIG_SLOTS; i++) free(c->big[i].p);
+  pthread_mutex_destroy(&c->lock);
+  free(c);
+}
+
+static pm_arena_chunk *cache_take_chunk(pm_mem_cache *c) {
+  if (!c) return NULL;
+  pthread_mutex_lock(&c->lock);
+  pm_arena_chunk *k = c->chunks;
+  if (k) {
+    c->chunks = k->next;
+    c->bytes -= CHUNK_HDR + k->size;
+  }
+  pthread_mutex_unlock(&c->lock);
+  return k;
+}
+
 /* Returns the chunks of list that did not fit the cache. */
-static pm_arena_chunk *cache_give_chunks(pm_arena_chunk *list) {
+static pm_arena_chunk *cache_give_chunks(pm_mem_cache *c, pm_arena_chunk *list) {
+  if (!c) return list;
   pm_arena_chunk *rest = NULL;
-  pthread_mutex_lock(&cache_lock);
+  pthread_mutex_lock(&c->lock);
   while (list) {
     pm_arena_chunk *n = list->next;
-    if (list->size == MAX_CHUNK && cache_bytes + CHUNK_HDR + MAX_CHUNK <= PM_ARENA_CACHE_BYTES) {
-      list->next = cache_chunks;
-      cache_chunks = list;
-      cache_bytes += CHUNK_HDR + MAX_CHUNK;
+    if (list->size == MAX_CHUNK && c->bytes + CHUNK_HDR + MAX_CHUNK <= c->max_bytes) {
+      list->next = c->chunks;
+      c->chunks = list;
+      c->bytes += CHUNK_HDR + MAX_CHUNK;
     } else {
       list->next = rest;
       rest = list;
     }
     list = n;
   }
-  pthread_mutex_unlock(&cache_lock);
+  pthread_mutex_unlock(&c->lock);
   return rest;
 }
 
 void pm_arena_init(pm_arena *a) { memset(a, 0, sizeof(*a)); }
 
+void pm_arena_use_cache(pm_arena *a, pm_mem_cache *cache) {
+  if (cache) cache_retain(cache);
+  pm_mem_cache_release(a->cache);
+  a->cache = cache;
+}
+
 void pm_arena_free(pm_arena *a) {
-  pm_arena_chunk *c = cache_give_chunks(a->head);
+  pm_arena_chunk *c = cache_give_chunks(a->cache, a->head);
+  pm_mem_cache_release(a->cache);
   while (c) {
     pm_arena_chunk *n = c->next;
     free(c);
@@ -79,7 +129,7 @@ void *pm_arena_alloc(pm_arena *a, size_t n) {
     if (sz > MAX_CHUNK) sz = MAX_CHUNK; /* moderate chunks: reusable through the cache */
     if (sz < need) sz = need;
     if (sz > SIZE_MAX - CHUNK_HDR) return NULL;
-    pm_arena_chunk *c = sz == MAX_CHUNK ? cache_take_chunk() : NULL;
+    pm_arena_chunk *c = sz == MAX_CHUNK ? cache_take_chunk(a->cache) : NULL;
     if (!c) {
       c = malloc(CHUNK_HDR + sz);
       if (!c) return NULL;
@@ -112,23 +162,23 @@ char *pm_arena_strndup(pm_arena *a, const char *src, size_t n) {
 
 char *pm_arena_strdup(pm_arena *a, const char *src) { return pm_arena_strndup(a, src, strlen(src)); }
 
-void *pm_big_alloc(size_t n, size_t *got) {
-  if (n >= PM_BIG_MIN_BYTES) {
+void *pm_big_alloc(pm_mem_cache *c, size_t n, size_t *got) {
+  if (c && n >= PM_BIG_MIN_BYTES) {
     void *p = NULL;
     size_t best = 0;
-    pthread_mutex_lock(&cache_lock);
+    pthread_mutex_lock(&c->lock);
     int pick = -1;
     for (int i = 0; i < BIG_SLOTS; i++) /* smallest cached buffer that fits */
-      if (cache_big[i].p && cache_big[i].size >= n && (pick < 0 || cache_big[i].size < best)) {
+      if (c->big[i].p && c->big[i].size >= n && (pick < 0 || c->big[i].size < best)) {
         pick = i;
-        best = cache_big[i].size;
+        best = c->big[i].size;
       }
     if (pick >= 0) {
-      p = cache_big[pick].p;
-      cache_big[pick].p = NULL;
-      cache_bytes -= best;
+      p = c->big[pick].p;
+      c->big[pick].p = NULL;
+      c->bytes -= best;
     }
-    pthread_mutex_unlock(&cache_lock);
+    pthread_mutex_unlock(&c->lock);
     if (p) {
       *got = best;
       return p;
@@ -139,39 +189,20 @@ void *pm_big_alloc(size_t n, size_t *got) {
   return p;
 }
 
-void pm_big_free(void *p, size_t size) {
+void pm_big_free(pm_mem_cache *c, void *p, size_t size) {
   if (!p) return;
-  if (size >= PM_BIG_MIN_BYTES) {
-    pthread_mutex_lock(&cache_lock);
+  if (c && size >= PM_BIG_MIN_BYTES) {
+    pthread_mutex_lock(&c->lock);
     int slot = -1;
     for (int i = 0; i < BIG_SLOTS && slot < 0; i++)
-      if (!cache_big[i].p) slot = i;
-    if (slot >= 0 && cache_bytes + size <= PM_ARENA_CACHE_BYTES) {
-      cache_big[slot].p = p;
-      cache_big[slot].size = size;
-      cache_bytes += size;
+      if (!c->big[i].p) slot = i;
+    if (slot >= 0 && c->bytes + size <= c->max_bytes) {
+      c->big[slot].p = p;
+      c->big[slot].size = size;
+      c->bytes += size;
       p = NULL;
     }
-    pthread_mutex_unlock(&cache_lock);
+    pthread_mutex_unlock(&c->lock);
   }
   free(p);
-}
-
-void pm_arena_cache_trim(void) {
-  pthread_mutex_lock(&cache_lock);
-  pm_arena_chunk *c = cache_chunks;
-  cache_chunks = NULL;
-  void *big[BIG_SLOTS];
-  for (int i = 0; i < BIG_SLOTS; i++) {
-    big[i] = cache_big[i].p;
-    cache_big[i].p = NULL;
-  }
-  cache_bytes = 0;
-  pthread_mutex_unlock(&cache_lock);
-  while (c) {
-    pm_arena_chunk *n = c->next;
-    free(c);
-    c = n;
-  }
-  for (int i = 0; i < BIG_SLOTS; i++) free(big[i]);
 }

@@ -14,12 +14,15 @@ const uint8_t PM_EMPTY_ROW_BYTES[12] = {0};
 /* ------------------------------------------------------------------ */
 /* containers                                                         */
 
-/* Item arrays come from pm_big_alloc: big ones are reused across containers
- * (no fresh page faults per manifest). Growth is 4x, or to what a block needs. */
+/* Item arrays come from pm_big_alloc: with a cache attached to the
+ * container's arena (pm_manifest_entries_use_cache), big ones are reused
+ * across containers (no fresh page faults per manifest). Growth is 4x, or
+ * to what a block needs. */
 #define DEFINE_VEC(T, prefix)                                                       \
   void prefix##_init(T *v) { memset(v, 0, sizeof(*v)); }                            \
+  void prefix##_use_cache(T *v, pm_mem_cache *c) { pm_arena_use_cache(&v->arena, c); } \
   void prefix##_clear(T *v) {                                                       \
-    pm_big_free(v->items, v->cap * sizeof(v->items[0]));                            \
+    pm_big_free(v->arena.cache, v->items, v->cap * sizeof(v->items[0]));            \
     pm_arena_free(&v->arena);                                                       \
     memset(v, 0, sizeof(*v));                                                       \
   }                                                                                 \
@@ -30,10 +33,10 @@ const uint8_t PM_EMPTY_ROW_BYTES[12] = {0};
     if (nc < v->n + extra) nc = v->n + extra;                                       \
     if (nc > SIZE_MAX / sizeof(v->items[0])) return PM_NOMEM(err);                  \
     size_t got = 0;                                                                 \
-    void *p = pm_big_alloc(nc * sizeof(v->items[0]), &got);                         \
+    void *p = pm_big_alloc(v->arena.cache, nc * sizeof(v->items[0]), &got);         \
     if (!p) return PM_NOMEM(err);                                                   \
     if (v->n) memcpy(p, v->items, v->n * sizeof(v->items[0]));                      \
-    pm_big_free(v->items, v->cap * sizeof(v->items[0]));                            \
+    pm_big_free(v->arena.cache, v->items, v->cap * sizeof(v->items[0]));            \
     v->items = p;                                                                   \
     v->cap = got / sizeof(v->items[0]);                                             \
     return 0;                                                                       \

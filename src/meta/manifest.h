@@ -184,11 +184,16 @@ typedef struct pm_index_entries {
 } pm_index_entries;
 
 void pm_manifest_entries_init(pm_manifest_entries *v);
-void pm_manifest_entries_clear(pm_manifest_entries *v); /* frees everything (big buffers: to the reuse cache, arena.h) */
+void pm_manifest_entries_clear(pm_manifest_entries *v); /* frees everything (big buffers: to its cache, if any) */
+/* Shares a memory cache (arena.h) with other containers of one planning
+ * pass: call on an empty container; it holds a reference until cleared. */
+void pm_manifest_entries_use_cache(pm_manifest_entries *v, pm_mem_cache *c);
 void pm_manifest_file_metas_init(pm_manifest_file_metas *v);
 void pm_manifest_file_metas_clear(pm_manifest_file_metas *v);
+void pm_manifest_file_metas_use_cache(pm_manifest_file_metas *v, pm_mem_cache *c);
 void pm_index_entries_init(pm_index_entries *v);
 void pm_index_entries_clear(pm_index_entries *v);
+void pm_index_entries_use_cache(pm_index_entries *v, pm_mem_cache *c);
 
 /* ---- lazy filtering ---- */
 

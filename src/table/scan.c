@@ -983,9 +983,13 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
   }
   manifest_job *jobs = NULL;
   size_t nj = 0;
+  /* The jobs' containers share freed memory while this pass decodes; the
+   * cache goes away with the last container (arena.h). */
+  pm_mem_cache *cache = NULL;
   if (!rc && metas.n) {
     jobs = calloc(metas.n, sizeof *jobs);
-    if (!jobs) rc = PM_NOMEM(err);
+    cache = pm_mem_cache_new(PM_MEM_CACHE_DEFAULT_BYTES);
+    if (!jobs || !cache) rc = PM_NOMEM(err);
   }
   /* bucket range pruning uses the table's current bucket count */
   for (size_t i = 0; !rc && i < metas.n; i++) {
@@ -1025,11 +1029,13 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
       break;
     }
     pm_manifest_entries_init(&j->entries);
+    pm_manifest_entries_use_cache(&j->entries, cache);
     j->fc.c = c;
     j->fc.apply_level = apply_level;
     nj++;
   }
   pm_manifest_file_metas_clear(&metas);
+  pm_mem_cache_release(cache);
   if (!rc && nj) rc = run_jobs(t, jobs, nj, err);
   for (size_t i = 0; i < nj; i++) {
     c->ex->manifests_read++;
@@ -1937,9 +1943,6 @@ int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan
     pm_snapshot_free(snap);
   }
   if (!rc && !(filter && has_non_partition_filter(t, filter))) apply_limit(&pb, limit, &plan->explain);
-  /* Manifest decoding reuses freed arena memory through a cache; give it
-   * back once planning is over so a plan's peak does not stay resident. */
-  pm_arena_cache_trim();
   if (rc) {
     for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
     free(pb.splits);

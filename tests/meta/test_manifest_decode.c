@@ -227,29 +227,41 @@ static void test_generated(void) {
   pm_buf_free(&file);
   pm_arena_free(&g.arena);
   free(g.e);
-  pm_arena_cache_trim();
 }
 
 static void test_big_alloc_cache(void) {
+  pm_mem_cache *cache = pm_mem_cache_new(PM_MEM_CACHE_DEFAULT_BYTES);
+  CHECK(cache != NULL);
+  if (!cache) return;
   size_t got = 0;
-  uint8_t *p = pm_big_alloc(3u << 20, &got);
+  uint8_t *p = pm_big_alloc(cache, 3u << 20, &got);
   CHECK(p != NULL && got >= (3u << 20));
   if (p) memset(p, 7, got);
-  pm_big_free(p, got);
+  uintptr_t p_addr = (uintptr_t)p;
+  pm_big_free(cache, p, got);
   size_t got2 = 0;
-  uint8_t *q = pm_big_alloc(2u << 20, &got2); /* smaller request reuses the cached 3 MiB buffer */
-  CHECK(q != NULL && got2 >= (2u << 20));
-  pm_big_free(q, got2);
-  uint8_t *s = pm_big_alloc(100, &got2); /* small: plain malloc */
+  uint8_t *q = pm_big_alloc(cache, 2u << 20, &got2); /* smaller request reuses the cached 3 MiB buffer */
+  CHECK((uintptr_t)q == p_addr && got2 == got);
+  pm_big_free(cache, q, got2);
+  uint8_t *s = pm_big_alloc(cache, 100, &got2); /* small: plain malloc */
   CHECK(s != NULL && got2 == 100);
-  pm_big_free(s, got2);
-  pm_arena a;
+  pm_big_free(cache, s, got2);
+  uint8_t *n = pm_big_alloc(NULL, 3u << 20, &got2); /* no cache: plain malloc */
+  CHECK(n != NULL && got2 == (3u << 20));
+  pm_big_free(NULL, n, got2);
+
+  /* Arenas sharing the cache: the second reuses the first's chunks; the
+   * arenas keep the cache alive after its creator lets go. */
+  pm_arena a, b;
   pm_arena_init(&a);
+  pm_arena_init(&b);
+  pm_arena_use_cache(&a, cache);
+  pm_arena_use_cache(&b, cache);
+  pm_mem_cache_release(cache);
   for (int i = 0; i < 40; i++) CHECK(pm_arena_alloc(&a, 200000) != NULL);
   pm_arena_free(&a);
-  for (int i = 0; i < 40; i++) CHECK(pm_arena_alloc(&a, 200000) != NULL); /* from the cache */
-  pm_arena_free(&a);
-  pm_arena_cache_trim();
+  for (int i = 0; i < 40; i++) CHECK(pm_arena_alloc(&b, 200000) != NULL); /* from the cache */
+  pm_arena_free(&b);                                                        /* last reference: memory returned */
 }
 
 int main(void) {
