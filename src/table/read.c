@@ -16,6 +16,7 @@
 #include "meta/deletion_vector.h"
 #include "table/evolution.h"
 #include "table/merge.h"
+#include "util/sort.h"
 
 static int64_t floor_div_i64(int64_t a, int64_t b) {
   int64_t q = a / b;
@@ -1554,18 +1555,13 @@ static void merge_split_close(void *ctx) {
   free(r);
 }
 
-static merge_split_reader *g_sort_reader; /* only used under sort_lock */
-static pthread_mutex_t sort_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static int file_key_cmp(const void *pa, const void *pb) {
-  merge_split_reader *r = g_sort_reader;
-  size_t a = *(const size_t *)pa, b = *(const size_t *)pb;
+static int file_key_cmp(const void *ctx, size_t a, size_t b) {
+  const merge_split_reader *r = ctx;
   int nk = r->c->n_keys;
   int c = key_values_cmp(r->c, &r->mins[a * (size_t)nk], &r->mins[b * (size_t)nk]);
   if (c) return c;
   c = key_values_cmp(r->c, &r->maxs[a * (size_t)nk], &r->maxs[b * (size_t)nk]);
-  if (c) return c;
-  return a < b ? -1 : a > b;
+  return c; /* ties keep file order: the sort is stable */
 }
 
 /* Greedy run assignment inside one section (SEMANTICS §5.2). */
@@ -1668,11 +1664,7 @@ static int merge_open(read_ctx *c, const pm_data_split *split, batch_source *out
                       err);
   }
   if (!rc) {
-    pthread_mutex_lock(&sort_lock);
-    g_sort_reader = r;
-    qsort(order, n, sizeof *order, file_key_cmp);
-    g_sort_reader = NULL;
-    pthread_mutex_unlock(&sort_lock);
+    if (pm_sort_indices(order, n, file_key_cmp, r)) rc = PM_NOMEM(err);
     /* sections: a new one starts when minKey > bound (max maxKey so far) */
     r->sections = calloc(n + 1, sizeof *r->sections);
     if (!r->sections) rc = PM_NOMEM(err);
@@ -1756,10 +1748,10 @@ static void de_close(void *ctx) {
 
 static int is_blob_file(const char *name) { return ends_with(name, ".blob"); }
 
-static const pm_data_split *g_de_split; /* under sort_lock */
-static int de_order_cmp(const void *pa, const void *pb) {
-  const pm_data_file_meta *a = &g_de_split->data_files[*(const size_t *)pa];
-  const pm_data_file_meta *b = &g_de_split->data_files[*(const size_t *)pb];
+static int de_order_cmp(const void *ctx, size_t ia, size_t ib) {
+  const pm_data_split *split = ctx;
+  const pm_data_file_meta *a = &split->data_files[ia];
+  const pm_data_file_meta *b = &split->data_files[ib];
   int64_t fa = a->has_first_row_id ? a->first_row_id : -1, fb = b->has_first_row_id ? b->first_row_id : -1;
   if (fa != fb) return fa < fb ? -1 : 1;
   int ba = is_blob_file(a->file_name), bb = is_blob_file(b->file_name);
@@ -1979,11 +1971,11 @@ static int de_open(read_ctx *c, const pm_data_split *split, batch_source *out, p
     return PM_NOMEM(err);
   }
   for (size_t i = 0; i < r->n; i++) r->order[i] = i;
-  pthread_mutex_lock(&sort_lock);
-  g_de_split = split;
-  qsort(r->order, r->n, sizeof *r->order, de_order_cmp);
-  g_de_split = NULL;
-  pthread_mutex_unlock(&sort_lock);
+  if (pm_sort_indices(r->order, r->n, de_order_cmp, split)) {
+    free(r->order);
+    free(r);
+    return PM_NOMEM(err);
+  }
   out->ctx = r;
   out->next = de_next;
   out->close = de_close;
