@@ -1,0 +1,439 @@
+/* Tests of the binary aggregate functions rbm64 / theta_sketch / hll_sketch (table/agg_sketch.h).
+ * No Java is available offline, so expected bytes are derived by hand from the Java sources
+ * (derivations in the comments) and larger cases check properties: decoded content, idempotence,
+ * agreement between merge orders where Java's result is order independent. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "harness.h"
+#include "table/agg_sketch.h"
+
+typedef int (*merge_fn)(const uint8_t *, size_t, const uint8_t *, size_t, pm_buf *, pm_error *);
+
+/* ---- byte stream builder ---- */
+typedef struct bytes {
+  uint8_t d[1 << 16];
+  size_t n;
+} bytes;
+
+static void put(bytes *b, uint64_t v, int width) {
+  for (int i = 0; i < width; i++) b->d[b->n++] = (uint8_t)(v >> (8 * i));
+}
+static void put_be(bytes *b, uint64_t v, int width) {
+  for (int i = width - 1; i >= 0; i--) b->d[b->n++] = (uint8_t)(v >> (8 * i));
+}
+static void put_raw(bytes *b, const void *p, size_t n) {
+  memcpy(b->d + b->n, p, n);
+  b->n += n;
+}
+
+static void hexdiff(const uint8_t *got, size_t got_len, const uint8_t *want, size_t want_len) {
+  size_t i = 0;
+  while (i < got_len && i < want_len && got[i] == want[i]) i++;
+  fprintf(stderr, "  lengths got %zu want %zu, first difference at %zu\n", got_len, want_len, i);
+  for (size_t j = i > 8 ? i - 8 : 0; j < i + 16 && (j < got_len || j < want_len); j++)
+    fprintf(stderr, "  [%zu] got %02x want %02x\n", j, j < got_len ? got[j] : 0xAAu, j < want_len ? want[j] : 0xAAu);
+}
+
+static int merge_expect(merge_fn fn, const bytes *a, const bytes *b, const bytes *want) {
+  pm_buf out;
+  pm_buf_init(&out);
+  pm_error err = {0};
+  int rc = fn(a->d, a->n, b->d, b->n, &out, &err);
+  int ok = rc == 0 && out.len == want->n && memcmp(out.data, want->d, want->n) == 0;
+  if (rc) fprintf(stderr, "  merge failed: %s\n", err.message);
+  else if (!ok) hexdiff(out.data, out.len, want->d, want->n);
+  pm_buf_free(&out);
+  return ok;
+}
+
+/* =============================================================================================
+ * rbm64 (Roaring64Bitmap 1.2.1 legacy ART serialization; layout described in agg_sketch.c)
+ * ============================================================================================= */
+
+/* Java RoaringBitmap64.bitmapOf(v) for a single value: Roaring64Bitmap.add makes an
+ * ArrayContainer {low16} under a root leaf; runOptimize keeps it an array (2 bytes <= 6 bytes
+ * as a run). keySize 1, one container slot (capacity 1), containerSize 1, indices (0, 0). */
+static void rbm_single(bytes *b, uint64_t v) {
+  b->n = 0;
+  put(b, 1, 1);              /* not empty */
+  put(b, 1, 8);              /* keySize */
+  put(b, 4, 1);              /* leaf */
+  put(b, 0, 2);              /* count */
+  put(b, 0, 1);              /* prefix length */
+  put_be(b, v >> 16, 6);     /* high 48 bits, big-endian */
+  put(b, 0, 8);              /* container index */
+  put(b, 1, 4);              /* one first level */
+  put(b, 0xFE, 1);           /* not trimmed */
+  put(b, 1, 4);              /* capacity 1 */
+  put(b, 1, 1);              /* present */
+  put(b, 2, 1);              /* array */
+  put(b, 1, 4);              /* cardinality */
+  put(b, v & 0xFFFF, 2);
+  put(b, 1, 8);              /* containerSize */
+  put(b, 0, 4);              /* firstLevelIdx */
+  put(b, 0, 4);              /* secondLevelIdx */
+}
+
+/* ---- an independent decoder of the content, for property checks ---- */
+typedef struct rbm_leaf {
+  uint64_t high;
+  uint32_t idx;
+} rbm_leaf;
+
+static size_t dec_off;
+static int dec_node(const uint8_t *p, size_t n, rbm_leaf *leaves, int *nleaves) {
+  if (dec_off + 4 > n) return -1;
+  int type = p[dec_off], count = p[dec_off + 1] | p[dec_off + 2] << 8, plen = p[dec_off + 3];
+  dec_off += 4 + (size_t)plen;
+  if (type == 4) {
+    uint64_t high = 0;
+    for (int i = 0; i < 6; i++) high = high << 8 | p[dec_off + (size_t)i];
+    leaves[*nleaves].high = high;
+    leaves[*nleaves].idx = (uint32_t)(p[dec_off + 6] | p[dec_off + 7] << 8 | p[dec_off + 8] << 16);
+    (*nleaves)++;
+    dec_off += 14;
+    return 0;
+  }
+  static const int body[] = {4, 16, 256, 32};
+  dec_off += (size_t)body[type];
+  for (int i = 0; i < count; i++)
+    if (dec_node(p, n, leaves, nleaves)) return -1;
+  return 0;
+}
+
+static uint32_t rd32(const uint8_t *p) { return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24; }
+
+/* Decodes all values (ascending) into vals; returns the count or -1. */
+static long rbm_decode(const uint8_t *p, size_t n, uint64_t *vals, long max) {
+  static rbm_leaf leaves[4096];
+  static long slot_start[4096];
+  if (n == 1 && p[0] == 0) return 0;
+  int nleaves = 0;
+  dec_off = 9;
+  if (dec_node(p, n, leaves, &nleaves)) return -1;
+  dec_off += 5; /* levels, trim mark */
+  uint32_t cap = rd32(p + dec_off);
+  dec_off += 4;
+  for (uint32_t s = 0; s < cap; s++) {
+    if (p[dec_off++] == 0) {
+      slot_start[s] = -1;
+      continue;
+    }
+    slot_start[s] = (long)dec_off;
+    int type = p[dec_off];
+    uint32_t card = rd32(p + dec_off + 1);
+    dec_off += 5;
+    if (type == 0) dec_off += 2 + 4 * (size_t)(p[dec_off] | p[dec_off + 1] << 8);
+    else if (type == 1) dec_off += 8192;
+    else dec_off += 2 * (size_t)card;
+  }
+  long count = 0;
+  for (int i = 0; i < nleaves; i++) {
+    const uint8_t *c = p + slot_start[leaves[i].idx];
+    int type = c[0];
+    uint32_t card = rd32(c + 1);
+    c += 5;
+    uint64_t base = leaves[i].high << 16;
+    if (type == 2) {
+      for (uint32_t k = 0; k < card && count < max; k++) vals[count++] = base | (uint64_t)(c[2 * k] | c[2 * k + 1] << 8);
+    } else if (type == 1) {
+      for (uint32_t v = 0; v < 65536 && count < max; v++)
+        if ((c[v >> 3] >> (v & 7)) & 1) vals[count++] = base | v;
+    } else {
+      int runs = c[0] | c[1] << 8;
+      for (int r = 0; r < runs; r++) {
+        uint32_t s = (uint32_t)(c[2 + 4 * r] | c[3 + 4 * r] << 8), l = (uint32_t)(c[4 + 4 * r] | c[5 + 4 * r] << 8);
+        for (uint32_t v = s; v <= s + l && count < max; v++) vals[count++] = base | v;
+      }
+    }
+  }
+  return count;
+}
+
+static void test_rbm64_single_values(void) {
+  bytes a, b, want;
+  pm_error err = {0};
+  /* {1} | {2}: same key, ArrayContainer.ior keeps an array {1,2} (2 values: 4 bytes, as a run 6
+   * bytes, so runOptimize keeps the array). */
+  rbm_single(&a, 1);
+  rbm_single(&b, 2);
+  rbm_single(&want, 1);
+  want.d[want.n - 16 - 2 - 4] = 2; /* cardinality */
+  want.n -= 16 + 2;
+  put(&want, 1, 2);
+  put(&want, 2, 2);
+  put(&want, 1, 8);
+  put(&want, 0, 4);
+  put(&want, 0, 4);
+  CHECK(merge_expect(pm_agg_rbm64_merge, &a, &b, &want));
+
+  /* {1} | {1}: unchanged */
+  rbm_single(&want, 1);
+  CHECK(merge_expect(pm_agg_rbm64_merge, &a, &a, &want));
+
+  /* {1} | {2^32}: keys 000000000000 and 000000010000 share 3 bytes: the root leaf splits into a
+   * Node4 with prefix 00 00 00 and children under bytes 00 and 01 (int key 0x00010000, written
+   * little-endian: 00 00 01 00). The new container goes to slot 1; the slot array grows from 1 to
+   * max(1 + 1/2, 2) = 2. keySize 2. */
+  rbm_single(&b, 1ull << 32);
+  want.n = 0;
+  put(&want, 1, 1);
+  put(&want, 2, 8);
+  put(&want, 0, 1), put(&want, 2, 2), put(&want, 3, 1), put(&want, 0, 3);
+  put_raw(&want, "\x00\x00\x01\x00", 4);
+  put(&want, 4, 1), put(&want, 0, 3), put_be(&want, 0, 6), put(&want, 0, 8);
+  put(&want, 4, 1), put(&want, 0, 3), put_be(&want, 0x10000, 6), put(&want, 1, 8);
+  put(&want, 1, 4), put(&want, 0xFE, 1), put(&want, 2, 4);
+  put(&want, 1, 1), put(&want, 2, 1), put(&want, 1, 4), put(&want, 1, 2);
+  put(&want, 1, 1), put(&want, 2, 1), put(&want, 1, 4), put(&want, 0, 2);
+  put(&want, 2, 8), put(&want, 0, 4), put(&want, 1, 4);
+  CHECK(merge_expect(pm_agg_rbm64_merge, &a, &b, &want));
+
+  /* empty | {1} = {1} (Java: empty tag 0, then or() adds the container and the leaf) */
+  bytes empty = {.n = 1};
+  empty.d[0] = 0;
+  rbm_single(&want, 1);
+  CHECK(merge_expect(pm_agg_rbm64_merge, &empty, &a, &want));
+  CHECK(merge_expect(pm_agg_rbm64_merge, &a, &empty, &want));
+  want.n = 1;
+  want.d[0] = 0;
+  CHECK(merge_expect(pm_agg_rbm64_merge, &empty, &empty, &want));
+
+  /* {1,2,3} | {4,5,6}: arrays of 3 (6 bytes, not more than a 6-byte run: stays array); the union
+   * {1..6} is 12 bytes as an array, 6 as one run, so runOptimize writes run (start 1, length-1 5),
+   * cardinality 6. Build a = {1,2,3} by merging single values, as Java's aggregator would. */
+  pm_buf acc, next;
+  pm_buf_init(&acc);
+  pm_buf_init(&next);
+  rbm_single(&a, 1);
+  pm_buf_append(&acc, a.d, a.n);
+  for (uint64_t v = 2; v <= 3; v++) {
+    rbm_single(&b, v);
+    next.len = 0;
+    CHECK_OK(pm_agg_rbm64_merge(acc.data, acc.len, b.d, b.n, &next, &err), &err);
+    pm_buf t = acc;
+    acc = next;
+    next = t;
+  }
+  bytes b3;
+  rbm_single(&b3, 4);
+  b3.n -= 16 + 2 + 4; /* rewrite the container as array {4,5,6} */
+  put(&b3, 3, 4), put(&b3, 4, 2), put(&b3, 5, 2), put(&b3, 6, 2);
+  put(&b3, 1, 8), put(&b3, 0, 4), put(&b3, 0, 4);
+  rbm_single(&want, 0);
+  want.n -= 16 + 2 + 4 + 1;
+  put(&want, 0, 1), put(&want, 6, 4), put(&want, 1, 2), put(&want, 1, 2), put(&want, 5, 2);
+  put(&want, 1, 8), put(&want, 0, 4), put(&want, 0, 4);
+  memcpy(a.d, acc.data, acc.len);
+  a.n = acc.len;
+  CHECK(merge_expect(pm_agg_rbm64_merge, &a, &b3, &want));
+  pm_buf_free(&acc);
+  pm_buf_free(&next);
+}
+
+/* Folds single-value bitmaps of vals[0..n) into one, as Java's aggregator does row by row. */
+static int rbm_fold(const uint64_t *vals, int n, pm_buf *acc) {
+  pm_buf next;
+  pm_buf_init(&next);
+  pm_error err = {0};
+  bytes b;
+  acc->len = 0;
+  pm_buf_push_u8(acc, 0);
+  for (int i = 0; i < n; i++) {
+    rbm_single(&b, vals[i]);
+    next.len = 0;
+    if (pm_agg_rbm64_merge(acc->data, acc->len, b.d, b.n, &next, &err)) {
+      fprintf(stderr, "  fold failed: %s\n", err.message);
+      pm_buf_free(&next);
+      return -1;
+    }
+    pm_buf t = *acc;
+    *acc = next;
+    next = t;
+  }
+  pm_buf_free(&next);
+  return 0;
+}
+
+static void test_rbm64_node_growth(void) {
+  /* Values k<<16 for k = 0..5: six keys 00 00 00 00 00 0k. Derivation from Art.insert:
+   * k=1 splits the root leaf into a Node4 with prefix 00*5; k=2,3 fill it (raw keys 0,1,2,3);
+   * k=4 grows it to a Node16 (firstV = Node4 key << 32, so positions 4..15 start at zero) and
+   * k=5 lands at position 5. Node16 body: positions 7..0 then 15..8. Container slots grow
+   * 1,2,3,4,6 (java.util growth old + old/2, at least the needed size); six array containers {0}.
+   * secondLevelIdx 5, containerSize 6, keySize 6. */
+  uint64_t vals[20];
+  for (int k = 0; k < 6; k++) vals[k] = (uint64_t)k << 16;
+  pm_buf acc;
+  pm_buf_init(&acc);
+  CHECK(rbm_fold(vals, 6, &acc) == 0);
+  bytes want = {.n = 0};
+  put(&want, 1, 1), put(&want, 6, 8);
+  put(&want, 1, 1), put(&want, 6, 2), put(&want, 5, 1), put(&want, 0, 5);
+  put_raw(&want, "\x00\x00\x05\x04\x03\x02\x01\x00", 8), put(&want, 0, 8);
+  for (int k = 0; k < 6; k++) put(&want, 4, 1), put(&want, 0, 3), put_be(&want, (uint64_t)k, 6), put(&want, (uint64_t)k, 8);
+  put(&want, 1, 4), put(&want, 0xFE, 1), put(&want, 6, 4);
+  for (int k = 0; k < 6; k++) put(&want, 1, 1), put(&want, 2, 1), put(&want, 1, 4), put(&want, 0, 2);
+  put(&want, 6, 8), put(&want, 0, 4), put(&want, 5, 4);
+  CHECK(acc.len == want.n && memcmp(acc.data, want.d, want.n) == 0);
+  if (acc.len != want.n || memcmp(acc.data, want.d, want.n) != 0) hexdiff(acc.data, acc.len, want.d, want.n);
+
+  /* 17 keys: the 17th grows the Node16 to a Node48 where child i takes slot i and the new key 16
+   * takes slot 16 (Node48.insert uses slot `count`). Index byte of key k sits at
+   * 8*(k/8) + 7 - k%8; empty entries are 0xFF. Slot capacities 1,2,3,4,6,9,13,19. */
+  for (int k = 0; k < 17; k++) vals[k] = (uint64_t)k << 16;
+  CHECK(rbm_fold(vals, 17, &acc) == 0);
+  want.n = 0;
+  put(&want, 1, 1), put(&want, 17, 8);
+  put(&want, 2, 1), put(&want, 17, 2), put(&want, 5, 1), put(&want, 0, 5);
+  uint8_t index[256];
+  memset(index, 0xFF, sizeof index);
+  for (int k = 0; k < 17; k++) index[8 * (k / 8) + 7 - k % 8] = (uint8_t)k;
+  put_raw(&want, index, 256);
+  for (int k = 0; k < 17; k++) put(&want, 4, 1), put(&want, 0, 3), put_be(&want, (uint64_t)k, 6), put(&want, (uint64_t)k, 8);
+  put(&want, 1, 4), put(&want, 0xFE, 1), put(&want, 19, 4);
+  for (int k = 0; k < 17; k++) put(&want, 1, 1), put(&want, 2, 1), put(&want, 1, 4), put(&want, 0, 2);
+  put(&want, 0, 2);
+  put(&want, 17, 8), put(&want, 0, 4), put(&want, 16, 4);
+  CHECK(acc.len == want.n && memcmp(acc.data, want.d, want.n) == 0);
+  if (acc.len != want.n || memcmp(acc.data, want.d, want.n) != 0) hexdiff(acc.data, acc.len, want.d, want.n);
+  pm_buf_free(&acc);
+}
+
+static int cmp_u64(const void *x, const void *y) {
+  uint64_t a = *(const uint64_t *)x, b = *(const uint64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+static uint64_t rng_state = 0x9E3779B97F4A7C15ull;
+static uint64_t rng(void) {
+  rng_state ^= rng_state << 13;
+  rng_state ^= rng_state >> 7;
+  rng_state ^= rng_state << 17;
+  return rng_state;
+}
+
+static void test_rbm64_random_content(void) {
+  /* Random values spread over a few high keys (so ART nodes of several kinds and all container
+   * types appear); decoded content of the fold must be the sorted distinct input. */
+  enum { N = 1000 };
+  static uint64_t vals[N], got[N + 10];
+  for (int round = 0; round < 3; round++) {
+    int n = 0;
+    for (int i = 0; i < N; i++) {
+      uint64_t high = rng() % (round == 0 ? 3 : round == 1 ? 60 : 300);
+      uint64_t low = round == 0 ? (rng() % 9000) : (rng() & 0xFFFF);
+      high = round == 2 ? (high * 0x10001ull) : high;
+      vals[n++] = (high << 16) | low;
+    }
+    pm_buf acc;
+    pm_buf_init(&acc);
+    CHECK(rbm_fold(vals, n, &acc) == 0);
+    qsort(vals, (size_t)n, sizeof vals[0], cmp_u64);
+    int distinct = 0;
+    for (int i = 0; i < n; i++)
+      if (i == 0 || vals[i] != vals[i - 1]) vals[distinct++] = vals[i];
+    long m = rbm_decode(acc.data, acc.len, got, N + 10);
+    CHECK_EQ_INT(m, distinct);
+    CHECK(m == distinct && memcmp(got, vals, sizeof(uint64_t) * (size_t)distinct) == 0);
+
+    /* x | x == x and x | empty == x (Java's output of an already optimized bitmap) */
+    pm_buf out;
+    pm_buf_init(&out);
+    pm_error err = {0};
+    CHECK_OK(pm_agg_rbm64_merge(acc.data, acc.len, acc.data, acc.len, &out, &err), &err);
+    CHECK(out.len == acc.len && memcmp(out.data, acc.data, acc.len) == 0);
+    out.len = 0;
+    uint8_t empty = 0;
+    CHECK_OK(pm_agg_rbm64_merge(acc.data, acc.len, &empty, 1, &out, &err), &err);
+    CHECK(out.len == acc.len && memcmp(out.data, acc.data, acc.len) == 0);
+    pm_buf_free(&out);
+    pm_buf_free(&acc);
+  }
+}
+
+static void test_rbm64_container_types(void) {
+  /* bitmap | array: even values 0..9998 (5000, a bitmap: 10000 bytes as array, 20002 as runs) OR
+   * {1}: BitmapContainer.ior(ArrayContainer) keeps a bitmap; 4999 runs (0..2 then singles) are
+   * larger than 8192 bytes, so the bitmap stays. Built by folding, then checked by decoding. */
+  static uint64_t vals[10000], got[10001];
+  int n = 0;
+  for (int v = 0; v < 10000; v += 2) vals[n++] = (uint64_t)v;
+  pm_buf acc, out;
+  pm_buf_init(&acc);
+  pm_buf_init(&out);
+  CHECK(rbm_fold(vals, n, &acc) == 0);
+  /* the container (the only one) must be a bitmap: type byte after "01" null mark */
+  size_t cont = 1 + 8 + 18 + 4 + 1 + 4;
+  CHECK(acc.len > cont + 2 && acc.data[cont] == 1 && acc.data[cont + 1] == 1);
+  bytes one;
+  rbm_single(&one, 1);
+  pm_error err = {0};
+  CHECK_OK(pm_agg_rbm64_merge(acc.data, acc.len, one.d, one.n, &out, &err), &err);
+  CHECK(out.len == acc.len && out.data[cont + 1] == 1);
+  CHECK_EQ_INT(rbm_decode(out.data, out.len, got, 7000), 5001);
+  /* Filling the odd values 1..9999 too makes 0..9999 one run: runOptimize writes a run container
+   * (6 bytes) with cardinality 10000. */
+  for (int v = 1; v < 10000; v += 2) vals[n++] = (uint64_t)v;
+  CHECK(rbm_fold(vals, n, &acc) == 0);
+  const uint8_t want_tail[] = {1, 0, 0x10, 0x27, 0, 0, 1, 0, 0, 0, 0x0F, 0x27};
+  CHECK(acc.len == cont + sizeof want_tail + 16 && memcmp(acc.data + cont, want_tail, sizeof want_tail) == 0);
+  pm_buf_free(&acc);
+  pm_buf_free(&out);
+}
+
+static void test_rbm64_malformed(void) {
+  /* Every truncation and every single-byte change of valid values must give 0 or an error,
+   * never a crash (ASan build), and errors name the function. */
+  static uint64_t vals[200];
+  for (int i = 0; i < 200; i++) vals[i] = ((uint64_t)(i % 20) << 16) | (uint64_t)(i * 7);
+  pm_buf acc, out;
+  pm_buf_init(&acc);
+  pm_buf_init(&out);
+  CHECK(rbm_fold(vals, 200, &acc) == 0);
+  bytes one;
+  rbm_single(&one, 12345);
+  pm_error err = {0};
+  int errors = 0;
+  for (size_t cut = 0; cut < acc.len; cut++) {
+    out.len = 0;
+    int rc = pm_agg_rbm64_merge(acc.data, cut, one.d, one.n, &out, &err);
+    if (cut > 1) CHECK(rc == PAIMON_ERR_CORRUPT);
+    if (rc) {
+      errors++;
+      CHECK(strncmp(err.message, "rbm64: ", 7) == 0);
+    }
+    out.len = 0;
+    rc = pm_agg_rbm64_merge(one.d, one.n, acc.data, cut, &out, &err);
+    if (cut > 1) CHECK(rc == PAIMON_ERR_CORRUPT);
+  }
+  CHECK(errors > 0);
+  uint8_t *copy = malloc(acc.len);
+  for (size_t i = 0; i < acc.len; i++) {
+    for (int flip = 0; flip < 3; flip++) {
+      memcpy(copy, acc.data, acc.len);
+      copy[i] = flip == 0 ? (uint8_t)(copy[i] ^ 0xFF) : flip == 1 ? (uint8_t)(copy[i] + 1) : 0x7F;
+      out.len = 0;
+      int rc = pm_agg_rbm64_merge(copy, acc.len, acc.data, acc.len, &out, &err);
+      CHECK(rc == 0 || rc == PAIMON_ERR_CORRUPT);
+      out.len = 0;
+      rc = pm_agg_rbm64_merge(acc.data, acc.len, copy, acc.len, &out, &err);
+      CHECK(rc == 0 || rc == PAIMON_ERR_CORRUPT);
+    }
+  }
+  free(copy);
+  pm_buf_free(&acc);
+  pm_buf_free(&out);
+}
+
+int main(void) {
+  RUN_TEST(test_rbm64_single_values);
+  RUN_TEST(test_rbm64_node_growth);
+  RUN_TEST(test_rbm64_random_content);
+  RUN_TEST(test_rbm64_container_types);
+  RUN_TEST(test_rbm64_malformed);
+  TEST_MAIN_END();
+}
