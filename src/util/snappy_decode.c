@@ -160,46 +160,96 @@ int pm_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_
   uint8_t *const op_fast_end = declared > FAST_OUTPUT_SLACK ? op_end - FAST_OUTPUT_SLACK : dst;
 
   while (ip < ip_fast_end && op < op_fast_end) {
-    uint32_t tag = *ip++;
-    uint32_t entry = tag_table[tag];
-    uint32_t extra = (entry >> 8) & 7;
-    uint32_t trailer = load_le32(ip) & trailer_mask[extra];
-    ip += extra;
-    size_t len = entry & 0x7f;
-    if ((tag & 3) == 0) {
-      if (SNAPPY_LIKELY(len != 0)) { /* 1..60 bytes: fits the slack of both sides */
-        copy16(op, ip);
-        if (len > 16) {
-          copy16(op + 16, ip + 16);
-          copy16(op + 32, ip + 32);
-          copy16(op + 48, ip + 48);
+    uint32_t tag = *ip;
+    size_t len, offset;
+    /* Branching on the element kind lets the next tag's address be known
+     * (for copies) without waiting for this tag's value. */
+    switch (tag & 3) {
+      case 0:
+        len = (tag >> 2) + 1;
+        if (SNAPPY_LIKELY(len <= 16)) {
+          copy16(op, ip + 1);
+        } else if (len <= 60) {
+          copy16(op, ip + 1);
+          copy16(op + 16, ip + 17);
+          copy16(op + 32, ip + 33);
+          copy16(op + 48, ip + 49);
+        } else {
+          size_t length_bytes = len - 60;
+          len = (size_t)(load_le32(ip + 1) & trailer_mask[length_bytes]) + 1;
+          ip += length_bytes;
+          if (SNAPPY_UNLIKELY(len > (size_t)(ip_end - ip - 1))) {
+            *produced = (size_t)(op - dst);
+            return PM_SNAPPY_TRUNCATED;
+          }
+          if (SNAPPY_UNLIKELY(len > (size_t)(op_end - op))) {
+            *produced = (size_t)(op - dst);
+            return PM_SNAPPY_OVERRUN;
+          }
+          memcpy(op, ip + 1, len);
         }
-      } else {
-        len = (size_t)trailer + 1;
-        if (SNAPPY_UNLIKELY(len > (size_t)(ip_end - ip))) {
-          *produced = (size_t)(op - dst);
-          return PM_SNAPPY_TRUNCATED;
-        }
-        if (SNAPPY_UNLIKELY(len > (size_t)(op_end - op))) {
-          *produced = (size_t)(op - dst);
-          return PM_SNAPPY_OVERRUN;
-        }
-        memcpy(op, ip, len);
-      }
-      ip += len;
-      op += len;
-      continue;
+        ip += 1 + len;
+        op += len;
+        continue;
+      case 1:
+        len = ((tag >> 2) & 7) + 4;
+        offset = ((size_t)(tag >> 5) << 8) | ip[1];
+        ip += 2;
+        break;
+      case 2:
+        len = (tag >> 2) + 1;
+        offset = load_le32(ip + 1) & 0xffff;
+        ip += 3;
+        break;
+      default:
+        len = (tag >> 2) + 1;
+        offset = load_le32(ip + 1);
+        ip += 5;
+        break;
     }
-    size_t offset = (size_t)trailer + ((entry >> 11) << 8);
     if (SNAPPY_UNLIKELY(offset - 1 >= (size_t)(op - dst))) { /* offset 0 wraps to SIZE_MAX */
       *produced = (size_t)(op - dst);
       return PM_SNAPPY_BAD_OFFSET;
     }
     const uint8_t *from = op - offset;
-    if (SNAPPY_LIKELY(offset >= 16)) {
-      /* Each 16-byte step reads only bytes already final (offset >= 16). */
+    if (offset >= 64) {
+      /* Far source: over-reading is harmless, fixed copies avoid length branches. */
       copy16(op, from);
-      for (size_t k = 16; k < len; k += 16) copy16(op + k, from + k);
+      copy16(op + 16, from + 16);
+      if (SNAPPY_UNLIKELY(len > 32)) {
+        copy16(op + 32, from + 32);
+        copy16(op + 48, from + 48);
+      }
+    } else if (SNAPPY_LIKELY(len <= offset)) {
+      /* Source and destination do not overlap: read exactly the source bytes
+       * (reading past them could hit just-written bytes whose stores cannot be
+       * forwarded to a wider load, a costly stall) with two overlapping loads. */
+      if (len <= 8) {
+        if (SNAPPY_LIKELY(len >= 4)) {
+          uint32_t head, tail;
+          memcpy(&head, from, 4);
+          memcpy(&tail, from + len - 4, 4);
+          memcpy(op, &head, 4);
+          memcpy(op + len - 4, &tail, 4);
+        } else {
+          uint8_t a = from[0], b = from[len / 2], c = from[len - 1];
+          op[0] = a;
+          op[len / 2] = b;
+          op[len - 1] = c;
+        }
+      } else if (len <= 16) {
+        uint64_t head, tail;
+        memcpy(&head, from, 8);
+        memcpy(&tail, from + len - 8, 8);
+        memcpy(op, &head, 8);
+        memcpy(op + len - 8, &tail, 8);
+      } else {
+        for (size_t k = 0; k + 16 < len; k += 16) copy16(op + k, from + k);
+        copy16(op + len - 16, from + len - 16);
+      }
+    } else if (offset >= 16) {
+      /* Each 16-byte step reads only bytes already final. */
+      for (size_t k = 0; k < len; k += 16) copy16(op + k, from + k);
     } else if (offset >= 8) {
       for (size_t k = 0; k < len; k += 8) copy8(op + k, from + k);
     } else {
