@@ -859,8 +859,175 @@ int pm_agg_rbm64_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t 
   return rc;
 }
 
+/* =============================================================================================
+ * theta_sketch: Java Paimon's ThetaSketch.union (paimon-common) builds a default union
+ * (Sketches.setOperationBuilder().buildUnion(): nominal entries 4096, seed 9001, p = 1.0), calls
+ * Union.union(Memory) with a then b, and serializes getResult() (an ordered CompactSketch) with
+ * toByteArray() (serial version 3). DataSketches 4.2.0, UnionImpl:
+ *  - inputs shorter than 16 bytes are ignored (the empty compact sketch is 8 bytes);
+ *  - serVer 3: family must be Alpha/QuickSelect/Compact (1..3); preLongs 1 = single item (if its
+ *    flags say ordered+compact+read-only, not empty, or the single-item flag is set) or empty;
+ *    preLongs 2 = exact mode (curCount at 8; 0 entries = ignored), preLongs 3 = with thetaLong at
+ *    16; seed hashes must match for preLongs >= 2; the union theta becomes min(thetas); ordered
+ *    inputs stop at the first hash >= that theta, unordered/hash-table inputs skip hashes <= 0 or
+ *    >= theta; a negative hash that reaches the gadget is an error in Java.
+ *  - the gadget is a QuickSelect hash table of k = 4096 whose rebuilds keep the k smallest
+ *    hashes. Whatever the rebuild timing, getResult ends with theta = min(input thetas,
+ *    (k+1)-th smallest distinct hash if there are more than k) and the hashes below it, sorted.
+ *  - componentsToCompact: no hashes and theta 1.0 (or nothing seen at all) -> the 8-byte empty
+ *    sketch; one hash and theta 1.0 -> the 16-byte SingleItemSketch; else preLongs 2 (theta 1.0)
+ *    or 3, flags read-only|compact|ordered, curCount, p = 1.0f, [theta], hashes.
+ * Serial versions 1, 2 (pre-2015 sketches) and 4 (compressed) are reported as unsupported.
+ * ============================================================================================= */
+
+#define TH_K 4096
+#define TH_SEED_HASH 0x93CC /* computeSeedHash(9001): low 16 bits of MurmurHash3_x64_128({9001}, 0) */
+#define TH_MAX_THETA INT64_MAX
+
+typedef struct th_union {
+  int64_t theta;      /* unionThetaLong_ */
+  bool union_empty;   /* unionEmpty_ */
+  bool gadget_empty;  /* the gadget's empty flag: cleared by any hash reaching it */
+  int64_t *hashes;    /* candidate hashes (may repeat) */
+  size_t n, cap;
+} th_union;
+
+static int th_add(th_union *u, int64_t h) {
+  u->gadget_empty = false;
+  if (h == 0) return 0; /* the gadget rejects 0 silently */
+  if (u->n == u->cap) {
+    size_t cap = u->cap ? u->cap * 2 : 64;
+    int64_t *p = realloc(u->hashes, cap * sizeof *p);
+    if (!p) return PAIMON_ERR_NOMEM;
+    u->hashes = p;
+    u->cap = cap;
+  }
+  u->hashes[u->n++] = h;
+  return 0;
+}
+
+static int th_bad(pm_error *err, const char *which, const char *what, size_t off) {
+  return pm_errorf(err, PAIMON_ERR_CORRUPT, "theta_sketch: %s value is not a theta sketch: %s (offset %zu)", which,
+                   what, off);
+}
+
+static int th_union_value(th_union *u, const uint8_t *p, size_t len, const char *which, pm_error *err) {
+  if (len < 16) return 0; /* Java: "empty or garbage", ignored */
+  int pre_longs = p[0] & 0x3F, ser_ver = p[1], family = p[2], flags = p[5];
+  if (ser_ver == 1 || ser_ver == 2 || ser_ver == 4)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                     "theta_sketch: %s value has serialization version %d (only version 3 is supported)", which,
+                     ser_ver);
+  if (ser_ver != 3) return th_bad(err, which, "unknown serialization version", 1);
+  if (family < 1 || family > 3) return th_bad(err, which, "family is not Alpha, QuickSelect or Compact", 2);
+  if (pre_longs == 1) {
+    bool single = (flags & 0x1F) == 0x1A || (flags & 0x20);
+    if (!single) return 0; /* empty */
+    int64_t h = (int64_t)sk_le(p + 8, 8);
+    if (h < 0) return th_bad(err, which, "negative hash", 8);
+    return th_add(u, h) ? PM_NOMEM(err) : 0;
+  }
+  if (sk_le(p + 6, 2) != TH_SEED_HASH)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "theta_sketch: %s value has seed hash 0x%04X, expected 0x%04X (seed 9001)",
+                     which, (unsigned)sk_le(p + 6, 2), TH_SEED_HASH);
+  int32_t cur_count = (int32_t)sk_le(p + 8, 4);
+  int64_t theta_in = TH_MAX_THETA;
+  if (pre_longs == 2) {
+    if (cur_count == 0) return 0;
+  } else {
+    if (pre_longs == 0) return th_bad(err, which, "preamble longs 0", 0);
+    if (len < 24) return th_bad(err, which, "truncated before theta", len);
+    theta_in = (int64_t)sk_le(p + 16, 8);
+    if (theta_in <= 0) return th_bad(err, which, "theta is not positive", 16);
+  }
+  if (theta_in < u->theta) u->theta = theta_in;
+  u->union_empty = false;
+  size_t base = (size_t)pre_longs * 8;
+  if (flags & 0x10) { /* ordered, hence compact: early stop at the first hash >= theta */
+    int64_t prev = INT64_MIN;
+    for (int32_t i = 0; i < cur_count; i++) {
+      size_t off = base + (size_t)i * 8;
+      if (off + 8 > len) return th_bad(err, which, "truncated hash array", off);
+      int64_t h = (int64_t)sk_le(p + off, 8);
+      if (h >= u->theta) break;
+      if (h < 0) return th_bad(err, which, "negative hash", off);
+      if (h <= prev) return th_bad(err, which, "ordered sketch with hashes out of order", off);
+      prev = h;
+      if (th_add(u, h)) return PM_NOMEM(err);
+    }
+  } else {
+    size_t size;
+    if (flags & 0x08) {
+      size = cur_count > 0 ? (size_t)cur_count : 0;
+    } else {
+      int lg_arr = p[4];
+      if (lg_arr > 26) return th_bad(err, which, "hash table size too large", 4);
+      size = (size_t)1 << lg_arr;
+    }
+    if (size > (len - base) / 8 || base > len) return th_bad(err, which, "truncated hash array", len);
+    for (size_t i = 0; i < size; i++) {
+      int64_t h = (int64_t)sk_le(p + base + i * 8, 8);
+      if (h <= 0 || h >= u->theta) continue;
+      if (th_add(u, h)) return PM_NOMEM(err);
+    }
+  }
+  return 0;
+}
+
+static int th_cmp(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
 int pm_agg_theta_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len, pm_buf *out, pm_error *err) {
-  return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "theta_sketch: aggregate function not implemented yet");
+  th_union u = {.theta = TH_MAX_THETA, .union_empty = true, .gadget_empty = true};
+  int rc = th_union_value(&u, a, a_len, "first", err);
+  if (!rc) rc = th_union_value(&u, b, b_len, "second", err);
+  if (rc) {
+    free(u.hashes);
+    return rc;
+  }
+  /* distinct hashes, ascending */
+  if (u.n > 1) qsort(u.hashes, u.n, sizeof *u.hashes, th_cmp);
+  size_t distinct = 0;
+  for (size_t i = 0; i < u.n; i++)
+    if (distinct == 0 || u.hashes[i] != u.hashes[distinct - 1]) u.hashes[distinct++] = u.hashes[i];
+  int64_t theta = u.theta;
+  if (distinct > TH_K && u.hashes[TH_K] < theta) theta = u.hashes[TH_K];
+  size_t count = 0;
+  while (count < distinct && u.hashes[count] < theta) count++;
+
+  bool empty = (u.gadget_empty && u.union_empty) || (count == 0 && theta == TH_MAX_THETA);
+  bool single = count == 1 && theta == TH_MAX_THETA;
+  uint8_t pre[24] = {0, 3, 3, 0, 0, 0, 0, 0};
+  if (empty) {
+    pre[0] = 1;
+    pre[5] = 0x1E; /* read-only, empty, compact, ordered; seed hash 0 */
+    rc = pm_buf_append(out, pre, 8);
+  } else if (single) {
+    pre[0] = 1;
+    pre[5] = 0x3A; /* read-only, compact, ordered, single item */
+    sk_put_le(pre + 6, TH_SEED_HASH, 2);
+    sk_put_le(pre + 8, (uint64_t)u.hashes[0], 8);
+    rc = pm_buf_append(out, pre, 16);
+  } else {
+    int pre_longs = theta < TH_MAX_THETA ? 3 : 2;
+    pre[0] = (uint8_t)pre_longs;
+    pre[5] = 0x1A; /* read-only, compact, ordered */
+    sk_put_le(pre + 6, TH_SEED_HASH, 2);
+    sk_put_le(pre + 8, count, 4);
+    sk_put_le(pre + 12, 0x3F800000u, 4); /* p = 1.0f */
+    sk_put_le(pre + 16, (uint64_t)theta, 8);
+    rc = pm_buf_append(out, pre, (size_t)pre_longs * 8);
+    if (!rc) rc = pm_buf_reserve(out, count * 8);
+    for (size_t i = 0; !rc && i < count; i++) {
+      sk_put_le(out->data + out->len, (uint64_t)u.hashes[i], 8);
+      out->len += 8;
+    }
+  }
+  free(u.hashes);
+  if (rc) return PM_NOMEM(err);
+  return 0;
 }
 
 int pm_agg_hll_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len, pm_buf *out, pm_error *err) {

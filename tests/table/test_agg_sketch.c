@@ -429,11 +429,208 @@ static void test_rbm64_malformed(void) {
   pm_buf_free(&out);
 }
 
+
+/* =============================================================================================
+ * theta_sketch (DataSketches 4.2.0 compact sketches, serial version 3)
+ * ============================================================================================= */
+
+/* MurmurHash3_x64_128 of one long, as DataSketches' MurmurHash3.hash(long[]{v}, seed)[0]. */
+static uint64_t rotl64(uint64_t x, int r) { return (x << r) | (x >> (64 - r)); }
+static uint64_t fmix64(uint64_t k) {
+  k ^= k >> 33;
+  k *= 0xff51afd7ed558ccdull;
+  k ^= k >> 33;
+  k *= 0xc4ceb9fe1a85ec53ull;
+  k ^= k >> 33;
+  return k;
+}
+static uint64_t murmur_long(uint64_t v, uint64_t seed) {
+  uint64_t h1 = seed, h2 = seed, k1 = v;
+  k1 *= 0x87c37b91114253d5ull;
+  k1 = rotl64(k1, 31);
+  k1 *= 0x4cf5ad432745937full;
+  h1 ^= k1;
+  h1 ^= 8;
+  h2 ^= 8;
+  h1 += h2;
+  h2 += h1;
+  h1 = fmix64(h1);
+  h2 = fmix64(h2);
+  h1 += h2;
+  return h1;
+}
+/* UpdateSketch.update(long): hash >>> 1 with seed 9001 */
+static int64_t theta_hash(int64_t v) { return (int64_t)(murmur_long((uint64_t)v, 9001) >> 1); }
+
+static int cmp_i64(const void *x, const void *y) {
+  int64_t a = *(const int64_t *)x, b = *(const int64_t *)y;
+  return a < b ? -1 : a > b;
+}
+
+/* Java ThetaSketch.sketchOf(values...) = UpdateSketch (k 4096, QuickSelect) then
+ * compact().toByteArray(). Content only depends on the rebuilds: when the table (2^13 slots)
+ * holds more than 15/16 of its size (7680), theta becomes the 4097th smallest hash and only the
+ * hashes below it stay; later hashes >= theta are rejected. compact() keeps all retained hashes. */
+static void theta_sketch_of(bytes *out, int64_t first, int64_t count) {
+  static int64_t h[20000];
+  size_t n = 0;
+  int64_t theta = INT64_MAX;
+  for (int64_t v = first; v < first + count; v++) {
+    int64_t x = theta_hash(v);
+    if (x >= theta) continue; /* distinct values: no 64-bit hash collisions expected */
+    h[n++] = x;
+    if (n > 7680) {
+      qsort(h, n, sizeof h[0], cmp_i64);
+      theta = h[4096];
+      n = 4096;
+    }
+  }
+  qsort(h, n, sizeof h[0], cmp_i64);
+  out->n = 0;
+  if (n == 0) {
+    put_raw(out, "\x01\x03\x03\x00\x00\x1E\x00\x00", 8);
+  } else if (n == 1 && theta == INT64_MAX) {
+    put_raw(out, "\x01\x03\x03\x00\x00\x3A\xCC\x93", 8);
+    put(out, (uint64_t)h[0], 8);
+  } else {
+    int pre = theta == INT64_MAX ? 2 : 3;
+    put(out, (uint64_t)pre, 1);
+    put_raw(out, "\x03\x03\x00\x00\x1A\xCC\x93", 7);
+    put(out, n, 4);
+    put(out, 0x3F800000u, 4);
+    if (pre == 3) put(out, (uint64_t)theta, 8);
+    for (size_t i = 0; i < n; i++) put(out, (uint64_t)h[i], 8);
+  }
+}
+
+static void test_theta_small(void) {
+  bytes a, b, want, empty;
+  /* Hashes (MurmurHash3 seed 9001, >>> 1) of 1 and 2: 0x05A186BDCB7DF915, 0x1E9D708112FC97C3. */
+  CHECK(theta_hash(1) == 0x05A186BDCB7DF915ll && theta_hash(2) == 0x1E9D708112FC97C3ll);
+  theta_sketch_of(&a, 1, 1);
+  theta_sketch_of(&b, 2, 1);
+  theta_sketch_of(&empty, 0, 0);
+  /* single item | single item: two hashes, theta 1.0 -> preLongs 2, curCount 2, p 1.0f */
+  want.n = 0;
+  put_raw(&want, "\x02\x03\x03\x00\x00\x1A\xCC\x93\x02\x00\x00\x00\x00\x00\x80\x3F", 16);
+  put(&want, 0x05A186BDCB7DF915ull, 8);
+  put(&want, 0x1E9D708112FC97C3ull, 8);
+  CHECK(merge_expect(pm_agg_theta_merge, &a, &b, &want));
+  CHECK(merge_expect(pm_agg_theta_merge, &b, &a, &want));
+  /* x | x = x for a single item: the 16-byte SingleItemSketch (flags 0x3A) */
+  want.n = 0;
+  put_raw(&want, "\x01\x03\x03\x00\x00\x3A\xCC\x93", 8);
+  put(&want, 0x05A186BDCB7DF915ull, 8);
+  CHECK(merge_expect(pm_agg_theta_merge, &a, &a, &want));
+  CHECK(merge_expect(pm_agg_theta_merge, &a, &empty, &want));
+  CHECK(merge_expect(pm_agg_theta_merge, &empty, &a, &want));
+  /* empty | empty: EmptyCompactSketch bytes {1, 3, 3, 0, 0, 0x1E, 0, 0} */
+  CHECK(merge_expect(pm_agg_theta_merge, &empty, &empty, &empty));
+  /* Java ignores inputs shorter than 16 bytes (union(Memory): "empty or garbage") */
+  bytes junk = {.n = 3};
+  CHECK(merge_expect(pm_agg_theta_merge, &junk, &a, &want));
+}
+
+static double theta_estimate(const pm_buf *s) {
+  if (s->len < 16) return 0;
+  if (s->data[0] == 1) return 1;
+  uint32_t count = rd32(s->data + 8);
+  uint64_t theta = INT64_MAX;
+  if (s->data[0] == 3)
+    for (int i = 7; i >= 0; i--) theta = i == 7 ? s->data[16 + i] : (theta << 8 | s->data[16 + i]);
+  return count / ((double)theta / (double)INT64_MAX);
+}
+
+static void test_theta_estimation(void) {
+  static bytes a, b, c, e;
+  pm_buf out, out2;
+  pm_buf_init(&out);
+  pm_buf_init(&out2);
+  pm_error err = {0};
+  /* exact mode: {0..2999} | {1000..3999} = 4000 distinct hashes <= k: preLongs 2, no theta */
+  theta_sketch_of(&a, 0, 3000);
+  theta_sketch_of(&b, 1000, 3000);
+  theta_sketch_of(&c, 0, 4000);
+  CHECK(merge_expect(pm_agg_theta_merge, &a, &b, &c));
+  /* identity with empty in exact mode */
+  theta_sketch_of(&e, 0, 0);
+  CHECK(merge_expect(pm_agg_theta_merge, &a, &e, &a));
+  /* {0..2999} | {2000..4999} = 5000 distinct > k: theta = the 4097th smallest hash, 4096 kept
+   * (union trims to k; the update sketch of 0..4999 keeps all 5000, so compare estimates). */
+  theta_sketch_of(&b, 2000, 3000);
+  CHECK_OK(pm_agg_theta_merge(a.d, a.n, b.d, b.n, &out, &err), &err);
+  CHECK(out.len == 24 + 4096 * 8 && out.data[0] == 3);
+  CHECK_EQ_INT(rd32(out.data + 8), 4096);
+  double est = theta_estimate(&out);
+  CHECK_MSG(est > 5000 * 0.95 && est < 5000 * 1.05, "estimate %.1f", est);
+  /* order does not matter for Java's result */
+  CHECK_OK(pm_agg_theta_merge(b.d, b.n, a.d, a.n, &out2, &err), &err);
+  CHECK(out.len == out2.len && memcmp(out.data, out2.data, out.len) == 0);
+  /* estimation-mode inputs: {0..9999} | {5000..14999} ~ 15000 */
+  theta_sketch_of(&a, 0, 10000);
+  theta_sketch_of(&b, 5000, 10000);
+  CHECK(a.d[0] == 3 && b.d[0] == 3);
+  out.len = 0;
+  CHECK_OK(pm_agg_theta_merge(a.d, a.n, b.d, b.n, &out, &err), &err);
+  est = theta_estimate(&out);
+  CHECK_MSG(est > 15000 * 0.95 && est < 15000 * 1.05, "estimate %.1f", est);
+  CHECK_EQ_INT(rd32(out.data + 8), 4096);
+  /* the merged result merged again with one of its inputs is unchanged (idempotent union) */
+  out2.len = 0;
+  CHECK_OK(pm_agg_theta_merge(out.data, out.len, a.d, a.n, &out2, &err), &err);
+  CHECK(out.len == out2.len && memcmp(out.data, out2.data, out.len) == 0);
+  pm_buf_free(&out);
+  pm_buf_free(&out2);
+}
+
+static void test_theta_malformed(void) {
+  static bytes a, b, x;
+  theta_sketch_of(&a, 0, 300);
+  theta_sketch_of(&b, 1, 1);
+  pm_buf out;
+  pm_buf_init(&out);
+  pm_error err = {0};
+  /* wrong seed hash */
+  x = a;
+  x.d[6] ^= 1;
+  CHECK(pm_agg_theta_merge(x.d, x.n, b.d, b.n, &out, &err) == PAIMON_ERR_CORRUPT);
+  CHECK(strstr(err.message, "theta_sketch: first value") != NULL);
+  /* compressed (serial version 4) is reported as unsupported */
+  x = a;
+  x.d[1] = 4;
+  CHECK(pm_agg_theta_merge(b.d, b.n, x.d, x.n, &out, &err) == PAIMON_ERR_UNSUPPORTED);
+  CHECK(strstr(err.message, "theta_sketch: second value") != NULL);
+  /* union family (4) is rejected as in Java */
+  x = a;
+  x.d[2] = 4;
+  CHECK(pm_agg_theta_merge(x.d, x.n, b.d, b.n, &out, &err) == PAIMON_ERR_CORRUPT);
+  /* truncations and byte changes never crash */
+  for (size_t cut = 0; cut < a.n; cut++) {
+    out.len = 0;
+    int rc = pm_agg_theta_merge(a.d, cut, b.d, b.n, &out, &err);
+    CHECK(rc == 0 || rc == PAIMON_ERR_CORRUPT);
+    if (cut >= 24 && cut < a.n) CHECK(rc == PAIMON_ERR_CORRUPT);
+  }
+  for (size_t i = 0; i < 64; i++) {
+    for (int flip = 0; flip < 4; flip++) {
+      x = a;
+      x.d[i] = flip == 0 ? (uint8_t)(x.d[i] ^ 0xFF) : flip == 1 ? (uint8_t)(x.d[i] + 1) : flip == 2 ? 0x80 : 0;
+      out.len = 0;
+      int rc = pm_agg_theta_merge(x.d, x.n, b.d, b.n, &out, &err);
+      CHECK(rc == 0 || rc == PAIMON_ERR_CORRUPT || rc == PAIMON_ERR_UNSUPPORTED);
+    }
+  }
+  pm_buf_free(&out);
+}
+
 int main(void) {
   RUN_TEST(test_rbm64_single_values);
   RUN_TEST(test_rbm64_node_growth);
   RUN_TEST(test_rbm64_random_content);
   RUN_TEST(test_rbm64_container_types);
   RUN_TEST(test_rbm64_malformed);
+  RUN_TEST(test_theta_small);
+  RUN_TEST(test_theta_estimation);
+  RUN_TEST(test_theta_malformed);
   TEST_MAIN_END();
 }
