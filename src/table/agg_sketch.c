@@ -1030,6 +1030,15 @@ int pm_agg_theta_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t 
   return 0;
 }
 
+/* =============================================================================================
+ * hll_sketch: Java Paimon's HllSketchUtil.union heapifies a as an HllSketch, b as a Union (lgMaxK =
+ * b's lgK, HLL_8 gadget), updates the union with a and writes getResult(HLL_4).toCompactByteArray().
+ * Reproducing those bytes needs the coupon list / coupon hash set tables (their slot order is
+ * serialized), the HLL_4 aux hash map, downsampling and the HIP / KxQ doubles; not done yet.
+ * ============================================================================================= */
+
 int pm_agg_hll_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len, pm_buf *out, pm_error *err) {
-  return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "hll_sketch: aggregate function not implemented yet");
+  return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                   "hll_sketch: merging DataSketches HLL sketches is not supported yet (Java merges with "
+                   "org.apache.datasketches.hll.Union and writes an HLL_4 compact sketch)");
 }

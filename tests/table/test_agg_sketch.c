@@ -623,6 +623,17 @@ static void test_theta_malformed(void) {
   pm_buf_free(&out);
 }
 
+static void test_hll_unsupported(void) {
+  /* Not implemented: must say so clearly instead of producing bytes Java would not. */
+  const uint8_t v[8] = {2, 1, 7, 12, 3, 8, 0, 0};
+  pm_buf out;
+  pm_buf_init(&out);
+  pm_error err = {0};
+  CHECK(pm_agg_hll_merge(v, sizeof v, v, sizeof v, &out, &err) == PAIMON_ERR_UNSUPPORTED);
+  CHECK(strncmp(err.message, "hll_sketch: ", 12) == 0);
+  pm_buf_free(&out);
+}
+
 int main(void) {
   RUN_TEST(test_rbm64_single_values);
   RUN_TEST(test_rbm64_node_growth);
@@ -632,5 +643,6 @@ int main(void) {
   RUN_TEST(test_theta_small);
   RUN_TEST(test_theta_estimation);
   RUN_TEST(test_theta_malformed);
+  RUN_TEST(test_hll_unsupported);
   TEST_MAIN_END();
 }
