@@ -1,5 +1,7 @@
 #include "util/compress.h"
 
+#include "util/snappy_decode.h"
+
 #include <limits.h>
 #include <lz4.h>
 #include <snappy-c.h>
@@ -102,6 +104,24 @@ static int lz4_hadoop(const uint8_t *src, size_t src_len, uint8_t *dst, size_t d
   return 0;
 }
 
+/* Decodes a snappy block whose declared length is exactly dst_len. Our own
+ * decoder (util/snappy_decode.c) is faster than libsnappy's on Parquet pages;
+ * building with -DPM_SNAPPY_DECODE_WITH_LIBSNAPPY switches back for comparisons. */
+static int snappy_decode(const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len, pm_error *err) {
+#ifdef PM_SNAPPY_DECODE_WITH_LIBSNAPPY
+  size_t n = dst_len;
+  if (snappy_uncompress((const char *)src, src_len, (char *)dst, &n) != SNAPPY_OK || n != dst_len)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "snappy: corrupt compressed block");
+  return 0;
+#else
+  size_t produced = 0;
+  int status = pm_snappy_decompress(src, src_len, dst, dst_len, &produced);
+  if (status == PM_SNAPPY_OK && produced == dst_len) return 0;
+  return pm_errorf(err, PAIMON_ERR_CORRUPT, "snappy: corrupt compressed block (%s, at output offset %zu of %zu)",
+                   pm_snappy_status_text(status), produced, dst_len);
+#endif
+}
+
 int pm_decompress(pm_codec codec, const uint8_t *src, size_t src_len, uint8_t *dst, size_t dst_len,
                   pm_error *err) {
   switch (codec) {
@@ -112,12 +132,9 @@ int pm_decompress(pm_codec codec, const uint8_t *src, size_t src_len, uint8_t *d
       return 0;
     case PM_CODEC_SNAPPY: {
       size_t n = 0;
-      if (snappy_uncompressed_length((const char *)src, src_len, &n) != SNAPPY_OK || n != dst_len)
+      if (pm_snappy_uncompressed_length(src, src_len, &n, NULL) != PM_SNAPPY_OK || n != dst_len)
         return pm_errorf(err, PAIMON_ERR_CORRUPT, "snappy: bad block header (size %zu, expected %zu)", n, dst_len);
-      n = dst_len;
-      if (snappy_uncompress((const char *)src, src_len, (char *)dst, &n) != SNAPPY_OK || n != dst_len)
-        return pm_errorf(err, PAIMON_ERR_CORRUPT, "snappy: corrupt compressed block");
-      return 0;
+      return snappy_decode(src, src_len, dst, dst_len, err);
     }
     case PM_CODEC_ZSTD: {
       size_t n = ZSTD_decompress(dst, dst_len, src, src_len);
@@ -171,12 +188,11 @@ int pm_decompress_unknown(pm_codec codec, const uint8_t *src, size_t src_len, pm
       return pm_buf_append(out, src, src_len) ? PM_NOMEM(err) : 0;
     case PM_CODEC_SNAPPY: {
       size_t n = 0;
-      if (snappy_uncompressed_length((const char *)src, src_len, &n) != SNAPPY_OK)
+      if (pm_snappy_uncompressed_length(src, src_len, &n, NULL) != PM_SNAPPY_OK)
         return pm_errorf(err, PAIMON_ERR_CORRUPT, "snappy: bad block header");
       if (n > limit) return pm_errorf(err, PAIMON_ERR_CORRUPT, "snappy: block claims %zu bytes, over limit", n);
       if (pm_buf_reserve(out, n)) return PM_NOMEM(err);
-      if (snappy_uncompress((const char *)src, src_len, (char *)out->data + out->len, &n) != SNAPPY_OK)
-        return pm_errorf(err, PAIMON_ERR_CORRUPT, "snappy: corrupt compressed block");
+      PM_TRY(snappy_decode(src, src_len, out->data ? out->data + out->len : NULL, n, err));
       out->len += n;
       return 0;
     }
