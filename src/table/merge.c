@@ -5,9 +5,12 @@
 #include <string.h>
 
 #include <ctype.h>
+#include <errno.h>
+#include <strings.h>
 #include <roaring/roaring.h>
 
 #include "arrow/builder.h"
+#include "table/agg_sketch.h"
 #include "util/buf.h"
 
 const char *pm_rowkind_name(int k) {
@@ -20,6 +23,8 @@ const char *pm_rowkind_name(int k) {
   }
 }
 
+/* The identifiers of Java's FieldAggregatorFactory implementations (META-INF
+ * services of paimon-core); there is no "count" aggregator. */
 int pm_agg_func_parse(const char *s, pm_agg_func *out, pm_error *err) {
   static const struct {
     const char *name;
@@ -37,21 +42,121 @@ int pm_agg_func_parse(const char *s, pm_agg_func *out, pm_error *err) {
                {"bool_and", PM_AGG_BOOL_AND},
                {"bool_or", PM_AGG_BOOL_OR},
                {"rbm32", PM_AGG_RBM32},
+               {"rbm64", PM_AGG_RBM64},
+               {"hll_sketch", PM_AGG_HLL_SKETCH},
+               {"theta_sketch", PM_AGG_THETA_SKETCH},
                {"collect", PM_AGG_COLLECT},
                {"merge_map", PM_AGG_MERGE_MAP},
+               {"merge_map_with_keytime", PM_AGG_MERGE_MAP_WITH_KEYTIME},
+               {"nested_update", PM_AGG_NESTED_UPDATE},
+               {"nested_partial_update", PM_AGG_NESTED_PARTIAL_UPDATE},
                {"primary-key", PM_AGG_PRIMARY_KEY}};
   for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
     if (!strcmp(s, known[i].name)) {
       *out = known[i].f;
       return 0;
     }
-  static const char *unimplemented[] = {"merge_map_with_keytime",
-                                        "nested_update", "nested_partial_update",
-                                        "rbm64",        "hll_sketch",  "theta_sketch", "count"};
-  for (size_t i = 0; i < sizeof unimplemented / sizeof unimplemented[0]; i++)
-    if (!strcmp(s, unimplemented[i]))
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "aggregate function \"%s\" is not supported yet", s);
-  return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "unknown aggregate function \"%s\"", s);
+  return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                   "Use unsupported aggregation: %s or spell aggregate function incorrectly", s);
+}
+
+/* Splits a comma-separated list of field names (each trimmed, as CoreOptions
+ * does) and resolves them against the fields of ROW type rt. */
+static int resolve_nested_names(const char *list, const pm_type *rt, const char *what, const char *field, int *idx,
+                                int *n, pm_error *err) {
+  *n = 0;
+  const char *p = list;
+  for (;;) {
+    const char *e = strchr(p, ',');
+    size_t len = e ? (size_t)(e - p) : strlen(p);
+    while (len && isspace((unsigned char)*p)) p++, len--;
+    while (len && isspace((unsigned char)p[len - 1])) len--;
+    int found = -1;
+    for (int64_t k = 0; k < rt->n_children && found < 0; k++)
+      if (rt->children[k].name && strlen(rt->children[k].name) == len && !memcmp(rt->children[k].name, p, len))
+        found = (int)k;
+    if (found < 0)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "fields.%s.%s: \"%.*s\" is not a field of the nested ROW", field,
+                       what, (int)len, p);
+    if (*n >= PM_MERGE_MAX_NESTED_FIELDS)
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "fields.%s.%s: more than %d fields", field, what,
+                       PM_MERGE_MAX_NESTED_FIELDS);
+    idx[(*n)++] = found;
+    if (!e) break;
+    p = e + 1;
+  }
+  return 0;
+}
+
+int pm_merge_column_options(pm_merge_column *mc, const pm_type *type, const char *field,
+                            const char *(*get)(void *ctx, const char *key), void *ctx, pm_error *err) {
+  char key[512];
+  mc->ts_field = -1;
+  mc->nested_key_null = PM_NESTED_KEY_NULL_MERGE;
+  if (mc->agg == PM_AGG_NESTED_UPDATE || mc->agg == PM_AGG_NESTED_PARTIAL_UPDATE) {
+    /* FieldNestedUpdateAggFactory / FieldNestedPartialUpdateAggFactory */
+    if ((type->id != PM_T_LIST && type->id != PM_T_LARGE_LIST) || type->children[0].id != PM_T_STRUCT)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "Data type for nested table column must be 'Array<Row>' (column %s)", field);
+    const pm_type *rt = &type->children[0];
+    snprintf(key, sizeof key, "fields.%s.nested-key", field);
+    const char *v = get(ctx, key);
+    if (v) PM_TRY(resolve_nested_names(v, rt, "nested-key", field, mc->nested_keys, &mc->n_nested_keys, err));
+    if (mc->agg == PM_AGG_NESTED_PARTIAL_UPDATE && mc->n_nested_keys == 0)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "nested_partial_update on %s needs fields.%s.nested-key",
+                       field, field);
+    snprintf(key, sizeof key, "fields.%s.nested-key-null-strategy", field);
+    if ((v = get(ctx, key))) {
+      if (mc->agg == PM_AGG_NESTED_UPDATE && !mc->n_nested_keys)
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                         "Option 'fields.%s.nested-key-null-strategy' requires 'fields.%s.nested-key' to be configured",
+                         field, field);
+      if (!strcasecmp(v, "merge")) mc->nested_key_null = PM_NESTED_KEY_NULL_MERGE;
+      else if (!strcasecmp(v, "ignore")) mc->nested_key_null = PM_NESTED_KEY_NULL_IGNORE;
+      else if (!strcasecmp(v, "error")) mc->nested_key_null = PM_NESTED_KEY_NULL_ERROR;
+      else return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: unknown strategy \"%s\"", key, v);
+    }
+    if (mc->agg == PM_AGG_NESTED_UPDATE) {
+      snprintf(key, sizeof key, "fields.%s.nested-sequence-field", field);
+      if ((v = get(ctx, key))) {
+        if (!mc->n_nested_keys)
+          return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                           "Option 'fields.%s.nested-sequence-field' requires 'fields.%s.nested-key' to be configured",
+                           field, field);
+        PM_TRY(resolve_nested_names(v, rt, "nested-sequence-field", field, mc->nested_seq, &mc->n_nested_seq, err));
+      }
+      snprintf(key, sizeof key, "fields.%s.count-limit", field);
+      if ((v = get(ctx, key))) {
+        char *end;
+        errno = 0;
+        long long x = strtoll(v, &end, 10);
+        while (*end && isspace((unsigned char)*end)) end++;
+        if (errno || *end || end == v || x < INT32_MIN || x > INT32_MAX)
+          return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: \"%s\" is not an INT", key, v);
+        mc->count_limit = (int32_t)x;
+        mc->count_limit_set = 1;
+      }
+    }
+  } else if (mc->agg == PM_AGG_MERGE_MAP_WITH_KEYTIME) {
+    /* FieldMergeMapWithKeyTimeAggFactory */
+    if (type->id != PM_T_MAP)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "Data type for field '%s' must be 'MAP'", field);
+    const pm_type *vt = &type->children[0].children[1];
+    if (vt->id != PM_T_STRUCT)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "Value type of MAP for field '%s' must be ROW", field);
+    if (vt->n_children < 2)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "ROW type for field '%s' must have at least 2 fields", field);
+    snprintf(key, sizeof key, "fields.%s.ts-field", field);
+    const char *v = get(ctx, key);
+    if (v) {
+      for (int64_t k = 0; k < vt->n_children && mc->ts_field < 0; k++)
+        if (vt->children[k].name && !strcmp(vt->children[k].name, v)) mc->ts_field = (int)k;
+      if (mc->ts_field < 0)
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "Timestamp field '%s' not found in ROW type for field '%s'",
+                         v, field);
+    }
+  }
+  return 0;
 }
 
 /* ======================================================================
@@ -141,7 +246,6 @@ int pm_compare_values(const pm_type *t, const struct ArrowArray *a, int64_t i, c
  * ====================================================================== */
 
 static int is_flat(const pm_type *t);
-static int is_flat_type(const pm_type *t) { return is_flat(t); }
 static int is_flat(const pm_type *t) {
   if (t->dict) return 0;
   switch (t->id) {
@@ -349,7 +453,19 @@ struct pm_merge_reader {
   /* group scratch */
   int32_t *g_run;
   int64_t *g_row;
+  /* partial-update / aggregation */
+  pm_agg_func *func;    /* effective function per column (NONE: not aggregated) */
+  int *stride;          /* references per list element per column (see nacc) */
+  struct aggst *st;     /* per-column aggregator state */
+  struct nacc *tmp;     /* two scratch lists */
+  pm_buf sk;            /* scratch of byte-valued merges */
+  uint8_t *processed;   /* per-column scratch of sequence-group updates */
+  int *group_of;        /* sequence group of each column, or -1 */
+  int *is_order;        /* column is a sequence-group ordering column */
 };
+
+static void agg_free(pm_merge_reader *m);
+static int agg_setup(pm_merge_reader *m, pm_error *err);
 
 static void run_close(run_state *r) {
   free(r->fk_owned);
@@ -381,6 +497,7 @@ void pm_merge_close(pm_merge_reader *m) {
   free(m->srcs);
   free(m->g_run);
   free(m->g_row);
+  agg_free(m);
   free(m);
 }
 
@@ -414,36 +531,11 @@ int pm_merge_open(const pm_merge_config *cfg, const pm_merge_source *sources, in
       return PM_NOMEM(err);
     }
   }
-  if (cfg->engine == PM_ENGINE_AGGREGATION && cfg->columns) {
-    for (int c = 0; c < m->n_cols; c++) {
-      pm_agg_func f = cfg->columns[c].agg;
-      const pm_type *t = &m->layout->children[c];
-      int numeric = (t->id >= PM_T_INT8 && t->id <= PM_T_UINT64) || t->id == PM_T_FLOAT || t->id == PM_T_DOUBLE ||
-                    t->id == PM_T_DECIMAL128;
-      if ((f == PM_AGG_SUM || f == PM_AGG_PRODUCT) && !numeric) {
-        pm_merge_close(m);
-        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function sum/product needs a numeric column");
-      }
-      if ((f == PM_AGG_BOOL_AND || f == PM_AGG_BOOL_OR) && t->id != PM_T_BOOL) {
-        pm_merge_close(m);
-        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function bool_and/bool_or needs a BOOLEAN column");
-      }
-      if (f == PM_AGG_LISTAGG && t->id != PM_T_UTF8 && t->id != PM_T_LARGE_UTF8) {
-        pm_merge_close(m);
-        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function listagg needs a STRING column");
-      }
-      if (f == PM_AGG_COLLECT && t->id != PM_T_LIST && t->id != PM_T_LARGE_LIST) {
-        pm_merge_close(m);
-        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function collect needs an ARRAY column");
-      }
-      if (f == PM_AGG_MERGE_MAP && t->id != PM_T_MAP) {
-        pm_merge_close(m);
-        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function merge_map needs a MAP column");
-      }
-      if (f == PM_AGG_RBM32 && t->id != PM_T_BINARY && t->id != PM_T_LARGE_BINARY) {
-        pm_merge_close(m);
-        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function rbm32 needs a VARBINARY column");
-      }
+  if (m->per_column) {
+    int rc = agg_setup(m, err);
+    if (rc) {
+      pm_merge_close(m);
+      return rc;
     }
   }
   *out = m;
@@ -567,49 +659,49 @@ static int bytes_at(const pm_type *t, const struct ArrowArray *a, int64_t i, con
 
 static int is_blank(const uint8_t *p, size_t n) {
   for (size_t i = 0; i < n; i++)
-    if (!isspace(p[i])) return 0;
+    if (!isspace(p[i]) && !(p[i] >= 0x1C && p[i] <= 0x1F)) return 0; /* Java Character.isWhitespace (ASCII) */
   return 1;
 }
 
-/* listagg: acc (pm_buf, has = non-null) combined with input. */
+/* Whether token tok is one of the delimiter-separated tokens of s. */
+static int has_token(const uint8_t *s, size_t n, const uint8_t *tok, size_t tl, const char *delim, size_t dl) {
+  size_t a = 0;
+  for (;;) {
+    size_t b = a;
+    while (b < n && !(dl && b + dl <= n && !memcmp(s + b, delim, dl))) b++;
+    if (b - a == tl && (!tl || !memcmp(s + a, tok, tl))) return 1;
+    if (b >= n) return 0;
+    a = b + dl;
+  }
+}
+
+/* listagg (FieldListaggAgg.agg): a null or blank input leaves acc; a null or
+ * blank acc takes the input; else acc + delimiter + input, or with distinct
+ * only the input's non-blank tokens (split by the whole delimiter, all tokens
+ * preserved) not yet present are appended. */
 static int listagg_add(pm_buf *acc, int *has, const uint8_t *p, size_t n, const char *delim, int distinct,
                        pm_error *err) {
-  if (is_blank(p, n)) {
-    if (!*has) { /* Java keeps a blank input only when the accumulator is null */
-      acc->len = 0;
-      if (n && pm_buf_append(acc, p, n)) return PM_NOMEM(err);
-      *has = 1;
-    }
-    return 0;
-  }
+  if (is_blank(p, n)) return 0;
   if (!*has || is_blank(acc->data, acc->len)) {
     acc->len = 0;
-    if (pm_buf_append(acc, p, n)) return PM_NOMEM(err);
+    if (n && pm_buf_append(acc, p, n)) return PM_NOMEM(err);
     *has = 1;
     return 0;
   }
   size_t dl = strlen(delim);
-  if (!distinct) {
+  if (!distinct || !dl) {
     if (pm_buf_append(acc, delim, dl) || pm_buf_append(acc, p, n)) return PM_NOMEM(err);
     return 0;
   }
-  /* append each input token not yet present in the accumulator */
   size_t s = 0;
-  while (s <= n) {
+  for (;;) {
     size_t e = s;
-    while (e < n && !(dl && e + dl <= n && !memcmp(p + e, delim, dl))) e++;
+    while (e < n && !(e + dl <= n && !memcmp(p + e, delim, dl))) e++;
     const uint8_t *tok = p + s;
     size_t tl = e - s;
-    int present = 0;
-    size_t a = 0;
-    while (a <= acc->len && !present) {
-      size_t b = a;
-      while (b < acc->len && !(dl && b + dl <= acc->len && !memcmp(acc->data + b, delim, dl))) b++;
-      present = b - a == tl && !memcmp(acc->data + a, tok, tl);
-      a = b + (dl ? dl : 1);
-      if (b >= acc->len) break;
-    }
-    if (!present && tl && (pm_buf_append(acc, delim, dl) || pm_buf_append(acc, tok, tl))) return PM_NOMEM(err);
+    if (!is_blank(tok, tl) && !has_token(acc->data, acc->len, tok, tl, delim, dl) &&
+        (pm_buf_append(acc, delim, dl) || pm_buf_append(acc, tok, tl)))
+      return PM_NOMEM(err);
     if (e >= n) break;
     s = e + dl;
   }
@@ -628,11 +720,50 @@ static void list_range(const pm_type *t, const struct ArrowArray *a, int64_t i, 
   }
 }
 
-/* Nested accumulator of one column: a growable list of element references. */
+/* Value equality (Java equals on the values; nested values field by field). */
+static int values_equal(const pm_type *t, const struct ArrowArray *a, int64_t i, const struct ArrowArray *b, int64_t j,
+                        int depth) {
+  int va = pm_array_is_valid(a, i), vb = pm_array_is_valid(b, j);
+  if (!va || !vb) return va == vb;
+  if (depth > 64) return 0;
+  switch (t->id) {
+    case PM_T_STRUCT:
+      for (int64_t k = 0; k < t->n_children; k++)
+        if (!values_equal(&t->children[k], a->children[k], a->offset + i, b->children[k], b->offset + j, depth + 1))
+          return 0;
+      return 1;
+    case PM_T_LIST:
+    case PM_T_LARGE_LIST:
+    case PM_T_MAP: {
+      int64_t ab, ae, bb, be;
+      list_range(t, a, i, &ab, &ae);
+      list_range(t, b, j, &bb, &be);
+      if (ae - ab != be - bb) return 0;
+      for (int64_t k = 0; k < ae - ab; k++)
+        if (!values_equal(&t->children[0], a->children[0], ab + k, b->children[0], bb + k, depth + 1)) return 0;
+      return 1;
+    }
+    case PM_T_FIXED_LIST: {
+      int64_t w = t->width;
+      for (int64_t k = 0; k < w; k++)
+        if (!values_equal(&t->children[0], a->children[0], (a->offset + i) * w + k, b->children[0],
+                          (b->offset + j) * w + k, depth + 1))
+          return 0;
+      return 1;
+    }
+    default: return is_flat(t) && pm_compare_values(t, a, i, b, j) == 0;
+  }
+}
+
+/* Nested accumulator of one column: a growable list of element references.
+ * Lists of nested_partial_update hold composite rows: per element `stride`
+ * references, the element itself (run -1: a null element) then one per
+ * nested field naming the element the field's value comes from (run -1:
+ * null). Every other function uses stride 1. */
 typedef struct nacc {
   eref *v;
-  size_t n, cap;
-  int has; /* non-null */
+  size_t n, cap; /* n counts references */
+  int has;       /* non-null */
 } nacc;
 
 static int nacc_push(nacc *a, int32_t run, int64_t idx, pm_error *err) {
@@ -649,58 +780,381 @@ static int nacc_push(nacc *a, int32_t run, int64_t idx, pm_error *err) {
   return 0;
 }
 
-/* The array whose items an eref of column c indexes: list element array, or map entries key array. */
-static const struct ArrowArray *elem_array(const pm_merge_reader *m, int c, int32_t run, int is_map) {
-  const struct ArrowArray *l = m->runs[run].batch.children[c];
-  return is_map ? l->children[0]->children[0] : l->children[0];
+static int nacc_push_n(nacc *a, const eref *e, size_t n, pm_error *err) {
+  for (size_t k = 0; k < n; k++) PM_TRY(nacc_push(a, e[k].run, e[k].idx, err));
+  return 0;
 }
 
-static int elem_equal(const pm_merge_reader *m, const pm_type *et, int c, int is_map, const eref *x, const eref *y) {
-  const struct ArrowArray *a = elem_array(m, c, x->run, is_map), *b = elem_array(m, c, y->run, is_map);
-  int64_t xi = x->idx, yi = y->idx;
-  if (is_map) { /* map keys live in the entries struct: apply its offset */
-    xi += m->runs[x->run].batch.children[c]->children[0]->offset;
-    yi += m->runs[y->run].batch.children[c]->children[0]->offset;
-  }
-  int va = pm_array_is_valid(a, xi), vb = pm_array_is_valid(b, yi);
-  if (!va || !vb) return va == vb;
-  return pm_compare_values(et, a, xi, b, yi) == 0;
+static int nacc_copy(nacc *dst, const nacc *src, pm_error *err) {
+  dst->n = 0;
+  dst->has = src->has;
+  return nacc_push_n(dst, src->v, src->n, err);
 }
 
-/* collect / merge_map: agg (add=1) or retract (add=0) of list/map value (r, i) of column c. */
-static int nested_combine(pm_merge_reader *m, int c, int is_map, int distinct, nacc *acc, int32_t r, int64_t i, int add,
-                          pm_error *err) {
+static void nacc_remove(nacc *a, size_t at, size_t stride) {
+  memmove(&a->v[at], &a->v[at + stride], (a->n - at - stride) * sizeof *a->v);
+  a->n -= stride;
+}
+
+/* Child array of column c's list/map values in run r (list elements, or map entries). */
+static const struct ArrowArray *elems_of(const pm_merge_reader *m, int c, int32_t r) {
+  return m->runs[r].batch.children[c]->children[0];
+}
+
+/* Elements / map keys equal (collect, merge_map). */
+static int elem_equal(const pm_merge_reader *m, int c, eref x, eref y) {
   const pm_type *t = &m->layout->children[c];
+  const struct ArrowArray *a = elems_of(m, c, x.run), *b = elems_of(m, c, y.run);
+  if (t->id == PM_T_MAP) /* keys live in the entries struct: apply its offset */
+    return values_equal(&t->children[0].children[0], a->children[0], a->offset + x.idx, b->children[0],
+                        b->offset + y.idx, 0);
+  return values_equal(&t->children[0], a, x.idx, b, y.idx, 0);
+}
+
+/* Index (in references) of the element of list a (stride s) whose map key or
+ * nested key equals element x's, or -1. */
+static int nkey_equal(const pm_merge_reader *m, int c, eref x, eref y);
+static ptrdiff_t list_find(const pm_merge_reader *m, int c, const nacc *a, eref x, int by_nested_key) {
+  size_t s = (size_t)m->stride[c];
+  for (size_t k = 0; k < a->n; k += s) {
+    if (a->v[k].run < 0) continue;
+    if (by_nested_key ? nkey_equal(m, c, a->v[k], x) : elem_equal(m, c, a->v[k], x)) return (ptrdiff_t)k;
+  }
+  return -1;
+}
+
+/* The list / map value (r, i) of column c as references (r < 0: null). */
+static int list_of(pm_merge_reader *m, int c, int32_t r, int64_t i, nacc *out, pm_error *err) {
+  out->n = 0;
+  out->has = 0;
+  if (r < 0) return 0;
   const struct ArrowArray *col = m->runs[r].batch.children[c];
   if (!pm_array_is_valid(col, i)) return 0;
-  const pm_type *et = is_map ? &t->children[0].children[0] : &t->children[0];
-  if (!is_flat_type(et))
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "collect/merge_map over nested element or key types");
+  out->has = 1;
   int64_t b, e;
-  list_range(t->id == PM_T_MAP ? t : t, col, i, &b, &e);
-  if (add) acc->has = 1;
+  list_range(&m->layout->children[c], col, i, &b, &e);
+  if (b < 0 || e < b || e > col->children[0]->length)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "merge: list offsets [%lld, %lld) out of range in column %d",
+                     (long long)b, (long long)e, c);
+  int stride = m->stride[c];
+  const struct ArrowArray *s = col->children[0];
   for (int64_t k = b; k < e; k++) {
-    eref x = {r, k};
-    if (add) {
-      size_t hit = acc->n;
-      if (is_map || distinct)
-        for (size_t q = 0; q < acc->n && hit == acc->n; q++)
-          if (elem_equal(m, et, c, is_map, &acc->v[q], &x)) hit = q;
-      if (hit < acc->n) {
-        if (is_map) acc->v[hit] = x; /* input wins on key clash */
-        continue;
-      }
-      PM_TRY(nacc_push(acc, r, k, err));
-    } else {
-      for (size_t q = 0; q < acc->n; q++)
-        if (elem_equal(m, et, c, is_map, &acc->v[q], &x)) {
-          memmove(&acc->v[q], &acc->v[q + 1], (acc->n - q - 1) * sizeof *acc->v);
-          acc->n--;
-          break; /* one occurrence (a map key appears once) */
-        }
+    if (stride == 1) {
+      PM_TRY(nacc_push(out, r, k, err));
+      continue;
+    }
+    int ev = pm_array_is_valid(s, k);
+    PM_TRY(nacc_push(out, ev ? r : -1, k, err));
+    for (int f = 0; f < stride - 1; f++)
+      PM_TRY(nacc_push(out, ev && pm_array_is_valid(s->children[f], s->offset + k) ? r : -1, k, err));
+  }
+  return 0;
+}
+
+/* ---- nested_update / nested_partial_update: rows of ARRAY<ROW> ---- */
+
+static int nelem_valid(const pm_merge_reader *m, int c, eref x) {
+  return x.run >= 0 && (m->stride[c] > 1 || pm_array_is_valid(elems_of(m, c, x.run), x.idx));
+}
+
+static int nkey_equal(const pm_merge_reader *m, int c, eref x, eref y) {
+  const pm_merge_column *mc = &m->cfg->columns[c];
+  const pm_type *rt = &m->layout->children[c].children[0];
+  const struct ArrowArray *sx = elems_of(m, c, x.run), *sy = elems_of(m, c, y.run);
+  for (int k = 0; k < mc->n_nested_keys; k++) {
+    int f = mc->nested_keys[k];
+    if (!values_equal(&rt->children[f], sx->children[f], sx->offset + x.idx, sy->children[f], sy->offset + y.idx, 0))
+      return 0;
+  }
+  return 1;
+}
+
+/* FieldNestedUpdateAgg.applyNestedKeyNullStrategy: *keep = row takes part. */
+static int nkey_admit(const pm_merge_reader *m, int c, eref x, int *keep, pm_error *err) {
+  const pm_merge_column *mc = &m->cfg->columns[c];
+  const struct ArrowArray *s = elems_of(m, c, x.run);
+  *keep = 1;
+  int any_null = 0;
+  for (int k = 0; k < mc->n_nested_keys && !any_null; k++)
+    any_null = !pm_array_is_valid(s->children[mc->nested_keys[k]], s->offset + x.idx);
+  if (!any_null || mc->nested_key_null == PM_NESTED_KEY_NULL_MERGE) return 0;
+  if (mc->nested_key_null == PM_NESTED_KEY_NULL_IGNORE) {
+    *keep = 0;
+    return 0;
+  }
+  return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                   "Nested key contains null values. Primary key fields must not be null (column %d)", c);
+}
+
+/* nested-sequence-field order of rows x and y (nulls first). */
+static int nseq_cmp(const pm_merge_reader *m, int c, eref x, eref y) {
+  const pm_merge_column *mc = &m->cfg->columns[c];
+  const pm_type *rt = &m->layout->children[c].children[0];
+  const struct ArrowArray *sx = elems_of(m, c, x.run), *sy = elems_of(m, c, y.run);
+  for (int k = 0; k < mc->n_nested_seq; k++) {
+    int f = mc->nested_seq[k];
+    int r = pm_compare_values(&rt->children[f], sx->children[f], sx->offset + x.idx, sy->children[f],
+                              sy->offset + y.idx);
+    if (r) return r;
+  }
+  return 0;
+}
+
+/* addNestedRows: rows of src put into res by nested key (an equal key is
+ * replaced unless the nested sequence is older; new keys only while fewer
+ * than limit keys when limit_new). */
+static int nested_put_rows(const pm_merge_reader *m, int c, nacc *res, const nacc *src, int limit_new, int64_t limit,
+                           pm_error *err) {
+  int has_seq = m->cfg->columns[c].n_nested_seq > 0;
+  for (size_t k = 0; k < src->n; k++) {
+    eref x = src->v[k];
+    if (!nelem_valid(m, c, x)) continue;
+    int keep;
+    PM_TRY(nkey_admit(m, c, x, &keep, err));
+    if (!keep) continue;
+    ptrdiff_t at = list_find(m, c, res, x, 1);
+    if (at >= 0) {
+      if (!has_seq || nseq_cmp(m, c, x, res->v[at]) >= 0) res->v[at] = x;
+    } else if (!limit_new || (int64_t)res->n < limit) {
+      PM_TRY(nacc_push(res, x.run, x.idx, err));
     }
   }
   return 0;
+}
+
+/* Appends the non-null rows of src to res, at most max of them. */
+static int push_non_null_rows(const pm_merge_reader *m, int c, nacc *res, const nacc *src, int64_t max,
+                              pm_error *err) {
+  int64_t added = 0;
+  for (size_t k = 0; k < src->n && added < max; k++)
+    if (nelem_valid(m, c, src->v[k])) {
+      PM_TRY(nacc_push(res, src->v[k].run, src->v[k].idx, err));
+      added++;
+    }
+  return 0;
+}
+
+/* ---- merge_map_with_keytime ---- */
+
+/* Value ROW of map entry x (valid?) and its timestamp string. */
+static int keytime_value(const pm_merge_reader *m, int c, eref x, const uint8_t **ts, size_t *ts_len, int *ts_valid) {
+  const pm_type *vt = &m->layout->children[c].children[0].children[1];
+  const struct ArrowArray *ent = elems_of(m, c, x.run), *val = ent->children[1];
+  int64_t vi = ent->offset + x.idx;
+  *ts_valid = 0;
+  if (!pm_array_is_valid(val, vi)) return 0;
+  int tf = m->cfg->columns[c].ts_field >= 0 ? m->cfg->columns[c].ts_field : (int)vt->n_children - 1;
+  *ts_valid = bytes_at(&vt->children[tf], val->children[tf], val->offset + vi, ts, ts_len);
+  return 1;
+}
+
+/* Java String.compareTo on UTF-8 input: UTF-16 code unit order. */
+static uint32_t utf8_next(const uint8_t *p, size_t n, size_t *i) {
+  uint8_t c = p[*i];
+  int len = c < 0x80 ? 1 : c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC0 ? 2 : 1;
+  if (*i + (size_t)len > n) len = 1;
+  uint32_t cp = len == 1 ? c : len == 2 ? c & 0x1F : len == 3 ? c & 0x0F : c & 0x07;
+  for (int k = 1; k < len; k++) cp = (cp << 6) | (p[*i + (size_t)k] & 0x3F);
+  *i += (size_t)len;
+  return cp;
+}
+
+static int java_string_cmp(const uint8_t *a, size_t an, const uint8_t *b, size_t bn) {
+  size_t i = 0, j = 0;
+  while (i < an && j < bn) {
+    uint32_t x = utf8_next(a, an, &i), y = utf8_next(b, bn, &j);
+    if (x == y) continue;
+    /* first UTF-16 code unit: supplementary characters start with a high surrogate */
+    uint32_t ux = x >= 0x10000 ? 0xD800 + ((x - 0x10000) >> 10) : x;
+    uint32_t uy = y >= 0x10000 ? 0xD800 + ((y - 0x10000) >> 10) : y;
+    if (ux != uy) return ux < uy ? -1 : 1;
+    return x < y ? -1 : 1;
+  }
+  return (i < an) - (j < bn);
+}
+
+/* ---- list-valued aggregate functions on reference lists ---- */
+
+/* res := agg(a, b) of list function f on column c (res distinct from a, b). */
+static int list_agg(const pm_merge_reader *m, int c, pm_agg_func f, const nacc *a, const nacc *b, nacc *res,
+                    pm_error *err) {
+  const pm_merge_column *mc = &m->cfg->columns[c];
+  const pm_type *t = &m->layout->children[c];
+  res->n = 0;
+  res->has = 0;
+  switch (f) {
+    case PM_AGG_COLLECT: { /* FieldCollectAgg.agg */
+      if (!a->has && !b->has) return 0;
+      if ((!a->has || !b->has) && !mc->distinct) return nacc_copy(res, a->has ? a : b, err);
+      res->has = 1;
+      const pm_type *et = &t->children[0];
+      /* a HashSet de-duplicates the accumulator too; the equaliser path (nested and binary elements) does not */
+      int dedup_acc = mc->distinct && is_flat(et) && et->id != PM_T_BINARY && et->id != PM_T_LARGE_BINARY &&
+                      et->id != PM_T_FIXED_BINARY;
+      for (int side = 0; side < 2; side++) {
+        const nacc *src = side ? b : a;
+        int dedup = side ? mc->distinct : dedup_acc;
+        for (size_t k = 0; src->has && k < src->n; k++)
+          if (!dedup || list_find(m, c, res, src->v[k], 0) < 0) PM_TRY(nacc_push(res, src->v[k].run, src->v[k].idx, err));
+      }
+      return 0;
+    }
+    case PM_AGG_MERGE_MAP: /* FieldMergeMapAgg.agg: input wins on a key clash */
+      if (!a->has || !b->has) return nacc_copy(res, a->has ? a : b, err);
+      res->has = 1;
+      for (int side = 0; side < 2; side++) {
+        const nacc *src = side ? b : a;
+        for (size_t k = 0; k < src->n; k++) {
+          ptrdiff_t at = list_find(m, c, res, src->v[k], 0);
+          if (at >= 0) res->v[at] = src->v[k];
+          else PM_TRY(nacc_push(res, src->v[k].run, src->v[k].idx, err));
+        }
+      }
+      return 0;
+    case PM_AGG_MERGE_MAP_WITH_KEYTIME: /* FieldMergeMapWithKeyTimeAgg.agg */
+      if (!a->has) return nacc_copy(res, b, err);
+      if (!b->has) return nacc_copy(res, a, err);
+      res->has = 1;
+      for (size_t k = 0; k < a->n; k++) {
+        ptrdiff_t at = list_find(m, c, res, a->v[k], 0);
+        if (at >= 0) res->v[at] = a->v[k];
+        else PM_TRY(nacc_push(res, a->v[k].run, a->v[k].idx, err));
+      }
+      for (size_t k = 0; k < b->n; k++) {
+        eref x = b->v[k];
+        ptrdiff_t at = list_find(m, c, res, x, 0);
+        const uint8_t *nts, *ots;
+        size_t nn, on;
+        int nv, ov;
+        if (!keytime_value(m, c, x, &nts, &nn, &nv)) { /* a null value removes the key */
+          if (at >= 0) nacc_remove(res, (size_t)at, 1);
+          continue;
+        }
+        if (!nv) continue; /* null timestamp: skipped */
+        int take = at < 0 || !keytime_value(m, c, res->v[at], &ots, &on, &ov) || !ov ||
+                   java_string_cmp(nts, nn, ots, on) > 0;
+        if (!take) continue;
+        if (at >= 0) res->v[at] = x;
+        else PM_TRY(nacc_push(res, x.run, x.idx, err));
+      }
+      return 0;
+    case PM_AGG_NESTED_UPDATE: { /* FieldNestedUpdateAgg.agg */
+      if (!b->has) return nacc_copy(res, a, err);
+      int64_t limit = mc->count_limit_set ? mc->count_limit : INT32_MAX;
+      if (!mc->n_nested_keys) {
+        if (!a->has) {
+          res->has = 1;
+          return push_non_null_rows(m, c, res, b, limit, err);
+        }
+        if ((int64_t)a->n >= limit) return nacc_copy(res, a, err);
+        res->has = 1;
+        PM_TRY(push_non_null_rows(m, c, res, a, INT64_MAX, err));
+        return push_non_null_rows(m, c, res, b, limit - (int64_t)a->n, err);
+      }
+      res->has = 1;
+      if (a->has) PM_TRY(nested_put_rows(m, c, res, a, 0, limit, err));
+      return nested_put_rows(m, c, res, b, 1, limit, err);
+    }
+    case PM_AGG_NESTED_PARTIAL_UPDATE: { /* FieldNestedPartialUpdateAgg.agg: non-null overlay per nested key */
+      if (!b->has) return nacc_copy(res, a, err);
+      res->has = 1;
+      size_t s = (size_t)m->stride[c];
+      for (int side = 0; side < 2; side++) {
+        const nacc *src = side ? b : a;
+        for (size_t k = 0; src->has && k + s <= src->n; k += s) {
+          eref x = src->v[k];
+          if (x.run < 0) continue;
+          int keep;
+          PM_TRY(nkey_admit(m, c, x, &keep, err));
+          if (!keep) continue;
+          ptrdiff_t at = list_find(m, c, res, x, 1);
+          if (at < 0) {
+            at = (ptrdiff_t)res->n;
+            PM_TRY(nacc_push(res, x.run, x.idx, err));
+            for (size_t q = 1; q < s; q++) PM_TRY(nacc_push(res, -1, 0, err));
+          }
+          for (size_t q = 1; q < s; q++)
+            if (src->v[k + q].run >= 0) res->v[(size_t)at + q] = src->v[k + q];
+        }
+      }
+      return 0;
+    }
+    default: return pm_errorf(err, PAIMON_ERR_INTERNAL, "merge: not a list aggregate function");
+  }
+}
+
+/* res := retract(a, b) of list function f; 1 in *unsupported when f has no retraction. */
+static int list_retract(const pm_merge_reader *m, int c, pm_agg_func f, const nacc *a, const nacc *b, nacc *res,
+                        int *unsupported, pm_error *err) {
+  const pm_merge_column *mc = &m->cfg->columns[c];
+  *unsupported = 0;
+  res->n = 0;
+  res->has = 0;
+  switch (f) {
+    case PM_AGG_COLLECT: /* FieldCollectAgg.retract: each retracted element cancels one occurrence */
+    case PM_AGG_MERGE_MAP: /* FieldMergeMapAgg.retract: retracted keys removed */
+      if (!a->has || !b->has || b->n == 0) return nacc_copy(res, a, err);
+      res->has = 1;
+      if (f == PM_AGG_MERGE_MAP) {
+        for (size_t k = 0; k < a->n; k++)
+          if (list_find(m, c, b, a->v[k], 0) < 0) {
+            ptrdiff_t at = list_find(m, c, res, a->v[k], 0);
+            if (at >= 0) res->v[at] = a->v[k];
+            else PM_TRY(nacc_push(res, a->v[k].run, a->v[k].idx, err));
+          }
+        return 0;
+      }
+      {
+        uint8_t *used = calloc(b->n + 1, 1);
+        if (!used) return PM_NOMEM(err);
+        int rc = 0;
+        for (size_t k = 0; k < a->n && !rc; k++) {
+          size_t q = 0;
+          while (q < b->n && (used[q] || !elem_equal(m, c, b->v[q], a->v[k]))) q++;
+          if (q < b->n) used[q] = 1;
+          else rc = nacc_push(res, a->v[k].run, a->v[k].idx, err);
+        }
+        free(used);
+        return rc;
+      }
+    case PM_AGG_NESTED_UPDATE: /* FieldNestedUpdateAgg.retract */
+      if (!a->has || !b->has) return nacc_copy(res, a, err);
+      res->has = 1;
+      if (!mc->n_nested_keys) { /* every row equal to a retracted row is removed */
+        const pm_type *rt = &m->layout->children[c].children[0];
+        for (size_t k = 0; k < a->n; k++) {
+          eref x = a->v[k];
+          if (!nelem_valid(m, c, x)) continue;
+          int hit = 0;
+          for (size_t q = 0; q < b->n && !hit; q++)
+            hit = nelem_valid(m, c, b->v[q]) &&
+                  values_equal(rt, elems_of(m, c, x.run), x.idx, elems_of(m, c, b->v[q].run), b->v[q].idx, 0);
+          if (!hit) PM_TRY(nacc_push(res, x.run, x.idx, err));
+        }
+        return 0;
+      }
+      for (size_t k = 0; k < a->n; k++) { /* map of the accumulator's rows by key */
+        eref x = a->v[k];
+        int keep;
+        if (!nelem_valid(m, c, x)) continue;
+        PM_TRY(nkey_admit(m, c, x, &keep, err));
+        if (!keep) continue;
+        ptrdiff_t at = list_find(m, c, res, x, 1);
+        if (at >= 0) res->v[at] = x;
+        else PM_TRY(nacc_push(res, x.run, x.idx, err));
+      }
+      for (size_t k = 0; k < b->n; k++) {
+        eref x = b->v[k];
+        int keep;
+        if (!nelem_valid(m, c, x)) continue;
+        PM_TRY(nkey_admit(m, c, x, &keep, err));
+        if (!keep) continue;
+        ptrdiff_t at = list_find(m, c, res, x, 1);
+        if (at >= 0) nacc_remove(res, (size_t)at, 1);
+      }
+      return 0;
+    default: *unsupported = 1; return 0;
+  }
 }
 
 static int add_lpatch(pm_merge_reader *m, int64_t row, int col, const nacc *a, pm_error *err) {
@@ -848,92 +1302,651 @@ static int num_combine(const pm_type *t, pm_agg_func f, num *acc, num x, int add
   return 0;
 }
 
-static int col_in_group(const pm_merge_config *cfg, int c) {
-  for (int k = 0; k < cfg->n_seq_groups; k++) {
-    const pm_seq_group *sg = &cfg->seq_groups[k];
-    for (int j = 0; j < sg->n_order; j++)
-      if (sg->order_cols[j] == c) return 1;
-    for (int j = 0; j < sg->n_protected; j++)
-      if (sg->protected_cols[j] == c) return 1;
+/* ======================================================================
+ * Per-column aggregator state of the key group being merged
+ *
+ * Functions whose result is one of the inputs keep a pick (the reader's
+ * col_src / col_row of the output row); the others keep a computed value
+ * (number, bytes, roaring bitmap or list of element references) that is
+ * emitted as a patch of the output row.
+ * ====================================================================== */
+
+enum { REP_PICK, REP_NUM, REP_BYTES, REP_RBM32, REP_LIST };
+
+static int func_rep(pm_agg_func f) {
+  switch (f) {
+    case PM_AGG_SUM:
+    case PM_AGG_PRODUCT:
+    case PM_AGG_BOOL_AND:
+    case PM_AGG_BOOL_OR: return REP_NUM;
+    case PM_AGG_LISTAGG:
+    case PM_AGG_RBM64:
+    case PM_AGG_HLL_SKETCH:
+    case PM_AGG_THETA_SKETCH: return REP_BYTES;
+    case PM_AGG_RBM32: return REP_RBM32;
+    case PM_AGG_COLLECT:
+    case PM_AGG_MERGE_MAP:
+    case PM_AGG_MERGE_MAP_WITH_KEYTIME:
+    case PM_AGG_NESTED_UPDATE:
+    case PM_AGG_NESTED_PARTIAL_UPDATE: return REP_LIST;
+    default: return REP_PICK;
+  }
+}
+
+static const char *func_name(pm_agg_func f) {
+  switch (f) {
+    case PM_AGG_SUM: return "sum";
+    case PM_AGG_PRODUCT: return "product";
+    case PM_AGG_MAX: return "max";
+    case PM_AGG_MIN: return "min";
+    case PM_AGG_LAST_VALUE: return "last_value";
+    case PM_AGG_LAST_NON_NULL_VALUE: return "last_non_null_value";
+    case PM_AGG_FIRST_VALUE: return "first_value";
+    case PM_AGG_FIRST_NON_NULL_VALUE: return "first_non_null_value";
+    case PM_AGG_LISTAGG: return "listagg";
+    case PM_AGG_BOOL_AND: return "bool_and";
+    case PM_AGG_BOOL_OR: return "bool_or";
+    case PM_AGG_RBM32: return "rbm32";
+    case PM_AGG_RBM64: return "rbm64";
+    case PM_AGG_HLL_SKETCH: return "hll_sketch";
+    case PM_AGG_THETA_SKETCH: return "theta_sketch";
+    case PM_AGG_COLLECT: return "collect";
+    case PM_AGG_MERGE_MAP: return "merge_map";
+    case PM_AGG_MERGE_MAP_WITH_KEYTIME: return "merge_map_with_keytime";
+    case PM_AGG_NESTED_UPDATE: return "nested_update";
+    case PM_AGG_NESTED_PARTIAL_UPDATE: return "nested_partial_update";
+    case PM_AGG_PRIMARY_KEY: return "primary-key";
+    default: return "none";
+  }
+}
+
+typedef struct aggst {
+  num acc;              /* REP_NUM */
+  pm_buf buf;           /* REP_BYTES value ... */
+  int has;              /* ... non-null */
+  roaring_bitmap_t *rbm; /* REP_RBM32 (NULL = null) */
+  nacc list;            /* REP_LIST */
+  int initialized;      /* first_value / first_non_null_value: Java's per-key flag */
+} aggst;
+
+static void st_reset(aggst *s) {
+  s->acc.is_null = 1;
+  s->buf.len = 0;
+  s->has = 0;
+  if (s->rbm) roaring_bitmap_free(s->rbm);
+  s->rbm = NULL;
+  s->list.n = 0;
+  s->list.has = 0;
+  s->initialized = 0;
+}
+
+static void agg_free(pm_merge_reader *m) {
+  if (m->st)
+    for (int c = 0; c < m->n_cols; c++) {
+      st_reset(&m->st[c]);
+      pm_buf_free(&m->st[c].buf);
+      free(m->st[c].list.v);
+    }
+  free(m->st);
+  if (m->tmp)
+    for (int k = 0; k < 2; k++) free(m->tmp[k].v);
+  free(m->tmp);
+  pm_buf_free(&m->sk);
+  free(m->func);
+  free(m->stride);
+  free(m->processed);
+  free(m->group_of);
+  free(m->is_order);
+}
+
+static inline void pick(pm_merge_reader *m, int c, int64_t o, int32_t r, int64_t i) {
+  m->col_src[c][o] = r;
+  m->col_row[c][o] = i;
+}
+
+static inline int col_valid(const pm_merge_reader *m, int c, int32_t r, int64_t i) {
+  return r >= 0 && pm_array_is_valid(m->runs[r].batch.children[c], i);
+}
+
+static inline int pick_valid(const pm_merge_reader *m, int c, int64_t o) {
+  int32_t r = m->col_src[c][o];
+  return col_valid(m, c, r, m->col_row[c][o]);
+}
+
+static void swap_list(nacc *a, nacc *b) {
+  nacc t = *a;
+  *a = *b;
+  *b = t;
+}
+
+static int rbm_from(const uint8_t *p, size_t n, roaring_bitmap_t **out, pm_error *err) {
+  *out = roaring_bitmap_portable_deserialize_safe((const char *)p, n);
+  if (!*out) return pm_errorf(err, PAIMON_ERR_CORRUPT, "rbm32: invalid serialized bitmap (%zu bytes)", n);
+  return 0;
+}
+
+/* state := the value (r, i) (r < 0: null): Java's initRow. */
+static int st_set(pm_merge_reader *m, int c, int64_t o, int32_t r, int64_t i, pm_error *err) {
+  aggst *s = &m->st[c];
+  pick(m, c, o, r, i);
+  switch (func_rep(m->func[c])) {
+    case REP_NUM:
+      if (r < 0) s->acc.is_null = 1;
+      else s->acc = num_at(m, c, r, i);
+      return 0;
+    case REP_BYTES: {
+      const uint8_t *p;
+      size_t n;
+      s->buf.len = 0;
+      s->has = r >= 0 && bytes_at(&m->layout->children[c], m->runs[r].batch.children[c], i, &p, &n);
+      if (s->has && n && pm_buf_append(&s->buf, p, n)) return PM_NOMEM(err);
+      return 0;
+    }
+    case REP_RBM32: {
+      const uint8_t *p;
+      size_t n;
+      if (s->rbm) roaring_bitmap_free(s->rbm);
+      s->rbm = NULL;
+      if (r >= 0 && bytes_at(&m->layout->children[c], m->runs[r].batch.children[c], i, &p, &n))
+        return rbm_from(p, n, &s->rbm, err);
+      return 0;
+    }
+    case REP_LIST: return list_of(m, c, r, i, &s->list, err);
+    default: return 0;
+  }
+}
+
+/* Byte-valued functions: *out := f(a, b) for non-null a, b. */
+static int bytes_merge(pm_merge_reader *m, int c, pm_agg_func f, const uint8_t *a, size_t an, const uint8_t *b,
+                       size_t bn, pm_error *err) {
+  m->sk.len = 0;
+  switch (f) {
+    case PM_AGG_RBM64: return pm_agg_rbm64_merge(a, an, b, bn, &m->sk, err);
+    case PM_AGG_THETA_SKETCH: return pm_agg_theta_merge(a, an, b, bn, &m->sk, err);
+    case PM_AGG_HLL_SKETCH: return pm_agg_hll_merge(a, an, b, bn, &m->sk, err);
+    default: {
+      const pm_merge_column *mc = &m->cfg->columns[c];
+      int has = 1;
+      if (an && pm_buf_append(&m->sk, a, an)) return PM_NOMEM(err);
+      return listagg_add(&m->sk, &has, b, bn, mc->listagg_delimiter ? mc->listagg_delimiter : ",", mc->distinct,
+                         err);
+    }
+  }
+}
+
+static void swap_buf(pm_buf *a, pm_buf *b) {
+  pm_buf t = *a;
+  *a = *b;
+  *b = t;
+}
+
+/* state := agg(state, input) (reversed = 0) or aggReversed(state, input) =
+ * agg(input, state) (reversed = 1) of column c's function. */
+static int st_agg(pm_merge_reader *m, int c, int64_t o, int32_t r, int64_t i, int reversed, pm_error *err) {
+  aggst *s = &m->st[c];
+  pm_agg_func f = m->func[c];
+  const struct ArrowArray *col = m->runs[r].batch.children[c];
+  int valid = pm_array_is_valid(col, i);
+  switch (f) {
+    case PM_AGG_LAST_VALUE:
+    case PM_AGG_PRIMARY_KEY:
+      if (!reversed) pick(m, c, o, r, i); /* agg(input, acc) = acc */
+      return 0;
+    case PM_AGG_LAST_NON_NULL_VALUE:
+      if (reversed ? !pick_valid(m, c, o) : valid) pick(m, c, o, r, i);
+      return 0;
+    case PM_AGG_FIRST_VALUE: /* FieldFirstValueAgg: the first call since reset returns its second argument */
+      if (!s->initialized) {
+        s->initialized = 1;
+        if (!reversed) pick(m, c, o, r, i);
+      } else if (reversed) {
+        pick(m, c, o, r, i);
+      }
+      return 0;
+    case PM_AGG_FIRST_NON_NULL_VALUE:
+      if (!reversed) {
+        if (!s->initialized && valid) {
+          s->initialized = 1;
+          pick(m, c, o, r, i);
+        }
+      } else if (!s->initialized && pick_valid(m, c, o)) {
+        s->initialized = 1;
+      } else {
+        pick(m, c, o, r, i);
+      }
+      return 0;
+    case PM_AGG_MAX:
+    case PM_AGG_MIN: /* null-skip; order-insensitive */
+      if (valid) {
+        int32_t cr = m->col_src[c][o];
+        int better = !pick_valid(m, c, o);
+        if (!better) {
+          int cmp = pm_compare_values(&m->layout->children[c], col, i, m->runs[cr].batch.children[c],
+                                      m->col_row[c][o]);
+          better = f == PM_AGG_MAX ? cmp > 0 : cmp < 0;
+        }
+        if (better) pick(m, c, o, r, i);
+      }
+      return 0;
+    case PM_AGG_SUM:
+    case PM_AGG_PRODUCT: return num_combine(&m->layout->children[c], f, &s->acc, num_at(m, c, r, i), 1, err);
+    case PM_AGG_BOOL_AND:
+    case PM_AGG_BOOL_OR:
+      if (valid) {
+        num x = num_at(m, c, r, i);
+        if (s->acc.is_null) s->acc = x;
+        else s->acc.i = f == PM_AGG_BOOL_AND ? (s->acc.i && x.i) : (s->acc.i || x.i);
+      }
+      return 0;
+    case PM_AGG_LISTAGG:
+    case PM_AGG_RBM64:
+    case PM_AGG_HLL_SKETCH:
+    case PM_AGG_THETA_SKETCH: {
+      const uint8_t *p;
+      size_t n;
+      if (!bytes_at(&m->layout->children[c], col, i, &p, &n)) return 0; /* agg(acc, null) = acc = agg(null, acc) */
+      if (!s->has) { /* agg(null, x) = x; listagg: unless x is blank */
+        if (f == PM_AGG_LISTAGG && !reversed) return listagg_add(&s->buf, &s->has, p, n, ",", 0, err);
+        return st_set(m, c, o, r, i, err);
+      }
+      PM_TRY(reversed ? bytes_merge(m, c, f, p, n, s->buf.data, s->buf.len, err)
+                      : bytes_merge(m, c, f, s->buf.data, s->buf.len, p, n, err));
+      swap_buf(&s->buf, &m->sk);
+      return 0;
+    }
+    case PM_AGG_RBM32: { /* OR: order-insensitive */
+      const uint8_t *p;
+      size_t n;
+      if (!bytes_at(&m->layout->children[c], col, i, &p, &n)) return 0;
+      roaring_bitmap_t *x;
+      PM_TRY(rbm_from(p, n, &x, err));
+      if (!s->rbm) {
+        s->rbm = x;
+      } else {
+        roaring_bitmap_or_inplace(s->rbm, x);
+        roaring_bitmap_free(x);
+      }
+      return 0;
+    }
+    case PM_AGG_COLLECT: /* FieldCollectAgg.aggReversed = agg */
+    case PM_AGG_MERGE_MAP:
+    case PM_AGG_MERGE_MAP_WITH_KEYTIME:
+    case PM_AGG_NESTED_UPDATE:
+    case PM_AGG_NESTED_PARTIAL_UPDATE: {
+      nacc *in = &m->tmp[0], *res = &m->tmp[1];
+      PM_TRY(list_of(m, c, r, i, in, err));
+      if (reversed && f != PM_AGG_COLLECT) PM_TRY(list_agg(m, c, f, in, &s->list, res, err));
+      else PM_TRY(list_agg(m, c, f, &s->list, in, res, err));
+      swap_list(&s->list, res);
+      return 0;
+    }
+    default: return pm_errorf(err, PAIMON_ERR_INTERNAL, "merge: column %d has no aggregate function", c);
+  }
+}
+
+/* state := retract(state, input). */
+static int st_retract(pm_merge_reader *m, int c, int64_t o, int32_t r, int64_t i, pm_error *err) {
+  aggst *s = &m->st[c];
+  pm_agg_func f = m->func[c];
+  if (m->cfg->columns && m->cfg->columns[c].ignore_retract) return 0; /* FieldIgnoreRetractAgg */
+  int unsupported = 0;
+  switch (f) {
+    case PM_AGG_SUM:
+    case PM_AGG_PRODUCT: return num_combine(&m->layout->children[c], f, &s->acc, num_at(m, c, r, i), 0, err);
+    case PM_AGG_LAST_VALUE: pick(m, c, o, -1, 0); return 0;
+    case PM_AGG_LAST_NON_NULL_VALUE:
+      if (col_valid(m, c, r, i)) pick(m, c, o, -1, 0);
+      return 0;
+    case PM_AGG_PRIMARY_KEY: pick(m, c, o, r, i); return 0;
+    case PM_AGG_COLLECT:
+    case PM_AGG_MERGE_MAP:
+    case PM_AGG_NESTED_UPDATE: {
+      nacc *in = &m->tmp[0], *res = &m->tmp[1];
+      PM_TRY(list_of(m, c, r, i, in, err));
+      PM_TRY(list_retract(m, c, f, &s->list, in, res, &unsupported, err));
+      swap_list(&s->list, res);
+      if (!unsupported) return 0;
+      break;
+    }
+    default: break;
+  }
+  return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                   "Aggregate function '%s' does not support retraction (column %d); set "
+                   "'fields.<field_name>.ignore-retract'='true' to ignore retraction messages",
+                   func_name(f), c);
+}
+
+/* Emits column c's computed value for output row o. */
+static int st_emit(pm_merge_reader *m, int c, int64_t o, pm_error *err) {
+  aggst *s = &m->st[c];
+  switch (func_rep(m->func[c])) {
+    case REP_NUM: {
+      patch p = {o, c, s->acc.is_null, s->acc.i, s->acc.d, s->acc.dec};
+      return add_patch(m, &p, err);
+    }
+    case REP_BYTES: return add_bpatch(m, o, c, !s->has, s->buf.data, s->has ? s->buf.len : 0, err);
+    case REP_RBM32: {
+      if (!s->rbm) return add_bpatch(m, o, c, 1, NULL, 0, err);
+      roaring_bitmap_run_optimize(s->rbm);
+      size_t n = roaring_bitmap_portable_size_in_bytes(s->rbm);
+      char *buf = malloc(n + 1);
+      if (!buf) return PM_NOMEM(err);
+      roaring_bitmap_portable_serialize(s->rbm, buf);
+      int rc = add_bpatch(m, o, c, 0, buf, n, err);
+      free(buf);
+      return rc;
+    }
+    case REP_LIST: return add_lpatch(m, o, c, &s->list, err);
+    default: return 0;
+  }
+}
+
+/* Sets up the per-column function table, states and sequence-group maps. */
+static int agg_setup(pm_merge_reader *m, pm_error *err) {
+  const pm_merge_config *cfg = m->cfg;
+  int n = m->n_cols;
+  m->func = calloc((size_t)n + 1, sizeof *m->func);
+  m->stride = calloc((size_t)n + 1, sizeof *m->stride);
+  m->st = calloc((size_t)n + 1, sizeof *m->st);
+  m->tmp = calloc(2, sizeof *m->tmp);
+  m->processed = calloc((size_t)n + 1, 1);
+  m->group_of = calloc((size_t)n + 1, sizeof *m->group_of);
+  m->is_order = calloc((size_t)n + 1, sizeof *m->is_order);
+  if (!m->func || !m->stride || !m->st || !m->tmp || !m->processed || !m->group_of || !m->is_order)
+    return PM_NOMEM(err);
+  for (int c = 0; c < n; c++) {
+    m->group_of[c] = -1;
+    m->st[c].acc.is_null = 1;
+  }
+  for (int g = 0; g < cfg->n_seq_groups; g++) {
+    const pm_seq_group *sg = &cfg->seq_groups[g];
+    for (int j = 0; j < sg->n_order; j++) {
+      if (sg->order_cols[j] < 0 || sg->order_cols[j] >= n)
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "merge: sequence group column out of range");
+      m->group_of[sg->order_cols[j]] = g;
+      m->is_order[sg->order_cols[j]] = 1;
+    }
+    for (int j = 0; j < sg->n_protected; j++) {
+      if (sg->protected_cols[j] < 0 || sg->protected_cols[j] >= n)
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "merge: sequence group column out of range");
+      m->group_of[sg->protected_cols[j]] = g;
+    }
+  }
+  int agg = cfg->engine == PM_ENGINE_AGGREGATION;
+  for (int c = 0; c < n; c++) {
+    m->stride[c] = 1;
+    if (is_system_col(cfg, c) || (!agg && cfg->engine != PM_ENGINE_PARTIAL_UPDATE)) continue;
+    pm_agg_func f = cfg->columns ? cfg->columns[c].agg : PM_AGG_NONE;
+    const pm_type *t = &m->layout->children[c];
+    if (agg) {
+      if (is_seq_field_col(cfg, c)) f = PM_AGG_LAST_VALUE;
+      if (f == PM_AGG_NONE) f = PM_AGG_LAST_NON_NULL_VALUE;
+    } else {
+      /* PartialUpdateMergeFunction.getAggFuncName: ordering columns never
+       * aggregate; other functions than last_non_null_value need a sequence
+       * group; without groups the aggregators are never called. */
+      if (f == PM_AGG_PRIMARY_KEY || m->is_order[c] || cfg->n_seq_groups == 0) f = PM_AGG_NONE;
+      if (f != PM_AGG_NONE && f != PM_AGG_LAST_NON_NULL_VALUE && m->group_of[c] < 0)
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                         "Must use sequence group for aggregation functions but not found for field %s",
+                         t->name ? t->name : "?");
+      if (f == PM_AGG_LAST_NON_NULL_VALUE && m->group_of[c] < 0) f = PM_AGG_NONE; /* same as the overlay */
+    }
+    m->func[c] = f;
+    int numeric = (t->id >= PM_T_INT8 && t->id <= PM_T_UINT64) || t->id == PM_T_FLOAT || t->id == PM_T_DOUBLE ||
+                  t->id == PM_T_DECIMAL128;
+    int binary = t->id == PM_T_BINARY || t->id == PM_T_LARGE_BINARY;
+    int list = t->id == PM_T_LIST || t->id == PM_T_LARGE_LIST;
+    const char *need = NULL;
+    switch (f) {
+      case PM_AGG_SUM:
+      case PM_AGG_PRODUCT:
+        if (!numeric) need = "a numeric";
+        break;
+      case PM_AGG_BOOL_AND:
+      case PM_AGG_BOOL_OR:
+        if (t->id != PM_T_BOOL) need = "a BOOLEAN";
+        break;
+      case PM_AGG_LISTAGG:
+        if (t->id != PM_T_UTF8 && t->id != PM_T_LARGE_UTF8) need = "a STRING";
+        break;
+      case PM_AGG_COLLECT:
+        if (!list) need = "an ARRAY";
+        break;
+      case PM_AGG_MERGE_MAP:
+        if (t->id != PM_T_MAP) need = "a MAP";
+        break;
+      case PM_AGG_RBM32:
+      case PM_AGG_RBM64:
+      case PM_AGG_HLL_SKETCH:
+      case PM_AGG_THETA_SKETCH:
+        if (!binary) need = "a VARBINARY";
+        break;
+      case PM_AGG_NESTED_UPDATE:
+      case PM_AGG_NESTED_PARTIAL_UPDATE: {
+        if (!list || t->children[0].id != PM_T_STRUCT) {
+          need = "an ARRAY<ROW>";
+          break;
+        }
+        const pm_merge_column *mc = &cfg->columns[c];
+        int nf = (int)t->children[0].n_children;
+        if (mc->n_nested_keys > PM_MERGE_MAX_NESTED_FIELDS || mc->n_nested_seq > PM_MERGE_MAX_NESTED_FIELDS)
+          return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "merge: too many nested key fields (column %d)", c);
+        for (int k = 0; k < mc->n_nested_keys; k++)
+          if (mc->nested_keys[k] < 0 || mc->nested_keys[k] >= nf)
+            return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "merge: nested key field out of range (column %d)", c);
+        for (int k = 0; k < mc->n_nested_seq; k++)
+          if (mc->nested_seq[k] < 0 || mc->nested_seq[k] >= nf)
+            return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                             "merge: nested sequence field out of range (column %d)", c);
+        if (f == PM_AGG_NESTED_PARTIAL_UPDATE) {
+          if (!mc->n_nested_keys)
+            return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "nested_partial_update needs a nested-key (column %d)",
+                             c);
+          m->stride[c] = nf + 1;
+        }
+        break;
+      }
+      case PM_AGG_MERGE_MAP_WITH_KEYTIME: {
+        if (t->id != PM_T_MAP || t->children[0].children[1].id != PM_T_STRUCT ||
+            t->children[0].children[1].n_children < 2) {
+          need = "a MAP<K, ROW<at least 2 fields>>";
+          break;
+        }
+        const pm_type *vt = &t->children[0].children[1];
+        int tf = cfg->columns[c].ts_field >= 0 ? cfg->columns[c].ts_field : (int)vt->n_children - 1;
+        if (tf >= vt->n_children || (vt->children[tf].id != PM_T_UTF8 && vt->children[tf].id != PM_T_LARGE_UTF8))
+          return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                           "merge_map_with_keytime: the timestamp field of column %d must be a STRING", c);
+        break;
+      }
+      default: break;
+    }
+    if (need)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "aggregate function %s needs %s column (column %s)",
+                       func_name(f), need, t->name ? t->name : "?");
   }
   return 0;
 }
 
-/* Partial update with sequence groups (records sorted oldest -> newest). The
- * state is kept as per-column picks of the output row being built. */
-static int merge_group_seq_groups(pm_merge_reader *m, int g, pm_error *err) {
+/* state := the record (r, i) for every value column (Java's initRow). */
+static int set_all(pm_merge_reader *m, int64_t o, int32_t r, int64_t i, pm_error *err) {
+  for (int c = 0; c < m->n_cols; c++) {
+    if (is_system_col(m->cfg, c)) continue;
+    if (m->func[c] != PM_AGG_NONE) PM_TRY(st_set(m, c, o, r, i, err));
+    else pick(m, c, o, r, i);
+  }
+  return 0;
+}
+
+/* Input (r, i) ordering value of group g vs the state's (nulls first). */
+static int group_cmp(const pm_merge_reader *m, const pm_seq_group *sg, int64_t o, int32_t r, int64_t i) {
+  const struct ArrowArray *b = &m->runs[r].batch;
+  for (int j = 0; j < sg->n_order; j++) {
+    int col = sg->order_cols[j];
+    int32_t sr = m->col_src[col][o];
+    const struct ArrowArray *in = b->children[col];
+    int vin = pm_array_is_valid(in, i);
+    int vst = sr >= 0 && pm_array_is_valid(m->runs[sr].batch.children[col], m->col_row[col][o]);
+    int cmp;
+    if (!vin || !vst) cmp = vin - vst;
+    else cmp = pm_compare_values(&m->layout->children[col], in, i, m->runs[sr].batch.children[col], m->col_row[col][o]);
+    if (cmp) return cmp;
+  }
+  return 0;
+}
+
+/* isEmptySequenceGroup: all ordering columns of the group null in the input
+ * (then they are marked processed). */
+static int group_empty(pm_merge_reader *m, const pm_seq_group *sg, int32_t r, int64_t i) {
+  const struct ArrowArray *b = &m->runs[r].batch;
+  for (int j = 0; j < sg->n_order; j++)
+    if (pm_array_is_valid(b->children[sg->order_cols[j]], i)) return 0;
+  for (int j = 0; j < sg->n_order; j++) m->processed[sg->order_cols[j]] = 1;
+  return 1;
+}
+
+/* PartialUpdateMergeFunction.updateWithSequenceGroup: an add record, columns in schema order. */
+static int update_with_groups(pm_merge_reader *m, int64_t o, int32_t r, int64_t i, pm_error *err) {
+  const pm_merge_config *cfg = m->cfg;
+  const struct ArrowArray *b = &m->runs[r].batch;
+  memset(m->processed, 0, (size_t)m->n_cols);
+  for (int c = 0; c < m->n_cols; c++) {
+    if (is_system_col(cfg, c)) continue;
+    int g = m->group_of[c];
+    pm_agg_func f = m->func[c];
+    if (g < 0) {
+      if (pm_array_is_valid(b->children[c], i)) pick(m, c, o, r, i);
+      continue;
+    }
+    const pm_seq_group *sg = &cfg->seq_groups[g];
+    if (m->processed[c] || group_empty(m, sg, r, i)) continue;
+    if (group_cmp(m, sg, o, r, i) >= 0) {
+      if (m->is_order[c]) { /* the group's ordering columns are updated at once */
+        for (int j = 0; j < sg->n_order; j++) {
+          pick(m, sg->order_cols[j], o, r, i);
+          m->processed[sg->order_cols[j]] = 1;
+        }
+        continue;
+      }
+      if (f == PM_AGG_NONE) pick(m, c, o, r, i); /* the input value, even null */
+      else PM_TRY(st_agg(m, c, o, r, i, 0, err));
+    } else if (f != PM_AGG_NONE) {
+      PM_TRY(st_agg(m, c, o, r, i, 1, err));
+    }
+  }
+  return 0;
+}
+
+/* PartialUpdateMergeFunction.retractWithSequenceGroup. */
+static int retract_with_groups(pm_merge_reader *m, int64_t o, int32_t r, int64_t i, int8_t kind, int *is_delete,
+                               pm_error *err) {
+  const pm_merge_config *cfg = m->cfg;
+  memset(m->processed, 0, (size_t)m->n_cols);
+  for (int c = 0; c < m->n_cols; c++) {
+    int g = m->group_of[c];
+    if (g < 0 || is_system_col(cfg, c)) continue;
+    pm_agg_func f = m->func[c];
+    const pm_seq_group *sg = &cfg->seq_groups[g];
+    if (m->processed[c] || group_empty(m, sg, r, i)) continue;
+    if (group_cmp(m, sg, o, r, i) >= 0) {
+      if (m->is_order[c]) {
+        if (kind == PM_ROWKIND_DELETE && sg->remove_on_delete) {
+          *is_delete = 1;
+          return set_all(m, o, r, i, err);
+        }
+        for (int j = 0; j < sg->n_order; j++) {
+          pick(m, sg->order_cols[j], o, r, i);
+          m->processed[sg->order_cols[j]] = 1;
+        }
+        continue;
+      }
+      if (f == PM_AGG_NONE) pick(m, c, o, -1, 0);
+      else PM_TRY(st_retract(m, c, o, r, i, err));
+    } else if (f != PM_AGG_NONE) {
+      PM_TRY(st_retract(m, c, o, r, i, err));
+    }
+  }
+  return 0;
+}
+
+/* Partial-update and aggregation merge of one key group (records sorted
+ * oldest -> newest), as PartialUpdateMergeFunction / AggregateMergeFunction. */
+static int merge_group_columns(pm_merge_reader *m, int g, pm_error *err) {
   const pm_merge_config *cfg = m->cfg;
   int32_t *gr = m->g_run;
   int64_t *gi = m->g_row;
+  int agg = cfg->engine == PM_ENGINE_AGGREGATION;
+  int groups = !agg && cfg->n_seq_groups > 0;
   int64_t o = m->n_out;
-  for (int c = 0; c < m->n_cols; c++) m->col_src[c][o] = -1;
-  int is_delete = 0, seen_add = 0, last = -1;
-  for (int w = 0; w < g; w++) {
+  for (int c = 0; c < m->n_cols; c++) {
+    pick(m, c, o, -1, 0);
+    st_reset(&m->st[c]);
+  }
+  int is_delete = 0, meet_insert = 0, filled = 0, last = -1, rc = 0;
+  for (int w = 0; w < g && !rc; w++) {
     int32_t r = gr[w];
     int64_t i = gi[w];
     const struct ArrowArray *b = &m->runs[r].batch;
     int8_t k = kind_at(m, b, i);
     int retract = pm_rowkind_is_retract(k);
-    if (retract && cfg->ignore_delete) continue;
-    last = w;
-    if (!retract) {
-      seen_add = 1;
-      is_delete = 0;
-    }
-    int replaced = 0;
-    for (int q = 0; q < cfg->n_seq_groups && !replaced; q++) {
-      const pm_seq_group *sg = &cfg->seq_groups[q];
-      int all_null = 1;
-      for (int j = 0; j < sg->n_order; j++) all_null &= !pm_array_is_valid(b->children[sg->order_cols[j]], i);
-      if (all_null) continue;
-      /* input ordering value vs state (nulls first; an unset state is all-null) */
-      int cmp = 0;
-      for (int j = 0; j < sg->n_order && !cmp; j++) {
-        int col = sg->order_cols[j];
-        int32_t sr = m->col_src[col][o];
-        const struct ArrowArray *in = b->children[col];
-        int vin = pm_array_is_valid(in, i);
-        int vst = sr >= 0 && pm_array_is_valid(m->runs[sr].batch.children[col], m->col_row[col][o]);
-        if (!vin || !vst) cmp = vin - vst;
-        else cmp = pm_compare_values(&m->layout->children[col], in, i, m->runs[sr].batch.children[col], m->col_row[col][o]);
-      }
-      if (cmp < 0) continue; /* older: unchanged (no aggregators supported in groups) */
-      if (retract && k == PM_ROWKIND_DELETE && sg->remove_on_delete) {
-        for (int c = 0; c < m->n_cols; c++) {
-          m->col_src[c][o] = r;
-          m->col_row[c][o] = i;
-        }
+    is_delete = 0; /* currentDeleteRow is reset by every record */
+    if (agg) {
+      if (retract && cfg->ignore_delete) continue; /* files of old writers may hold them */
+      last = w;
+      if (cfg->remove_record_on_delete && k == PM_ROWKIND_DELETE) {
         is_delete = 1;
-        replaced = 1;
-        break;
+        rc = set_all(m, o, r, i, err);
+        continue;
       }
-      for (int j = 0; j < sg->n_order; j++) {
-        m->col_src[sg->order_cols[j]][o] = r;
-        m->col_row[sg->order_cols[j]][o] = i;
-      }
-      for (int j = 0; j < sg->n_protected; j++) {
-        int col = sg->protected_cols[j];
-        m->col_src[col][o] = retract ? -1 : r; /* input value even when null; a retract nulls it */
-        m->col_row[col][o] = i;
-      }
+      for (int c = 0; c < m->n_cols && !rc; c++)
+        if (m->func[c] != PM_AGG_NONE) rc = retract ? st_retract(m, c, o, r, i, err) : st_agg(m, c, o, r, i, 0, err);
+      continue;
     }
-    if (replaced || retract) continue;
-    for (int c = 0; c < m->n_cols; c++) {
-      if (is_system_col(cfg, c) || col_in_group(cfg, c)) continue;
-      if (pm_array_is_valid(b->children[c], i)) {
-        m->col_src[c][o] = r;
-        m->col_row[c][o] = i;
+    if (retract) {
+      if (!filled) { /* a first retract initialises the state with its values */
+        rc = set_all(m, o, r, i, err);
+        filled = 1;
       }
+      if (cfg->ignore_delete) continue;
+      last = w;
+      if (groups) {
+        if (!rc) rc = retract_with_groups(m, o, r, i, k, &is_delete, err);
+        continue;
+      }
+      if (cfg->remove_record_on_delete) {
+        if (k == PM_ROWKIND_DELETE && !rc) {
+          is_delete = 1;
+          rc = set_all(m, o, r, i, err);
+        }
+        continue;
+      }
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "partial update can not accept delete records (set ignore-delete, "
+                       "partial-update.remove-record-on-delete or sequence groups)");
     }
+    last = w;
+    if (groups) {
+      rc = update_with_groups(m, o, r, i, err);
+    } else {
+      for (int c = 0; c < m->n_cols; c++)
+        if (!is_system_col(cfg, c) && pm_array_is_valid(b->children[c], i)) pick(m, c, o, r, i);
+    }
+    meet_insert = 1;
+    filled = 1;
   }
-  if (last < 0) return 0;
-  for (int c = 0; c < m->n_cols; c++)
-    if (is_system_col(cfg, c)) {
-      m->col_src[c][o] = gr[last];
-      m->col_row[c][o] = gi[last];
-    }
-  int8_t kind = (is_delete || !seen_add) ? PM_ROWKIND_DELETE : PM_ROWKIND_INSERT;
+  if (rc) return rc;
+  int8_t kind = agg ? (is_delete ? PM_ROWKIND_DELETE : PM_ROWKIND_INSERT)
+                    : ((is_delete || !meet_insert) ? PM_ROWKIND_DELETE : PM_ROWKIND_INSERT);
+  if (last < 0) { /* every record was skipped */
+    kind = PM_ROWKIND_DELETE;
+    last = g - 1;
+  }
   if (pm_rowkind_is_retract(kind) && !cfg->keep_retracts) return 0;
+  for (int c = 0; c < m->n_cols; c++) {
+    if (is_system_col(cfg, c)) pick(m, c, o, gr[last], gi[last]);
+    else if (m->func[c] != PM_AGG_NONE) PM_TRY(st_emit(m, c, o, err));
+  }
   m->sel_src[o] = gr[last];
   m->sel_row[o] = gi[last];
   m->out_kind[o] = kind;
@@ -1035,309 +2048,7 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
       g = kept;
     }
   }
-  if (cfg->engine == PM_ENGINE_PARTIAL_UPDATE && cfg->n_seq_groups > 0) return merge_group_seq_groups(m, g, err);
-  /* Per-column merge. State starts all-null; walk records in order. */
-  int agg = cfg->engine == PM_ENGINE_AGGREGATION;
-  int64_t o = m->n_out;
-  for (int c = 0; c < m->n_cols; c++) {
-    m->col_src[c][o] = -1;
-    m->col_row[c][o] = 0;
-  }
-  int is_delete = 0, seen_add = 0, last = -1;
-  /* Find the starting record: a -D under remove-record-on-delete resets the state. */
-  int start = 0;
-  for (int w = 0; w < g; w++) {
-    int8_t k = kind_at(m, &m->runs[gr[w]].batch, gi[w]);
-    if (!pm_rowkind_is_retract(k)) continue;
-    if (cfg->ignore_delete) continue;
-    if (cfg->remove_record_on_delete) {
-      if (k == PM_ROWKIND_DELETE) start = w;
-      continue;
-    }
-    if (!agg)
-      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                       "partial update can not accept delete records (set ignore-delete or "
-                       "partial-update.remove-record-on-delete)");
-  }
-  num *acc = NULL;
-  pm_buf *lacc = NULL;          /* listagg accumulators */
-  int *lhas = NULL;
-  roaring_bitmap_t **rbm = NULL; /* rbm32 accumulators */
-  nacc *nac = NULL;              /* collect / merge_map accumulators */
-  if (agg) {
-    acc = calloc((size_t)m->n_cols + 1, sizeof *acc);
-    if (!acc) return PM_NOMEM(err);
-    for (int c = 0; c < m->n_cols; c++) acc[c].is_null = 1;
-    int need_var = 0;
-    for (int c = 0; cfg->columns && c < m->n_cols; c++)
-      need_var |= cfg->columns[c].agg == PM_AGG_LISTAGG || cfg->columns[c].agg == PM_AGG_RBM32 ||
-                  cfg->columns[c].agg == PM_AGG_COLLECT || cfg->columns[c].agg == PM_AGG_MERGE_MAP;
-    if (need_var) {
-      lacc = calloc((size_t)m->n_cols + 1, sizeof *lacc);
-      lhas = calloc((size_t)m->n_cols + 1, sizeof *lhas);
-      rbm = calloc((size_t)m->n_cols + 1, sizeof *rbm);
-      nac = calloc((size_t)m->n_cols + 1, sizeof *nac);
-      if (!lacc || !lhas || !rbm || !nac) {
-        free(acc);
-        free(lacc);
-        free(lhas);
-        free(rbm);
-        free(nac);
-        return PM_NOMEM(err);
-      }
-    }
-  }
-  int rc = 0;
-  for (int w = start; w < g && !rc; w++) {
-    int32_t r = gr[w];
-    int64_t i = gi[w];
-    const struct ArrowArray *b = &m->runs[r].batch;
-    int8_t k = kind_at(m, b, i);
-    int retract = pm_rowkind_is_retract(k);
-    if (retract && cfg->remove_record_on_delete && w == start && k == PM_ROWKIND_DELETE) {
-      /* state := the -D record's values */
-      for (int c = 0; c < m->n_cols && !rc; c++) {
-        m->col_src[c][o] = r;
-        m->col_row[c][o] = i;
-        if (agg) acc[c] = num_at(m, c, r, i);
-        if (nac && (cfg->columns[c].agg == PM_AGG_COLLECT || cfg->columns[c].agg == PM_AGG_MERGE_MAP)) {
-          nac[c].n = 0;
-          nac[c].has = 0;
-          rc = nested_combine(m, c, cfg->columns[c].agg == PM_AGG_MERGE_MAP, 0, &nac[c], r, i, 1, err);
-        }
-        if (lacc && (cfg->columns[c].agg == PM_AGG_LISTAGG || cfg->columns[c].agg == PM_AGG_RBM32)) {
-          const uint8_t *p;
-          size_t n;
-          lacc[c].len = 0;
-          lhas[c] = 0;
-          if (rbm[c]) roaring_bitmap_free(rbm[c]);
-          rbm[c] = NULL;
-          if (bytes_at(&m->layout->children[c], b->children[c], i, &p, &n)) {
-            if (cfg->columns[c].agg == PM_AGG_LISTAGG) {
-              lhas[c] = 1;
-              if (n && pm_buf_append(&lacc[c], p, n)) rc = PM_NOMEM(err);
-            } else {
-              rbm[c] = roaring_bitmap_portable_deserialize_safe((const char *)p, n);
-              if (!rbm[c]) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "rbm32: invalid serialized bitmap");
-            }
-          }
-        }
-      }
-      is_delete = 1;
-      last = w;
-      continue;
-    }
-    if (retract) {
-      if (cfg->remove_record_on_delete) continue; /* -U ignored */
-      if (cfg->ignore_delete) {
-        if (w == 0 && !agg) { /* Java initialises the state from a first skipped retract */
-          for (int c = 0; c < m->n_cols; c++) {
-            m->col_src[c][o] = r;
-            m->col_row[c][o] = i;
-          }
-        }
-        continue;
-      }
-    }
-    last = w;
-    if (!retract) {
-      seen_add = 1;
-      is_delete = 0;
-    }
-    for (int c = 0; c < m->n_cols && !rc; c++) {
-      if (is_system_col(cfg, c)) continue;
-      const struct ArrowArray *col = b->children[c];
-      if (!agg) { /* partial update: non-null overlay */
-        if (pm_array_is_valid(col, i)) {
-          m->col_src[c][o] = r;
-          m->col_row[c][o] = i;
-        }
-        continue;
-      }
-      pm_agg_func f = cfg->columns ? cfg->columns[c].agg : PM_AGG_NONE;
-      if (is_seq_field_col(cfg, c)) f = PM_AGG_LAST_VALUE;
-      if (f == PM_AGG_NONE) f = PM_AGG_LAST_NON_NULL_VALUE;
-      int ignore_retract = cfg->columns ? cfg->columns[c].ignore_retract : 0;
-      int valid = pm_array_is_valid(col, i);
-      if (retract) {
-        if (ignore_retract) continue;
-        switch (f) {
-          case PM_AGG_SUM:
-          case PM_AGG_PRODUCT: rc = num_combine(&m->layout->children[c], f, &acc[c], num_at(m, c, r, i), 0, err); break;
-          case PM_AGG_LAST_VALUE: m->col_src[c][o] = -1; break;
-          case PM_AGG_LAST_NON_NULL_VALUE:
-            if (valid) m->col_src[c][o] = -1;
-            break;
-          case PM_AGG_PRIMARY_KEY:
-            m->col_src[c][o] = r;
-            m->col_row[c][o] = i;
-            break;
-          case PM_AGG_COLLECT:
-          case PM_AGG_MERGE_MAP:
-            if (nac) rc = nested_combine(m, c, f == PM_AGG_MERGE_MAP, 0, &nac[c], r, i, 0, err);
-            break;
-          default:
-            rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                           "aggregate function of column %d does not support retraction (set "
-                           "fields.<f>.ignore-retract)",
-                           c);
-        }
-        continue;
-      }
-      switch (f) {
-        case PM_AGG_SUM:
-        case PM_AGG_PRODUCT: rc = num_combine(&m->layout->children[c], f, &acc[c], num_at(m, c, r, i), 1, err); break;
-        case PM_AGG_LAST_VALUE:
-        case PM_AGG_PRIMARY_KEY:
-          m->col_src[c][o] = r;
-          m->col_row[c][o] = i;
-          break;
-        case PM_AGG_LAST_NON_NULL_VALUE:
-          if (valid) {
-            m->col_src[c][o] = r;
-            m->col_row[c][o] = i;
-          }
-          break;
-        case PM_AGG_FIRST_VALUE:
-          if (m->col_src[c][o] < 0) { /* the first input, even a null one, is kept */
-            m->col_src[c][o] = r;
-            m->col_row[c][o] = i;
-          }
-          break;
-        case PM_AGG_FIRST_NON_NULL_VALUE:
-          if (valid && m->col_src[c][o] < 0) {
-            m->col_src[c][o] = r;
-            m->col_row[c][o] = i;
-          }
-          break;
-        case PM_AGG_MAX:
-        case PM_AGG_MIN:
-          if (valid) {
-            int32_t cr = m->col_src[c][o];
-            int better = cr < 0;
-            if (!better) {
-              int cmp = pm_compare_values(&m->layout->children[c], col, i, m->runs[cr].batch.children[c],
-                                          m->col_row[c][o]);
-              better = f == PM_AGG_MAX ? cmp > 0 : cmp < 0;
-            }
-            if (better) {
-              m->col_src[c][o] = r;
-              m->col_row[c][o] = i;
-            }
-          }
-          break;
-        case PM_AGG_BOOL_AND:
-        case PM_AGG_BOOL_OR:
-          if (valid) {
-            num x = num_at(m, c, r, i);
-            if (acc[c].is_null) acc[c] = x;
-            else acc[c].i = f == PM_AGG_BOOL_AND ? (acc[c].i && x.i) : (acc[c].i || x.i);
-          }
-          break;
-        case PM_AGG_COLLECT:
-        case PM_AGG_MERGE_MAP:
-          if (nac) rc = nested_combine(m, c, f == PM_AGG_MERGE_MAP, cfg->columns[c].distinct, &nac[c], r, i, 1, err);
-          break;
-        case PM_AGG_LISTAGG:
-        case PM_AGG_RBM32: {
-          const uint8_t *p;
-          size_t n;
-          if (!lacc || !bytes_at(&m->layout->children[c], col, i, &p, &n)) break;
-          if (f == PM_AGG_LISTAGG) {
-            const char *d = cfg->columns[c].listagg_delimiter ? cfg->columns[c].listagg_delimiter : ",";
-            rc = listagg_add(&lacc[c], &lhas[c], p, n, d, cfg->columns[c].distinct, err);
-          } else {
-            roaring_bitmap_t *x = roaring_bitmap_portable_deserialize_safe((const char *)p, n);
-            if (!x) {
-              rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "rbm32: invalid serialized bitmap in column %d", c);
-            } else if (!rbm[c]) {
-              rbm[c] = x;
-            } else {
-              roaring_bitmap_or_inplace(rbm[c], x);
-              roaring_bitmap_free(x);
-            }
-          }
-          break;
-        }
-        default: rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "aggregate function not supported"); break;
-      }
-    }
-  }
-  /* computed variable-length results */
-  for (int c = 0; lacc && !rc && c < m->n_cols; c++) {
-    if (is_system_col(cfg, c) || is_seq_field_col(cfg, c)) continue;
-    if (cfg->columns[c].agg == PM_AGG_LISTAGG) {
-      rc = add_bpatch(m, o, c, !lhas[c], lacc[c].data, lhas[c] ? lacc[c].len : 0, err);
-    } else if (cfg->columns[c].agg == PM_AGG_COLLECT || cfg->columns[c].agg == PM_AGG_MERGE_MAP) {
-      rc = add_lpatch(m, o, c, &nac[c], err);
-    } else if (cfg->columns[c].agg == PM_AGG_RBM32) {
-      if (!rbm[c]) {
-        rc = add_bpatch(m, o, c, 1, NULL, 0, err);
-        continue;
-      }
-      roaring_bitmap_run_optimize(rbm[c]);
-      size_t n = roaring_bitmap_portable_size_in_bytes(rbm[c]);
-      char *buf = malloc(n + 1);
-      if (!buf) {
-        rc = PM_NOMEM(err);
-        break;
-      }
-      roaring_bitmap_portable_serialize(rbm[c], buf);
-      rc = add_bpatch(m, o, c, 0, buf, n, err);
-      free(buf);
-    }
-  }
-  if (lacc) {
-    for (int c = 0; c < m->n_cols; c++) {
-      pm_buf_free(&lacc[c]);
-      if (rbm[c]) roaring_bitmap_free(rbm[c]);
-      free(nac[c].v);
-    }
-    free(lacc);
-    free(lhas);
-    free(rbm);
-    free(nac);
-  }
-  if (rc) {
-    free(acc);
-    return rc;
-  }
-  if (last < 0) last = g - 1;
-  /* key and sequence columns come from the last processed record */
-  for (int c = 0; c < m->n_cols; c++)
-    if (is_system_col(cfg, c)) {
-      m->col_src[c][o] = gr[last];
-      m->col_row[c][o] = gi[last];
-    }
-  int8_t kind = (is_delete || !seen_add) ? PM_ROWKIND_DELETE : PM_ROWKIND_INSERT;
-  if (agg) {
-    for (int c = 0; c < m->n_cols && !rc; c++) {
-      if (is_system_col(cfg, c) || !cfg->columns) continue;
-      pm_agg_func f = cfg->columns[c].agg;
-      if (is_seq_field_col(cfg, c)) continue;
-      if (f == PM_AGG_SUM || f == PM_AGG_PRODUCT || f == PM_AGG_BOOL_AND || f == PM_AGG_BOOL_OR) {
-        patch p = {o, c, acc[c].is_null, acc[c].i, acc[c].d, acc[c].dec};
-        rc = add_patch(m, &p, err);
-      }
-    }
-  }
-  free(acc);
-  if (rc) return rc;
-  if (pm_rowkind_is_retract(kind) && !cfg->keep_retracts) {
-    /* drop: undo the patches of this row */
-    while (m->n_patches && m->patches[m->n_patches - 1].row == o) m->n_patches--;
-    while (m->n_bpatches && m->bpatches[m->n_bpatches - 1].row == o) m->n_bpatches--;
-    while (m->n_lpatches && m->lpatches[m->n_lpatches - 1].row == o) {
-      m->n_erefs = m->lpatches[m->n_lpatches - 1].start;
-      m->n_lpatches--;
-    }
-    return 0;
-  }
-  m->sel_src[o] = gr[last];
-  m->sel_row[o] = gi[last];
-  m->out_kind[o] = kind;
-  m->n_out++;
-  return 0;
+  return merge_group_columns(m, g, err);
 }
 
 static void apply_patch(struct ArrowArray *a, const pm_type *t, const patch *p) {
@@ -1413,10 +2124,30 @@ static int build_with_lpatches(pm_merge_reader *m, int c, const int32_t *src, co
         rc = pm_builder_append_null(b, err);
         continue;
       }
-      for (size_t k = 0; k < lp->n && !rc; k++) {
+      size_t stride = (size_t)m->stride[c];
+      for (size_t k = 0; k + stride <= lp->n && !rc; k += stride) {
         const eref *e = &m->erefs[lp->start + k];
-        const struct ArrowArray *items = m->runs[e->run].batch.children[c]->children[0];
-        rc = pm_builder_append_from(child, ct, items, e->idx, err);
+        if (stride == 1) {
+          const struct ArrowArray *items = m->runs[e->run].batch.children[c]->children[0];
+          rc = pm_builder_append_from(child, ct, items, e->idx, err);
+          continue;
+        }
+        /* composite row: each field from the element it was last set by */
+        if (e->run < 0) {
+          rc = pm_builder_append_null(child, err);
+          continue;
+        }
+        for (size_t f = 0; f + 1 < stride && !rc; f++) {
+          const eref *fe = &e[1 + f];
+          pm_builder *fb = pm_builder_child(child, (int64_t)f);
+          if (fe->run < 0) {
+            rc = pm_builder_append_null(fb, err);
+          } else {
+            const struct ArrowArray *rows_arr = m->runs[fe->run].batch.children[c]->children[0];
+            rc = pm_builder_append_from(fb, &ct->children[f], rows_arr->children[f], rows_arr->offset + fe->idx, err);
+          }
+        }
+        if (!rc) rc = pm_builder_append_valid(child, err);
       }
       if (!rc) rc = pm_builder_append_valid(b, err);
     } else {

@@ -52,21 +52,50 @@ typedef enum pm_agg_func {
   PM_AGG_RBM32,
   PM_AGG_COLLECT,
   PM_AGG_MERGE_MAP,
-  PM_AGG_PRIMARY_KEY
+  PM_AGG_PRIMARY_KEY,
+  PM_AGG_MERGE_MAP_WITH_KEYTIME,
+  PM_AGG_NESTED_UPDATE,
+  PM_AGG_NESTED_PARTIAL_UPDATE,
+  PM_AGG_RBM64,
+  PM_AGG_HLL_SKETCH,
+  PM_AGG_THETA_SKETCH
 } pm_agg_func;
 
-/* Parses an aggregate function name (Java's names, e.g. "last_non_null_value",
- * legacy "first_not_null_value"). Known but unimplemented functions
- * (collect, merge_map, nested_update, rbm32, hll_sketch, ...) are
- * PAIMON_ERR_UNSUPPORTED. */
+/* Parses an aggregate function name: the identifiers of Java Paimon's
+ * FieldAggregatorFactory implementations (e.g. "last_non_null_value", legacy
+ * "first_not_null_value", "nested_update", "theta_sketch"). Anything else
+ * (there is no "count") is PAIMON_ERR_INVALID_ARGUMENT. */
 int pm_agg_func_parse(const char *s, pm_agg_func *out, pm_error *err);
 
+/* fields.<f>.nested-key-null-strategy (CoreOptions.NestedKeyNullStrategy). */
+enum { PM_NESTED_KEY_NULL_MERGE = 0, PM_NESTED_KEY_NULL_IGNORE = 1, PM_NESTED_KEY_NULL_ERROR = 2 };
+#define PM_MERGE_MAX_NESTED_FIELDS 16
+
 typedef struct pm_merge_column {
-  pm_agg_func agg;          /* aggregation engine: the column's function (NONE = last_non_null_value) */
+  pm_agg_func agg;          /* aggregation engine: the column's function (NONE = last_non_null_value);
+                               partial-update: function of a sequence-group protected column (NONE = none) */
   const char *listagg_delimiter; /* default "," */
   int distinct;             /* listagg: append only tokens not yet present */
   int ignore_retract;       /* aggregation: retract leaves the accumulator unchanged */
+  /* nested_update / nested_partial_update: indices into the ARRAY<ROW> element's fields */
+  int n_nested_keys;        /* fields.<f>.nested-key */
+  int nested_keys[PM_MERGE_MAX_NESTED_FIELDS];
+  int n_nested_seq;         /* fields.<f>.nested-sequence-field (nested_update) */
+  int nested_seq[PM_MERGE_MAX_NESTED_FIELDS];
+  int nested_key_null;      /* PM_NESTED_KEY_NULL_* */
+  int count_limit_set;      /* fields.<f>.count-limit given (else Integer.MAX_VALUE) */
+  int32_t count_limit;      /* its value (nested_update) */
+  int ts_field;             /* merge_map_with_keytime: field of the value ROW (fields.<f>.ts-field); -1 = last */
 } pm_merge_column;
+
+/* Reads the per-column options of aggregate function mc->agg for column
+ * `field` of type `type` (nested-key, nested-sequence-field,
+ * nested-key-null-strategy, count-limit, ts-field) through get(ctx, key)
+ * (returns the option value or NULL; borrowed), resolving nested field names
+ * against the element ROW type and checking Java's factory rules. Call after
+ * mc->agg is set. */
+int pm_merge_column_options(pm_merge_column *mc, const pm_type *type, const char *field,
+                            const char *(*get)(void *ctx, const char *key), void *ctx, pm_error *err);
 
 /* A partial-update sequence group: `fields.<ordering...>.sequence-group =
  * <protected...>` (SEMANTICS 2.3). Columns are layout indices. */
