@@ -148,6 +148,8 @@ static void free_list(char **v, int n) {
 
 static int field_index(const pm_table_schema *s, const char *name) { return pm_schema_field_index(s, name); }
 
+static const char *table_option_get(void *t, const char *key) { return pm_table_option(t, key); }
+
 static int setup_merge(read_ctx *c, pm_error *err) {
   pm_table *t = c->t;
   const pm_table_schema *s = c->schema;
@@ -284,10 +286,12 @@ static int setup_merge(read_ctx *c, pm_error *err) {
       mc->agg = PM_AGG_PRIMARY_KEY;
       continue;
     }
-    if (!agg && m->engine == PM_ENGINE_AGGREGATION) agg = def_agg;
-    if (agg && m->engine == PM_ENGINE_AGGREGATION) PM_TRY(pm_agg_func_parse(agg, &mc->agg, err));
-    if (agg && m->engine == PM_ENGINE_PARTIAL_UPDATE && strcmp(agg, "last_non_null_value"))
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: %s outside a sequence group is not supported", t->root, key);
+    /* partial-update: the merge checks that functions sit on sequence-group columns */
+    if (!agg) agg = def_agg;
+    if (agg && (m->engine == PM_ENGINE_AGGREGATION || m->engine == PM_ENGINE_PARTIAL_UPDATE)) {
+      PM_TRY(pm_agg_func_parse(agg, &mc->agg, err));
+      PM_TRY(pm_merge_column_options(mc, &c->layout.children[f], name, table_option_get, t, err));
+    }
     snprintf(key, sizeof key, "fields.%s.ignore-retract", name);
     PM_TRY(opt_bool(t, key, 0, err, &mc->ignore_retract));
     snprintf(key, sizeof key, "fields.%s.distinct", name);
