@@ -60,4 +60,74 @@ void pm_pq_byte_stream_split(const uint8_t *src, size_t n, int width, uint8_t *o
 /* Plain booleans (bit-packed LSB first) to 0/1 bytes, starting at bit `first`. */
 void pm_pq_unpack_bools(const uint8_t *src, size_t first, uint8_t *out, size_t n);
 
+/* ---- Level blocks: 16 int16 levels compared at once -------------------
+ * Bit j of a mask describes level p[j]. Levels are small non-negative
+ * numbers; thresholds are in 0..INT16_MAX. SSE2 where available (every
+ * x86-64), else plain loops with the same results. */
+#if defined(__SSE2__)
+#include <emmintrin.h>
+static inline unsigned pm_pq_lv_mask_gt16(const int16_t *p, int16_t k) { /* p[j] > k */
+  __m128i kk = _mm_set1_epi16(k);
+  __m128i a = _mm_cmpgt_epi16(_mm_loadu_si128((const __m128i *)(const void *)p), kk);
+  __m128i b = _mm_cmpgt_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + 8)), kk);
+  return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+}
+static inline unsigned pm_pq_lv_mask_eq16(const int16_t *p, int16_t k) { /* p[j] == k */
+  __m128i kk = _mm_set1_epi16(k);
+  __m128i a = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)p), kk);
+  __m128i b = _mm_cmpeq_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + 8)), kk);
+  return (unsigned)_mm_movemask_epi8(_mm_packs_epi16(a, b));
+}
+/* dst[j] = p[j] > k (0 or 1); returns the mask. */
+static inline unsigned pm_pq_lv_bytes_gt16(uint8_t *dst, const int16_t *p, int16_t k) {
+  __m128i kk = _mm_set1_epi16(k);
+  __m128i a = _mm_cmpgt_epi16(_mm_loadu_si128((const __m128i *)(const void *)p), kk);
+  __m128i b = _mm_cmpgt_epi16(_mm_loadu_si128((const __m128i *)(const void *)(p + 8)), kk);
+  __m128i m = _mm_packs_epi16(a, b);
+  _mm_storeu_si128((__m128i *)(void *)dst, _mm_and_si128(m, _mm_set1_epi8(1)));
+  return (unsigned)_mm_movemask_epi8(m);
+}
+#else
+static inline unsigned pm_pq_lv_mask_gt16(const int16_t *p, int16_t k) {
+  unsigned m = 0;
+  for (int j = 0; j < 16; j++) m |= (unsigned)(p[j] > k) << j;
+  return m;
+}
+static inline unsigned pm_pq_lv_mask_eq16(const int16_t *p, int16_t k) {
+  unsigned m = 0;
+  for (int j = 0; j < 16; j++) m |= (unsigned)(p[j] == k) << j;
+  return m;
+}
+static inline unsigned pm_pq_lv_bytes_gt16(uint8_t *dst, const int16_t *p, int16_t k) {
+  unsigned m = 0;
+  for (int j = 0; j < 16; j++) {
+    dst[j] = (uint8_t)(p[j] > k);
+    m |= (unsigned)dst[j] << j;
+  }
+  return m;
+}
+#endif
+
+static inline unsigned pm_pq_pop16(unsigned x) { /* portable: no popcnt instruction assumed */
+  x = x - ((x >> 1) & 0x5555u);
+  x = (x & 0x3333u) + ((x >> 2) & 0x3333u);
+  x = (x + (x >> 4)) & 0x0f0fu;
+  return (x + (x >> 8)) & 0x1fu;
+}
+
+/* Counts levels equal to `max` among n; returns -1 if any level exceeds max. */
+static inline int64_t pm_pq_count_max_levels(const int16_t *d, size_t n, int16_t max) {
+  size_t c = 0, i = 0;
+  unsigned bad = 0;
+  for (; i + 16 <= n; i += 16) {
+    c += pm_pq_pop16(pm_pq_lv_mask_eq16(d + i, max));
+    bad |= pm_pq_lv_mask_gt16(d + i, max);
+  }
+  for (; i < n; i++) {
+    c += d[i] == max;
+    bad |= d[i] > max;
+  }
+  return bad ? -1 : (int64_t)c;
+}
+
 #endif

@@ -546,8 +546,10 @@ static int decode_levels_v1(pm_pq_reader *r, leaf_reader *lr, const uint8_t *p, 
 }
 
 static int check_levels(pm_pq_reader *r, leaf_reader *lr, const int16_t *lv, size_t n, int max, pm_error *err) {
-  int16_t bad = 0;
-  for (size_t i = 0; i < n; i++) bad |= (int16_t)(lv[i] > max);
+  unsigned bad = 0;
+  size_t i = 0;
+  for (; i + 16 <= n; i += 16) bad |= pm_pq_lv_mask_gt16(lv + i, (int16_t)max);
+  for (; i < n; i++) bad |= lv[i] > max;
   if (bad) return lr_fail(r, lr, err, "level above the column's maximum");
   return 0;
 }
@@ -957,15 +959,9 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
     }
     size_t nvals = n;
     if (lr->max_def > 0 && !all_defined) {
-      size_t c = 0;
-      const int16_t *d = lr->page_def;
-      int16_t md = (int16_t)lr->max_def, bad = 0;
-      for (size_t i = 0; i < n; i++) {
-        c += d[i] == md;
-        bad |= (int16_t)(d[i] > md);
-      }
-      if (bad) return lr_fail(r, lr, err, "definition level above the column's maximum");
-      nvals = c;
+      int64_t c = pm_pq_count_max_levels(lr->page_def, n, (int16_t)lr->max_def);
+      if (c < 0) return lr_fail(r, lr, err, "definition level above the column's maximum");
+      nvals = (size_t)c;
     }
     if (lr->max_rep > 0) PM_TRY(check_levels(r, lr, lr->page_rep, n, lr->max_rep, err));
     int enc = h.encoding;
@@ -1207,11 +1203,8 @@ static int consume_levels(pm_pq_reader *r, leaf_reader *lr, size_t k, int out, p
   } else if (lr->max_def > 0 && k == lr->page_levels - lr->level_pos) {
     nv = lr->page_nvals - lr->value_pos; /* the rest of the page */
   } else if (lr->max_def > 0) {
-    const int16_t *d = lr->page_def + lr->level_pos;
-    int16_t md = (int16_t)lr->max_def;
-    size_t c = 0;
-    for (size_t i = 0; i < k; i++) c += d[i] == md;
-    nv = c;
+    int64_t c = pm_pq_count_max_levels(lr->page_def + lr->level_pos, k, (int16_t)lr->max_def);
+    nv = c < 0 ? SIZE_MAX : (size_t)c; /* levels were checked when the page was loaded */
   }
   if (nv > lr->page_nvals - lr->value_pos) return lr_fail(r, lr, err, "more non-null levels than values");
   if (out) {
@@ -1290,6 +1283,13 @@ static int lr_rows(pm_pq_reader *r, leaf_reader *lr, int64_t nrows, int out, pm_
     if (started == 0 && rp[0] != 0) return lr_fail(r, lr, err, "record does not start with repetition level 0");
     size_t j = 0;
     int finished = 0;
+    /* whole blocks of 16 levels that cannot finish the call */
+    while (j + 16 <= avail) {
+      int64_t z = (int64_t)pm_pq_pop16(pm_pq_lv_mask_eq16(rp + j, 0));
+      if (started + z > nrows) break;
+      started += z;
+      j += 16;
+    }
     for (; j < avail; j++) {
       if (rp[j] == 0) {
         if (started == nrows) {
@@ -1457,6 +1457,14 @@ static uint8_t *pack_bitmap(const uint8_t *valid, size_t n) {
   uint8_t *bm = pm_aligned_alloc((n + 7) / 8 + 8);
   if (!bm) return NULL;
   size_t i = 0, b = 0;
+#if defined(__SSE2__)
+  for (; i + 16 <= n; i += 16, b += 2) {
+    __m128i x = _mm_loadu_si128((const __m128i *)(const void *)(valid + i));
+    unsigned m = (unsigned)_mm_movemask_epi8(_mm_cmpgt_epi8(x, _mm_setzero_si128()));
+    bm[b] = (uint8_t)m;
+    bm[b + 1] = (uint8_t)(m >> 8);
+  }
+#endif
   for (; i + 8 <= n; i += 8, b++) {
     const uint8_t *v = valid + i;
     bm[b] = (uint8_t)(v[0] | v[1] << 1 | v[2] << 2 | v[3] << 3 | v[4] << 4 | v[5] << 5 | v[6] << 6 | v[7] << 7);
@@ -1489,39 +1497,7 @@ static int node_slots(asm_ctx *c, const anode *n, size_t *n_slots, size_t *n_nul
   uint8_t *v = c->valid;
   size_t s = 0, nulls = 0;
   int16_t dp = (int16_t)n->def_present, ad = (int16_t)n->anc_def, ar = (int16_t)n->anc_rep;
-  if (!rep && n->anc_def == 0) {
-    if (!def || dp == 0) {
-      memset(v, 1, L);
-    } else {
-      size_t ones = 0;
-      for (size_t i = 0; i < L; i++) {
-        uint8_t x = def[i] >= dp;
-        v[i] = x;
-        ones += x;
-      }
-      nulls = L - ones;
-    }
-    s = L;
-  } else if (def && rep) {
-    for (size_t i = 0; i < L; i++) {
-      int16_t d = def[i], rr = rep[i];
-      size_t is = (size_t)((d >= ad) & (rr <= ar));
-      uint8_t ok = d >= dp;
-      v[s] = ok;
-      s += is;
-      nulls += is & !ok;
-    }
-  } else if (!rep && def) {
-    /* Branch-free like the case above (v has slack for the write past s). */
-    for (size_t i = 0; i < L; i++) {
-      int16_t d = def[i];
-      size_t is = (size_t)(d >= ad);
-      uint8_t ok = d >= dp;
-      v[s] = ok;
-      s += is;
-      nulls += is & !ok;
-    }
-  } else if (!rep) {
+  if (!def && !rep) {
     /* every level is dfill: all slots or none, all valid or all null */
     if (dfill >= ad) {
       uint8_t ok = dfill >= dp;
@@ -1529,9 +1505,50 @@ static int node_slots(asm_ctx *c, const anode *n, size_t *n_slots, size_t *n_nul
       s = L;
       nulls = ok ? 0 : L;
     }
+  } else if (!rep && ad == 0) {
+    /* one slot per level */
+    size_t ones = 0, i = 0;
+    for (; i + 16 <= L; i += 16) ones += pm_pq_pop16(pm_pq_lv_bytes_gt16(v + i, def + i, (int16_t)(dp - 1)));
+    for (; i < L; i++) {
+      uint8_t x = def[i] >= dp;
+      v[i] = x;
+      ones += x;
+    }
+    nulls = L - ones;
+    s = L;
   } else {
-    for (size_t i = 0; i < L; i++) {
-      int16_t d = def ? def[i] : dfill, rr = rep[i];
+    /* Blocks of 16 levels: a mask of the levels that are slots of this node
+     * (S) and of those where it is non-null (V). A block of slots only (the
+     * common case below a list) stores 16 validity bytes at once; otherwise
+     * the slots are picked out bit by bit. */
+    const uint8_t okfill = dfill >= dp;
+    const unsigned sfill = dfill >= ad ? 0xffffu : 0;
+    size_t i = 0;
+    for (; i + 16 <= L; i += 16) {
+      unsigned S = def ? (ad > 0 ? pm_pq_lv_mask_gt16(def + i, (int16_t)(ad - 1)) : 0xffffu) : sfill;
+      if (rep) S &= ~pm_pq_lv_mask_gt16(rep + i, ar) & 0xffffu;
+      if (S == 0xffffu) {
+        unsigned V;
+        if (def) {
+          V = pm_pq_lv_bytes_gt16(v + s, def + i, (int16_t)(dp - 1));
+        } else {
+          memset(v + s, okfill, 16);
+          V = okfill ? 0xffffu : 0;
+        }
+        nulls += 16 - pm_pq_pop16(V);
+        s += 16;
+      } else if (S) {
+        unsigned V = def ? pm_pq_lv_mask_gt16(def + i, (int16_t)(dp - 1)) : (okfill ? 0xffffu : 0);
+        nulls += pm_pq_pop16(S & ~V);
+        do {
+          unsigned j = (unsigned)__builtin_ctz(S);
+          v[s++] = (uint8_t)((V >> j) & 1u);
+          S &= S - 1;
+        } while (S);
+      }
+    }
+    for (; i < L; i++) {
+      int16_t d = def ? def[i] : dfill, rr = rep ? rep[i] : 0;
       if (d >= ad && rr <= ar) {
         uint8_t ok = d >= dp;
         v[s++] = ok;
@@ -1713,15 +1730,27 @@ static int build_array(asm_ctx *c, const anode *n, struct ArrowArray *out, int64
       pm_buf_free(&obuf);
       return pm_errorf(c->err, PAIMON_ERR_UNSUPPORTED, "%s: list too large for one batch", c->r->path);
     }
-    if (def && rep) {
-      for (size_t i = 0; i < o->n_levels; i++) {
-        int16_t d = def[i], rr = rep[i];
-        offsets[s] = (int32_t)child;
-        s += (size_t)((d >= ad) & (rr <= ar));
-        child += (d >= cd) & (rr <= cr);
+    size_t i = 0;
+    if (rep) {
+      /* Blocks of 16 levels: masks of the levels that start a list slot (S)
+       * and of those that are child elements (C); each slot's offset is the
+       * child count before it. */
+      const unsigned sfill = dfill >= ad ? 0xffffu : 0, cfill = dfill >= cd ? 0xffffu : 0;
+      for (; i + 16 <= o->n_levels; i += 16) {
+        unsigned S = def ? (ad > 0 ? pm_pq_lv_mask_gt16(def + i, (int16_t)(ad - 1)) : 0xffffu) : sfill;
+        unsigned C = def ? (cd > 0 ? pm_pq_lv_mask_gt16(def + i, (int16_t)(cd - 1)) : 0xffffu) : cfill;
+        S &= ~pm_pq_lv_mask_gt16(rep + i, ar) & 0xffffu;
+        C &= ~pm_pq_lv_mask_gt16(rep + i, cr) & 0xffffu;
+        while (S) {
+          unsigned j = (unsigned)__builtin_ctz(S);
+          offsets[s++] = (int32_t)(child + (int64_t)pm_pq_pop16(C & ((1u << j) - 1)));
+          S &= S - 1;
+        }
+        child += (int64_t)pm_pq_pop16(C);
       }
-    } else {
-      for (size_t i = 0; i < o->n_levels; i++) {
+    }
+    {
+      for (; i < o->n_levels; i++) {
         int16_t d = def ? def[i] : dfill, rr = rep ? rep[i] : 0;
         if (d >= ad && rr <= ar) offsets[s++] = (int32_t)child;
         if (d >= cd && rr <= cr) child++;
