@@ -1673,6 +1673,17 @@ static int agg_setup(pm_merge_reader *m, pm_error *err) {
     }
   }
   int agg = cfg->engine == PM_ENGINE_AGGREGATION;
+  if (!agg) { /* PartialUpdateMergeFunction.Factory refuses these combinations */
+    int rm_group = 0;
+    for (int g = 0; g < cfg->n_seq_groups; g++) rm_group |= cfg->seq_groups[g].remove_on_delete;
+    if (cfg->ignore_delete && (cfg->remove_record_on_delete || rm_group))
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "ignore-delete and partial-update.remove-record-on-%s have conflicting behavior",
+                       cfg->remove_record_on_delete ? "delete" : "sequence-group");
+    if (cfg->remove_record_on_delete && cfg->n_seq_groups > 0)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "sequence-group and partial-update.remove-record-on-delete have conflicting behavior");
+  }
   for (int c = 0; c < n; c++) {
     m->stride[c] = 1;
     if (is_system_col(cfg, c) || (!agg && cfg->engine != PM_ENGINE_PARTIAL_UPDATE)) continue;
@@ -1693,6 +1704,10 @@ static int agg_setup(pm_merge_reader *m, pm_error *err) {
       if (f == PM_AGG_LAST_NON_NULL_VALUE && m->group_of[c] < 0) f = PM_AGG_NONE; /* same as the overlay */
     }
     m->func[c] = f;
+    if (agg && cfg->remove_record_on_delete && cfg->columns && cfg->columns[c].ignore_retract)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "aggregation.remove-record-on-delete and fields.%s.ignore-retract have conflicting behavior",
+                       t->name ? t->name : "?");
     int numeric = (t->id >= PM_T_INT8 && t->id <= PM_T_UINT64) || t->id == PM_T_FLOAT || t->id == PM_T_DOUBLE ||
                   t->id == PM_T_DECIMAL128;
     int binary = t->id == PM_T_BINARY || t->id == PM_T_LARGE_BINARY;

@@ -752,6 +752,16 @@ static void test_partial_update_group_aggregation(void) {
   CHECK_OK(pu_merge(&cfg, adds, 3, &o, &n, &err), &err);
   if (n) CHECK_EQ_INT(o.g1, 3);
   cols[P_G1].agg = PM_AGG_NONE;
+  /* option conflicts refused by PartialUpdateMergeFunction.Factory */
+  cfg.remove_record_on_delete = 1;
+  CHECK_EQ_INT(pu_merge(&cfg, adds, 3, &o, &n, &err), PAIMON_ERR_INVALID_ARGUMENT); /* with sequence groups */
+  cfg.remove_record_on_delete = 0;
+  cfg.ignore_delete = 1;
+  groups[1].remove_on_delete = 1;
+  CHECK_EQ_INT(pu_merge(&cfg, adds, 3, &o, &n, &err), PAIMON_ERR_INVALID_ARGUMENT);
+  groups[1].remove_on_delete = 0;
+  CHECK_OK(pu_merge(&cfg, adds, 3, &o, &n, &err), &err);
+  cfg.ignore_delete = 0;
   /* aggReversed of first_value: the first call keeps the state, later ones take the input
    * (FieldFirstValueAgg.agg(input, acc) with its per-key initialized flag) */
   cols[P_A].agg = PM_AGG_FIRST_VALUE;
@@ -793,6 +803,10 @@ static void test_aggregation_all_retracts(void) {
     CHECK_EQ_INT(o.a, -8);
     CHECK_EQ_INT(o.c, -3);
   }
+  /* aggregation.remove-record-on-delete conflicts with ignore-retract (FieldAggregatorFactory.create) */
+  cfg.remove_record_on_delete = 1;
+  CHECK_EQ_INT(pu_merge(&cfg, recs, 2, &o, &n, &err), PAIMON_ERR_INVALID_ARGUMENT);
+  cfg.remove_record_on_delete = 0;
   /* FieldListaggAgg.agg: a blank input leaves the accumulator, also a null one */
   static const prec a1 = {NUL, 1, " ", NUL, 1, NUL, 0, PM_ROWKIND_INSERT};
   static const prec a2 = {NUL, 1, "  ", NUL, 1, NUL, 1, PM_ROWKIND_INSERT};
