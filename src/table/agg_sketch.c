@@ -1031,14 +1031,646 @@ int pm_agg_theta_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t 
 }
 
 /* =============================================================================================
- * hll_sketch: Java Paimon's HllSketchUtil.union heapifies a as an HllSketch, b as a Union (lgMaxK =
- * b's lgK, HLL_8 gadget), updates the union with a and writes getResult(HLL_4).toCompactByteArray().
- * Reproducing those bytes needs the coupon list / coupon hash set tables (their slot order is
- * serialized), the HLL_4 aux hash map, downsampling and the HIP / KxQ doubles; not done yet.
+ * hll_sketch: Java Paimon's HllSketchUtil.union(a, b) (DataSketches 4.2.0):
+ *   HllSketch.heapify(a); Union.heapify(b) = new Union(lgMaxK = b's lgK) updated with b;
+ *   union.update(a); union.getResult(HLL_4).toCompactByteArray().
+ * The union gadget is an HLL_8 sketch that starts as an empty coupon LIST. What we replay:
+ *  - coupon LIST (8 slots, filled in order) -> coupon hash SET (2^5.. 2^(lgK-3) slots, open
+ *    addressing: probe = coupon & mask, stride = ((coupon & 2^26-1) >>> lgArr) | 1, grows past
+ *    3/4 full) -> HLL when the list fills with lgK < 8 or the set passes 3/4 at its largest size.
+ *    Promotion to HLL re-inserts the coupons in table order and sets the HIP accumulator to the
+ *    coupon estimate (cubic interpolation over CouponMapping's tables).
+ *  - HLL_8 coupon updates keep HIP and KxQ registers incrementally:
+ *    hip += k / (kxq0 + kxq1); kxq -= 2^-old; kxq += 2^-new (kxq1 holds values >= 32).
+ *  - Union.unionImpl's cases: LIST/SET sources are fed coupon by coupon; an HLL source is copied
+ *    (or downsampled) to HLL_8 and the gadget's coupons are fed into it, or max-merged into an HLL
+ *    gadget (folding larger lgK, downsampling the gadget for a smaller lgK), which sets the
+ *    out-of-order flag (and zeroes HIP).
+ *  - getResult(HLL_4): coupon modes keep their coupons (compact form lists them in table order);
+ *    HLL converts to HLL_4: curMin = minimum value, nibbles = value - curMin, values >= curMin+15
+ *    in an aux hash map (LG_AUX_ARR_INTS sizes, probe = slot & mask, stride = (slot >>> lg) | 1,
+ *    grows past 3/4), KxQ recomputed in slot order, HIP and out-of-order copied.
+ * Only the registers' values, HIP and the out-of-order flag of an HLL-mode input influence the
+ * output besides the coupon tables, so HLL_4/6/8 inputs are decoded to plain slot values.
  * ============================================================================================= */
 
+enum { HLL_LIST = 0, HLL_SET = 1, HLL_HLL = 2 };
+enum { HLL_4 = 0, HLL_6 = 1, HLL_8 = 2 };
+#define HLL_KEY_MASK_26 ((1u << 26) - 1)
+
+static const int hll_lg_aux_arr_ints[22] = {0, 2, 2, 2, 2, 2, 2, 3, 3, 3, 4, 4, 5, 5, 6, 7, 8, 9, 10, 11, 12, 13};
+
+typedef struct hll_state {
+  int lgk;
+  int mode;
+  int tgt;
+  /* coupon modes */
+  int lg_arr;
+  int count;
+  uint32_t *arr; /* 1 << lg_arr coupons, 0 = empty; owned */
+  /* HLL mode (values of all slots, HLL_8 registers) */
+  uint8_t *vals; /* 1 << lgk; owned */
+  double hip, kxq0, kxq1;
+  int num_zero;
+  bool ooo, rebuild;
+} hll_state;
+
+static void hll_free(hll_state *h) {
+  free(h->arr);
+  free(h->vals);
+  memset(h, 0, sizeof *h);
+}
+
+static double hll_inv_pow2(int e) {
+  uint64_t bits = (uint64_t)(1023 - e) << 52;
+  double d;
+  memcpy(&d, &bits, sizeof d);
+  return d;
+}
+
+/* ---- coupon estimate (CubicInterpolation.usingXAndYTables over CouponMapping) ---- */
+static const double hll_coupon_x[40] = {
+    0.0, 1.0, 20.0, 400.0, 8000.0, 160000.0, 300000.0, 600000.0, 900000.0, 1200000.0,
+    1500000.0, 1800000.0, 2100000.0, 2400000.0, 2700000.0, 3000000.0, 3300000.0, 3600000.0, 3900000.0, 4200000.0,
+    4500000.0, 4800000.0, 5100000.0, 5400000.0, 5700000.0, 6000000.0, 6300000.0, 6600000.0, 6900000.0, 7200000.0,
+    7500000.0, 7800000.0, 8100000.0, 8400000.0, 8700000.0, 9000000.0, 9300000.0, 9600000.0, 9900000.0, 10200000.0};
+static const double hll_coupon_y[40] = {
+    0.0000000000000000, 1.0000000000000000, 20.0000009437402611, 400.0003963713384110,
+    8000.1589294602090376, 160063.6067763759638183, 300223.7071597663452849, 600895.5933856170158833,
+    902016.8065120954997838, 1203588.4983199508860707, 1505611.8245524743106216, 1808087.9449319066479802,
+    2111018.0231759352609515, 2414403.2270142501220107, 2718244.7282051891088486, 3022543.7025524540804327,
+    3327301.3299219091422856, 3632518.7942584538832307, 3938197.2836029687896371, 4244337.9901093561202288,
+    4550942.1100616492331028, 4858010.8438911894336343, 5165545.3961938973516226, 5473546.9757476449012756,
+    5782016.7955296505242586, 6090956.0727340159937739, 6400366.0287892958149314, 6710247.8893762007355690,
+    7020602.8844453142955899, 7331432.2482349723577499, 7642737.2192891482263803, 7954519.0404754765331745,
+    8266778.9590033423155546, 8579518.2264420464634895, 8892738.0987390466034412, 9206439.8362383283674717,
+    9520624.7036988288164139, 9835293.9703129194676876, 10150448.9097250290215015, 10466090.8000503256917000};
+
+static double hll_cubic(const double *xs, const double *ys, double x) {
+  /* Lagrange form through 4 points, evaluated term by term as DataSketches does */
+  double x0 = xs[0], x1 = xs[1], x2 = xs[2], x3 = xs[3];
+  double l0n = (x - x1) * (x - x2) * (x - x3);
+  double l1n = (x - x0) * (x - x2) * (x - x3);
+  double l2n = (x - x0) * (x - x1) * (x - x3);
+  double l3n = (x - x0) * (x - x1) * (x - x2);
+  double l0d = (x0 - x1) * (x0 - x2) * (x0 - x3);
+  double l1d = (x1 - x0) * (x1 - x2) * (x1 - x3);
+  double l2d = (x2 - x0) * (x2 - x1) * (x2 - x3);
+  double l3d = (x3 - x0) * (x3 - x1) * (x3 - x2);
+  double t0 = (ys[0] * l0n) / l0d;
+  double t1 = (ys[1] * l1n) / l1d;
+  double t2 = (ys[2] * l2n) / l2d;
+  double t3 = (ys[3] * l3n) / l3d;
+  return t0 + t1 + t2 + t3;
+}
+
+static double hll_coupon_estimate(int count) {
+  double x = count;
+  const int n = 40;
+  double est;
+  if (x == hll_coupon_x[n - 1]) {
+    est = hll_coupon_y[n - 1];
+  } else {
+    /* straddle: largest left with x[left] <= x < x[left+1], by the same bisection */
+    int left = 0, right = n - 1;
+    while (left + 1 != right) {
+      int mid = left + (right - left) / 2;
+      if (hll_coupon_x[mid] <= x) left = mid;
+      else right = mid;
+    }
+    int off = left == 0 ? 0 : left == n - 2 ? left - 2 : left - 1;
+    est = hll_cubic(hll_coupon_x + off, hll_coupon_y + off, x);
+  }
+  return est > x ? est : x;
+}
+
+/* ---- HLL_8 registers ---- */
+
+static int hll_new_hll8(hll_state *h, int lgk) {
+  memset(h, 0, sizeof *h);
+  h->lgk = lgk;
+  h->mode = HLL_HLL;
+  h->tgt = HLL_8;
+  h->vals = calloc((size_t)1 << lgk, 1);
+  if (!h->vals) return PAIMON_ERR_NOMEM;
+  h->kxq0 = (double)(1 << lgk);
+  h->kxq1 = 0;
+  h->num_zero = 1 << lgk;
+  return 0;
+}
+
+/* Hll8Array.updateSlotWithKxQ */
+static void hll8_update(hll_state *h, uint32_t slot, int v) {
+  int old = h->vals[slot];
+  if (v <= old) return;
+  h->vals[slot] = (uint8_t)v;
+  double k0 = h->kxq0, k1 = h->kxq1;
+  h->hip += (double)(1 << h->lgk) / (k0 + k1);
+  if (old < 32) k0 -= hll_inv_pow2(old);
+  else k1 -= hll_inv_pow2(old);
+  if (v < 32) k0 += hll_inv_pow2(v);
+  else k1 += hll_inv_pow2(v);
+  h->kxq0 = k0;
+  h->kxq1 = k1;
+  if (old == 0) h->num_zero--;
+}
+
+static void hll8_coupon(hll_state *h, uint32_t coupon) {
+  hll8_update(h, coupon & ((1u << h->lgk) - 1), (int)(coupon >> 26));
+}
+
+/* HllArray.putOutOfOrder */
+static void hll_put_ooo(hll_state *h, bool ooo) {
+  if (ooo) h->hip = 0;
+  h->ooo = ooo;
+}
+
+/* Conversions.convertToHll8 / Hll8 copy (values already decoded): an HLL_8 copy of src. */
+static int hll_copy_as_hll8(const hll_state *src, hll_state *dst) {
+  int rc = hll_new_hll8(dst, src->lgk);
+  if (rc) return rc;
+  if (src->tgt == HLL_8) {
+    memcpy(dst->vals, src->vals, (size_t)1 << src->lgk);
+    dst->hip = src->hip;
+    dst->kxq0 = src->kxq0;
+    dst->kxq1 = src->kxq1;
+    dst->num_zero = src->num_zero;
+    dst->ooo = src->ooo;
+    dst->rebuild = src->rebuild;
+    return 0;
+  }
+  hll_put_ooo(dst, src->ooo);
+  uint32_t k = 1u << src->lgk;
+  for (uint32_t i = 0; i < k; i++)
+    if (src->vals[i]) hll8_update(dst, i, src->vals[i]);
+  dst->hip = src->hip;
+  dst->rebuild = false;
+  return 0;
+}
+
+/* Union.downsample: HLL_8 of lgK tgt_lgk fed with cand's (slot, value) pairs in slot order. */
+static int hll_downsample(const hll_state *cand, int tgt_lgk, hll_state *dst) {
+  int rc = hll_new_hll8(dst, tgt_lgk);
+  if (rc) return rc;
+  uint32_t k = 1u << cand->lgk, mask = (1u << tgt_lgk) - 1;
+  for (uint32_t i = 0; i < k; i++)
+    if (cand->vals[i]) hll8_update(dst, i & mask, cand->vals[i]);
+  dst->hip = cand->hip;
+  hll_put_ooo(dst, cand->ooo);
+  dst->rebuild = false;
+  return 0;
+}
+
+/* ---- coupon LIST / SET ---- */
+
+/* AbstractCoupons.find: index of coupon, or ~index of the empty slot to use; -2^31 = table full */
+static int64_t hll_find(const uint32_t *arr, int lg_arr, uint32_t coupon) {
+  uint32_t mask = (1u << lg_arr) - 1, probe = coupon & mask, start = probe;
+  do {
+    uint32_t at = arr[probe];
+    if (at == 0) return ~(int64_t)probe;
+    if (at == coupon) return probe;
+    uint32_t stride = ((coupon & HLL_KEY_MASK_26) >> lg_arr) | 1;
+    probe = (probe + stride) & mask;
+  } while (probe != start);
+  return INT64_MIN;
+}
+
+static int hll_promote_to_hll(hll_state *h) {
+  hll_state n;
+  int rc = hll_new_hll8(&n, h->lgk);
+  if (rc) return rc;
+  uint32_t len = 1u << h->lg_arr;
+  for (uint32_t i = 0; i < len; i++)
+    if (h->arr[i]) hll8_coupon(&n, h->arr[i]);
+  n.hip = hll_coupon_estimate(h->count);
+  n.ooo = false;
+  hll_free(h);
+  *h = n;
+  return 0;
+}
+
+static int hll_set_insert(hll_state *h, uint32_t coupon, bool *promote);
+
+static int hll_list_to_set(hll_state *h) {
+  uint32_t *old = h->arr;
+  int count = h->count;
+  h->arr = calloc(32, sizeof *h->arr);
+  if (!h->arr) {
+    h->arr = old;
+    return PAIMON_ERR_NOMEM;
+  }
+  h->mode = HLL_SET;
+  h->lg_arr = 5;
+  h->count = 0;
+  int rc = 0;
+  bool promote = false;
+  for (int i = 0; i < count && !rc; i++) rc = hll_set_insert(h, old[i], &promote); /* cannot promote with 8 */
+  free(old);
+  return rc;
+}
+
+/* CouponHashSet.couponUpdate without the promotion (reported through *promote). */
+static int hll_set_insert(hll_state *h, uint32_t coupon, bool *promote) {
+  int64_t idx = hll_find(h->arr, h->lg_arr, coupon);
+  if (idx == INT64_MIN) return PAIMON_ERR_CORRUPT;
+  if (idx >= 0) return 0;
+  h->arr[~idx] = coupon;
+  h->count++;
+  if (4 * h->count > 3 * (1 << h->lg_arr)) {
+    if (h->lg_arr == h->lgk - 3) {
+      *promote = true;
+      return 0;
+    }
+    int lg = h->lg_arr + 1;
+    uint32_t *grown = calloc((size_t)1 << lg, sizeof *grown);
+    if (!grown) return PAIMON_ERR_NOMEM;
+    for (uint32_t i = 0; i < (1u << h->lg_arr); i++) {
+      if (!h->arr[i]) continue;
+      int64_t at = hll_find(grown, lg, h->arr[i]);
+      if (at >= 0 || at == INT64_MIN) {
+        free(grown);
+        return PAIMON_ERR_CORRUPT;
+      }
+      grown[~at] = h->arr[i];
+    }
+    free(h->arr);
+    h->arr = grown;
+    h->lg_arr = lg;
+  }
+  return 0;
+}
+
+/* HllSketch.couponUpdate on any mode of an HLL_8 gadget. */
+static int hll_coupon_update(hll_state *h, uint32_t coupon) {
+  if ((coupon >> 26) == 0) return 0;
+  if (h->mode == HLL_HLL) {
+    hll8_coupon(h, coupon);
+    return 0;
+  }
+  if (h->mode == HLL_LIST) {
+    for (int i = 0; i < 8; i++) {
+      if (h->arr[i] == 0) {
+        h->arr[i] = coupon;
+        h->count++;
+        if (h->count >= 8) return h->lgk < 8 ? hll_promote_to_hll(h) : hll_list_to_set(h);
+        return 0;
+      }
+      if (h->arr[i] == coupon) return 0;
+    }
+    return PAIMON_ERR_CORRUPT;
+  }
+  bool promote = false;
+  int rc = hll_set_insert(h, coupon, &promote);
+  if (!rc && promote) rc = hll_promote_to_hll(h);
+  return rc;
+}
+
+/* Feeds every coupon of a LIST/SET (table order) into dst. */
+static int hll_merge_coupons(const hll_state *src, hll_state *dst) {
+  uint32_t len = 1u << src->lg_arr;
+  for (uint32_t i = 0; i < len; i++)
+    if (src->arr[i]) PM_TRY(hll_coupon_update(dst, src->arr[i]));
+  return 0;
+}
+
+/* ---- parsing ---- */
+
+static int hll_bad(pm_error *err, const char *which, const char *what, size_t off) {
+  return pm_errorf(err, PAIMON_ERR_CORRUPT, "hll_sketch: %s value is not an HLL sketch: %s (offset %zu)", which, what,
+                   off);
+}
+
+static int hll_parse(const uint8_t *p, size_t len, const char *which, hll_state *h, pm_error *err) {
+  memset(h, 0, sizeof *h);
+  if (len < 8) return hll_bad(err, which, "shorter than the 8-byte preamble", len);
+  int pre_ints = p[0] & 0x3F, ser_ver = p[1], family = p[2], lgk = p[3], lg_arr = p[4], flags = p[5];
+  int mode = p[7] & 3, tgt = (p[7] >> 2) & 3;
+  if (family != 7) return hll_bad(err, which, "family is not HLL (7)", 2);
+  if (ser_ver != 1) return hll_bad(err, which, "serialization version is not 1", 1);
+  if ((size_t)pre_ints * 4 > len) return hll_bad(err, which, "truncated preamble", len);
+  if (mode == 3 || tgt == 3) return hll_bad(err, which, "bad mode byte", 7);
+  if ((mode == HLL_LIST && pre_ints != 2) || (mode == HLL_SET && pre_ints != 3) || (mode == HLL_HLL && pre_ints != 10))
+    return hll_bad(err, which, "preamble size does not match the mode", 0);
+  if (lgk < 4 || lgk > 21) return hll_bad(err, which, "lgK out of range 4..21", 3);
+  h->lgk = lgk;
+  h->mode = mode;
+  h->tgt = tgt;
+  uint32_t k = 1u << lgk;
+  bool compact = flags & 8;
+  if (mode == HLL_LIST) {
+    int count = p[6];
+    if (count > 8) return hll_bad(err, which, "list count above 8", 6);
+    if (8 + (size_t)count * 4 > len) return hll_bad(err, which, "truncated coupon list", len);
+    h->lg_arr = 3;
+    h->arr = calloc(8, sizeof *h->arr);
+    if (!h->arr) return PM_NOMEM(err);
+    for (int i = 0; i < count; i++) {
+      uint32_t c = (uint32_t)sk_le(p + 8 + 4 * i, 4);
+      if ((c >> 26) == 0) return hll_bad(err, which, "coupon without value", 8 + 4 * (size_t)i);
+      h->arr[i] = c;
+    }
+    h->count = count;
+    return 0;
+  }
+  if (mode == HLL_SET) {
+    if (len < 12) return hll_bad(err, which, "truncated set preamble", len);
+    if (lgk < 8) return hll_bad(err, which, "coupon set with lgK below 8", 3);
+    int32_t count = (int32_t)sk_le(p + 8, 4);
+    if (count < 0 || (size_t)count > (len - 12) / 4) return hll_bad(err, which, "bad coupon set count", 8);
+    h->lg_arr = 5;
+    h->arr = calloc(32, sizeof *h->arr);
+    if (!h->arr) return PM_NOMEM(err);
+    if (compact) {
+      for (int32_t i = 0; i < count; i++) {
+        uint32_t c = (uint32_t)sk_le(p + 12 + 4 * (size_t)i, 4);
+        if ((c >> 26) == 0) return hll_bad(err, which, "coupon without value", 12 + 4 * (size_t)i);
+        bool promote = false;
+        int rc = hll_set_insert(h, c, &promote);
+        if (rc == PAIMON_ERR_NOMEM) return PM_NOMEM(err);
+        if (rc || promote) return hll_bad(err, which, "more coupons than a coupon set holds", 8);
+      }
+      return 0;
+    }
+    if (lg_arr < 5 || lg_arr > lgk - 3) return hll_bad(err, which, "bad coupon set size", 4);
+    size_t n = (size_t)1 << lg_arr;
+    if (n > (len - 12) / 4) return hll_bad(err, which, "truncated coupon set", len);
+    free(h->arr);
+    h->arr = calloc(n, sizeof *h->arr);
+    if (!h->arr) return PM_NOMEM(err);
+    h->lg_arr = lg_arr;
+    int32_t present = 0;
+    for (size_t i = 0; i < n; i++) h->arr[i] = (uint32_t)sk_le(p + 12 + 4 * i, 4);
+    for (size_t i = 0; i < n; i++) {
+      if (!h->arr[i]) continue;
+      if ((h->arr[i] >> 26) == 0 || hll_find(h->arr, lg_arr, h->arr[i]) != (int64_t)i)
+        return hll_bad(err, which, "coupon set table is inconsistent", 12 + 4 * i);
+      present++;
+    }
+    if (present != count) return hll_bad(err, which, "coupon set count does not match its table", 8);
+    h->count = count;
+    return 0;
+  }
+  /* HLL mode */
+  size_t arr_bytes = tgt == HLL_4 ? k / 2 : tgt == HLL_6 ? ((k * 3) >> 2) + 1 : k;
+  if (40 + arr_bytes > len) return hll_bad(err, which, "truncated register array", len);
+  h->vals = malloc(k);
+  if (!h->vals) return PM_NOMEM(err);
+  h->ooo = flags & 16;
+  h->rebuild = flags & 32;
+  int cur_min = p[6];
+  uint64_t bits;
+  bits = sk_le(p + 8, 8);
+  memcpy(&h->hip, &bits, 8);
+  bits = sk_le(p + 16, 8);
+  memcpy(&h->kxq0, &bits, 8);
+  bits = sk_le(p + 24, 8);
+  memcpy(&h->kxq1, &bits, 8);
+  h->num_zero = (int32_t)sk_le(p + 32, 4);
+  const uint8_t *a = p + 40;
+  if (tgt == HLL_8) {
+    for (uint32_t i = 0; i < k; i++) {
+      if (a[i] > 63) return hll_bad(err, which, "register value above 63", 40 + i);
+      h->vals[i] = a[i];
+    }
+  } else if (tgt == HLL_6) {
+    for (uint32_t i = 0; i < k; i++) {
+      uint32_t bit = i * 6, two = a[bit >> 3] | (uint32_t)a[(bit >> 3) + 1] << 8;
+      h->vals[i] = (uint8_t)((two >> (bit & 7)) & 0x3F);
+    }
+  } else {
+    /* aux values by slot (-1 = none) */
+    int32_t aux_count = (int32_t)sk_le(p + 36, 4);
+    int8_t *aux = malloc(k);
+    if (!aux) return PM_NOMEM(err);
+    memset(aux, -1, k);
+    size_t aux_start = 40 + arr_bytes;
+    int rc = 0;
+    if (aux_count > 0) {
+      size_t entries = compact ? (size_t)aux_count : (lg_arr <= 26 ? (size_t)1 << lg_arr : SIZE_MAX);
+      if (entries > (len - aux_start) / 4) rc = hll_bad(err, which, "truncated aux table", len);
+      for (size_t i = 0; !rc && i < entries; i++) {
+        uint32_t pair = (uint32_t)sk_le(p + aux_start + 4 * i, 4);
+        if (pair == 0 && !compact) continue;
+        uint32_t slot = pair & HLL_KEY_MASK_26 & (k - 1);
+        if (aux[slot] >= 0) rc = hll_bad(err, which, "aux table names a slot twice", aux_start + 4 * i);
+        aux[slot] = (int8_t)(pair >> 26);
+      }
+    }
+    for (uint32_t i = 0; !rc && i < k; i++) {
+      int nib = (a[i >> 1] >> ((i & 1) * 4)) & 0xF;
+      int v = nib == 15 ? aux[i] : nib + cur_min;
+      if (v < 0) rc = hll_bad(err, which, "aux slot missing from the aux table", 40 + (i >> 1));
+      else if (v > 63) rc = hll_bad(err, which, "register value above 63", 40 + (i >> 1));
+      else h->vals[i] = (uint8_t)v;
+    }
+    free(aux);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static bool hll_is_empty(const hll_state *h) { return h->mode != HLL_HLL && h->count == 0; }
+
+/* Union.unionImpl with a heap HLL_8 gadget. */
+static int hll_union_update(hll_state *g, int lg_max_k, hll_state *src) {
+  if (hll_is_empty(src)) return 0;
+  if (src->mode == HLL_LIST) return hll_merge_coupons(src, g);
+  bool g_empty = hll_is_empty(g);
+  if (src->mode == HLL_SET) {
+    if (g_empty && src->lgk == g->lgk) {
+      /* copyAs(HLL_8): the same table */
+      hll_free(g);
+      *g = *src;
+      g->tgt = HLL_8;
+      memset(src, 0, sizeof *src);
+      return 0;
+    }
+    return hll_merge_coupons(src, g);
+  }
+  hll_state n;
+  int rc;
+  if (g_empty || g->mode != HLL_HLL) {
+    /* gadget empty / LIST / SET: copy (or downsample) the source, then feed the gadget's coupons */
+    rc = src->lgk > lg_max_k ? hll_downsample(src, lg_max_k, &n) : hll_copy_as_hll8(src, &n);
+    if (!rc && !g_empty) rc = hll_merge_coupons(g, &n);
+  } else if (src->lgk < g->lgk) {
+    rc = hll_downsample(g, src->lgk, &n);
+    if (!rc) {
+      for (uint32_t i = 0; i < (1u << src->lgk); i++)
+        if (src->vals[i] > n.vals[i]) n.vals[i] = src->vals[i];
+      n.rebuild = true;
+      hll_put_ooo(&n, true);
+    }
+  } else {
+    /* forward merge into the gadget, folding a larger source */
+    uint32_t mask = (1u << g->lgk) - 1;
+    for (uint32_t i = 0; i < (1u << src->lgk); i++)
+      if (src->vals[i] > g->vals[i & mask]) g->vals[i & mask] = src->vals[i];
+    g->rebuild = true;
+    hll_put_ooo(g, true);
+    return 0;
+  }
+  if (rc) {
+    hll_free(&n);
+    return rc;
+  }
+  hll_free(g);
+  *g = n;
+  return 0;
+}
+
+/* getResult(HLL_4).toCompactByteArray() */
+static int hll_write_result(const hll_state *g, pm_buf *out) {
+  uint8_t pre[40];
+  memset(pre, 0, sizeof pre);
+  pre[1] = 1;
+  pre[2] = 7;
+  pre[3] = (uint8_t)g->lgk;
+  if (g->mode != HLL_HLL) {
+    bool set = g->mode == HLL_SET;
+    pre[0] = set ? 3 : 2;
+    pre[4] = (uint8_t)g->lg_arr;
+    pre[5] = (uint8_t)((g->count == 0 ? 4 : 0) | 8); /* empty?, compact */
+    pre[7] = (uint8_t)g->mode;                        /* target HLL_4 = 0 */
+    if (set) sk_put_le(pre + 8, (uint32_t)g->count, 4);
+    else pre[6] = (uint8_t)g->count;
+    PM_TRY(pm_buf_append(out, pre, set ? 12 : 8));
+    uint32_t len = 1u << g->lg_arr;
+    for (uint32_t i = 0; i < len; i++)
+      if (g->arr[i]) PM_TRY(sk_append_le(out, g->arr[i], 4));
+    return 0;
+  }
+  uint32_t k = 1u << g->lgk;
+  int cur_min = 64, num_at_cur_min = 0;
+  for (uint32_t i = 0; i < k; i++) {
+    int v = g->vals[i];
+    if (v > cur_min) continue;
+    if (v < cur_min) {
+      cur_min = v;
+      num_at_cur_min = 1;
+    } else {
+      num_at_cur_min++;
+    }
+  }
+  /* aux hash map, built in slot order like Conversions.convertToHll4 */
+  int lg_aux = hll_lg_aux_arr_ints[g->lgk], aux_count = 0;
+  uint32_t *aux = NULL;
+  double kxq0 = (double)k, kxq1 = 0;
+  size_t nib_start = out->len + 40;
+  PM_TRY(pm_buf_append(out, pre, 40));
+  PM_TRY(pm_buf_append_zeros(out, k / 2));
+  int rc = 0;
+  for (uint32_t i = 0; i < k && !rc; i++) {
+    int v = g->vals[i];
+    if (!v) continue;
+    kxq0 -= 1.0;
+    if (v < 32) kxq0 += hll_inv_pow2(v);
+    else kxq1 += hll_inv_pow2(v);
+    int nib;
+    if (v >= cur_min + 15) {
+      nib = 15;
+      if (!aux) {
+        aux = calloc((size_t)1 << lg_aux, sizeof *aux);
+        if (!aux) {
+          rc = PAIMON_ERR_NOMEM;
+          break;
+        }
+      }
+      uint32_t amask = (1u << lg_aux) - 1, probe = i & amask;
+      while (aux[probe]) probe = (probe + ((i >> lg_aux) | 1)) & amask;
+      aux[probe] = ((uint32_t)v << 26) | i;
+      aux_count++;
+      if (4 * aux_count > 3 * (1 << lg_aux)) {
+        int lg = lg_aux + 1;
+        uint32_t *grown = calloc((size_t)1 << lg, sizeof *grown);
+        if (!grown) {
+          rc = PAIMON_ERR_NOMEM;
+          break;
+        }
+        uint32_t gmask = (1u << lg) - 1;
+        for (uint32_t j = 0; j < (1u << lg_aux); j++) {
+          if (!aux[j]) continue;
+          uint32_t slot = aux[j] & (k - 1), q = slot & gmask;
+          while (grown[q]) q = (q + ((slot >> lg) | 1)) & gmask;
+          grown[q] = aux[j];
+        }
+        free(aux);
+        aux = grown;
+        lg_aux = lg;
+      }
+    } else {
+      nib = v - cur_min;
+    }
+    out->data[nib_start + i / 2] |= (uint8_t)(nib << ((i & 1) * 4));
+  }
+  if (!rc) {
+    uint8_t *h = out->data + nib_start - 40;
+    h[0] = 10;
+    h[1] = 1;
+    h[2] = 7;
+    h[3] = (uint8_t)g->lgk;
+    h[4] = aux ? (uint8_t)lg_aux : 0;
+    h[5] = (uint8_t)(8 | (g->ooo ? 16 : 0)); /* compact, out-of-order */
+    h[6] = (uint8_t)cur_min;
+    h[7] = HLL_HLL; /* target HLL_4 = 0 */
+    uint64_t bits;
+    memcpy(&bits, &g->hip, 8);
+    sk_put_le(h + 8, bits, 8);
+    memcpy(&bits, &kxq0, 8);
+    sk_put_le(h + 16, bits, 8);
+    memcpy(&bits, &kxq1, 8);
+    sk_put_le(h + 24, bits, 8);
+    sk_put_le(h + 32, (uint32_t)num_at_cur_min, 4);
+    sk_put_le(h + 36, (uint32_t)aux_count, 4);
+    for (uint32_t j = 0; aux && j < (1u << lg_aux) && !rc; j++)
+      if (aux[j]) rc = sk_append_le(out, aux[j], 4);
+  }
+  free(aux);
+  return rc;
+}
+
 int pm_agg_hll_merge(const uint8_t *a, size_t a_len, const uint8_t *b, size_t b_len, pm_buf *out, pm_error *err) {
-  return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                   "hll_sketch: merging DataSketches HLL sketches is not supported yet (Java merges with "
-                   "org.apache.datasketches.hll.Union and writes an HLL_4 compact sketch)");
+  hll_state sa, sb, gadget;
+  memset(&gadget, 0, sizeof gadget);
+  int rc = hll_parse(a, a_len, "first", &sa, err);
+  if (rc) {
+    hll_free(&sa);
+    return rc;
+  }
+  if (sa.mode == HLL_HLL && sa.tgt == HLL_8 && sa.rebuild) {
+    /* HllSketch.heapify(a) runs Union.checkRebuildCurMinNumKxQ on HLL_8 images (b is heapified
+     * without it); its KxQ sums add 2^-v - 1 per non-zero slot, in slot order. */
+    double k0 = (double)(1 << sa.lgk), k1 = 0;
+    for (uint32_t i = 0; i < (1u << sa.lgk); i++) {
+      int v = sa.vals[i];
+      if (v > 0) {
+        if (v < 32) k0 += hll_inv_pow2(v) - 1.0;
+        else k1 += hll_inv_pow2(v) - 1.0;
+      }
+    }
+    sa.kxq0 = k0;
+    sa.kxq1 = k1;
+    sa.rebuild = false;
+  }
+  rc = hll_parse(b, b_len, "second", &sb, err);
+  if (!rc) {
+    /* new Union(b's lgK): an empty HLL_8 coupon list */
+    int lg_max_k = sb.lgk;
+    gadget.lgk = lg_max_k;
+    gadget.mode = HLL_LIST;
+    gadget.tgt = HLL_8;
+    gadget.lg_arr = 3;
+    gadget.arr = calloc(8, sizeof *gadget.arr);
+    if (!gadget.arr) rc = PAIMON_ERR_NOMEM;
+    if (!rc) rc = hll_union_update(&gadget, lg_max_k, &sb);
+    if (!rc) rc = hll_union_update(&gadget, lg_max_k, &sa);
+    if (!rc) rc = hll_write_result(&gadget, out);
+    if (rc == PAIMON_ERR_NOMEM) rc = PM_NOMEM(err);
+    else if (rc) rc = pm_errorf(err, rc, "hll_sketch: coupon table overflow while merging (corrupt input)");
+  }
+  hll_free(&sa);
+  hll_free(&sb);
+  hll_free(&gadget);
+  return rc;
 }

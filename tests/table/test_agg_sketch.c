@@ -623,14 +623,402 @@ static void test_theta_malformed(void) {
   pm_buf_free(&out);
 }
 
-static void test_hll_unsupported(void) {
-  /* Not implemented: must say so clearly instead of producing bytes Java would not. */
-  const uint8_t v[8] = {2, 1, 7, 12, 3, 8, 0, 0};
+/* =============================================================================================
+ * hll_sketch (DataSketches 4.2.0 HLL: coupon LIST / SET images and HLL arrays)
+ * ============================================================================================= */
+
+/* Java HllSketch.update(long): MurmurHash3_x64_128({v}, 9001) -> coupon: slot = low 26 bits of
+ * h0, value = min(leading zeros of h1, 62) + 1, coupon = value << 26 | slot. */
+static uint32_t hll_coupon_of(int64_t v) {
+  uint64_t h1 = 9001, h2 = 9001, k1 = (uint64_t)v;
+  k1 *= 0x87c37b91114253d5ull;
+  k1 = rotl64(k1, 31);
+  k1 *= 0x4cf5ad432745937full;
+  h1 ^= k1;
+  h1 ^= 8;
+  h2 ^= 8;
+  h1 += h2;
+  h2 += h1;
+  h1 = fmix64(h1);
+  h2 = fmix64(h2);
+  h1 += h2;
+  h2 += h1;
+  int lz = h2 ? __builtin_clzll(h2) : 64;
+  uint32_t value = (uint32_t)((lz > 62 ? 62 : lz) + 1);
+  return value << 26 | (uint32_t)(h1 & ((1u << 26) - 1));
+}
+
+/* Test model of a Java HllSketch below HLL mode: coupons in a LIST (first 8) then a SET (open
+ * addressing: probe = coupon & mask, stride = ((coupon & 2^26-1) >> lgArr) | 1; table doubles when
+ * more than 3/4 full). toCompactByteArray lists coupons in table order. */
+typedef struct hll_model {
+  int lgk, lg_arr, count, set;
+  uint32_t t[1 << 12];
+} hll_model;
+
+static void model_insert_set(hll_model *m, uint32_t c) {
+  uint32_t mask = (1u << m->lg_arr) - 1, p = c & mask;
+  while (m->t[p] && m->t[p] != c) p = (p + (((c & ((1u << 26) - 1)) >> m->lg_arr) | 1)) & mask;
+  if (m->t[p] == c) return;
+  m->t[p] = c;
+  m->count++;
+  if (4 * m->count > 3 * (1 << m->lg_arr)) {
+    uint32_t old[1 << 12];
+    int n = 1 << m->lg_arr;
+    memcpy(old, m->t, sizeof(uint32_t) * (size_t)n);
+    memset(m->t, 0, sizeof m->t);
+    m->lg_arr++;
+    m->count = 0;
+    for (int i = 0; i < n; i++)
+      if (old[i]) model_insert_set(m, old[i]);
+  }
+}
+
+static void model_add(hll_model *m, uint32_t c) {
+  if (!m->set) {
+    for (int i = 0; i < 8; i++) {
+      if (m->t[i] == c) return;
+      if (m->t[i] == 0) {
+        m->t[i] = c;
+        if (++m->count == 8) {
+          uint32_t list[8];
+          memcpy(list, m->t, sizeof list);
+          memset(m->t, 0, sizeof m->t);
+          m->set = 1;
+          m->lg_arr = 5;
+          m->count = 0;
+          for (int j = 0; j < 8; j++) model_insert_set(m, list[j]);
+        }
+        return;
+      }
+    }
+  }
+  model_insert_set(m, c);
+}
+
+static void model_init(hll_model *m, int lgk) {
+  memset(m, 0, sizeof *m);
+  m->lgk = lgk;
+  m->lg_arr = 3;
+}
+
+/* compact image, target type HLL_4 (mode byte = cur mode) */
+static void model_bytes(const hll_model *m, bytes *out) {
+  out->n = 0;
+  put(out, m->set ? 3 : 2, 1), put(out, 1, 1), put(out, 7, 1), put(out, (uint64_t)m->lgk, 1);
+  put(out, (uint64_t)m->lg_arr, 1), put(out, m->count ? 8 : 12, 1);
+  put(out, m->set ? 0 : (uint64_t)m->count, 1), put(out, (uint64_t)m->set, 1);
+  if (m->set) put(out, (uint64_t)m->count, 4);
+  for (int i = 0; i < (1 << m->lg_arr); i++)
+    if (m->t[i]) put(out, m->t[i], 4);
+}
+
+static void hll_sketch_of(bytes *out, int lgk, int64_t first, int64_t count) {
+  static hll_model m;
+  model_init(&m, lgk);
+  for (int64_t v = first; v < first + count; v++) model_add(&m, hll_coupon_of(v));
+  model_bytes(&m, out);
+}
+
+static void test_hll_coupons(void) {
+  bytes a, b, want;
+  /* {1,2,3} | {3,4}: Union.heapify(b) feeds b's list (c3, c4) into an empty HLL_8 list, then
+   * a's coupons are appended unless present: c3 c4 c1 c2; result LIST, target HLL_4. */
+  hll_sketch_of(&a, 12, 1, 3);
+  hll_sketch_of(&b, 12, 3, 2);
+  want.n = 0;
+  put_raw(&want, "\x02\x01\x07\x0C\x03\x08\x04\x00", 8);
+  put(&want, hll_coupon_of(3), 4), put(&want, hll_coupon_of(4), 4);
+  put(&want, hll_coupon_of(1), 4), put(&want, hll_coupon_of(2), 4);
+  CHECK(merge_expect(pm_agg_hll_merge, &a, &b, &want));
+  /* empty | empty: the empty list image with b's lgK (flags empty|compact = 0x0C) */
+  bytes e12, e10;
+  hll_sketch_of(&e12, 12, 0, 0);
+  hll_sketch_of(&e10, 10, 0, 0);
+  CHECK(e12.n == 8 && memcmp(e12.d, "\x02\x01\x07\x0C\x03\x0C\x00\x00", 8) == 0);
+  CHECK(merge_expect(pm_agg_hll_merge, &e12, &e10, &e10));
+  CHECK(merge_expect(pm_agg_hll_merge, &e12, &a, &a));
+  CHECK(merge_expect(pm_agg_hll_merge, &a, &e12, &a));
+  /* {1..5} | {6..10}: the gadget list (b's 5, then a's) fills at 8 coupons and becomes a set of
+   * 32 slots, filled in list order; the last two coupons follow. Same as the model fed 6..10, 1..5. */
+  static hll_model m;
+  model_init(&m, 12);
+  for (int v = 6; v <= 10; v++) model_add(&m, hll_coupon_of(v));
+  for (int v = 1; v <= 5; v++) model_add(&m, hll_coupon_of(v));
+  model_bytes(&m, &want);
+  hll_sketch_of(&a, 12, 1, 5);
+  hll_sketch_of(&b, 12, 6, 5);
+  CHECK(want.d[0] == 3 && want.d[4] == 5);
+  CHECK(merge_expect(pm_agg_hll_merge, &a, &b, &want));
+  /* set | set with growth: 0..199 and 100..299 (lgK 12: sets up to 2^9 slots, 384 coupons).
+   * CouponHashSet.heapifySet re-inserts a compact image's coupons (in image order) into a fresh
+   * 32-slot set, so table orders can change. b's heapified set is copied as the gadget; a's
+   * coupons are then inserted in the order of a's heapified table. */
+  hll_sketch_of(&a, 12, 0, 200);
+  hll_sketch_of(&b, 12, 100, 200);
+  static hll_model ta;
+  model_init(&m, 12);
+  m.set = 1, m.lg_arr = 5;
+  for (size_t off = 12; off < b.n; off += 4) model_add(&m, (uint32_t)rd32(b.d + off));
+  model_init(&ta, 12);
+  ta.set = 1, ta.lg_arr = 5;
+  for (size_t off = 12; off < a.n; off += 4) model_add(&ta, (uint32_t)rd32(a.d + off));
+  for (int i = 0; i < (1 << ta.lg_arr); i++)
+    if (ta.t[i]) model_add(&m, ta.t[i]);
+  model_bytes(&m, &want);
+  CHECK_EQ_INT(m.count, 300);
+  CHECK(merge_expect(pm_agg_hll_merge, &a, &b, &want));
+}
+
+/* HLL_8 image: registers from coupons, HIP/KxQ kept incrementally as HllSketch(lgK, HLL_8) does
+ * after promotion (its HIP start is the coupon estimate; any value works for the merge tests). */
+typedef struct hll8_model {
+  int lgk;
+  uint8_t v[1 << 12];
+  double hip, kxq0, kxq1;
+} hll8_model;
+
+static double inv_pow2(int e) { return 1.0 / (double)(1ull << e); }
+
+static void hll8_model_init(hll8_model *m, int lgk, double hip) {
+  memset(m, 0, sizeof *m);
+  m->lgk = lgk;
+  m->kxq0 = (double)(1 << lgk);
+  m->hip = hip;
+}
+
+static void hll8_model_add(hll8_model *m, uint32_t c) {
+  int slot = (int)(c & ((1u << m->lgk) - 1)), nv = (int)(c >> 26), old = m->v[slot];
+  if (nv <= old) return;
+  m->v[slot] = (uint8_t)nv;
+  m->hip += (double)(1 << m->lgk) / (m->kxq0 + m->kxq1);
+  if (old < 32) m->kxq0 -= inv_pow2(old);
+  else m->kxq1 -= inv_pow2(old);
+  if (nv < 32) m->kxq0 += inv_pow2(nv);
+  else m->kxq1 += inv_pow2(nv);
+}
+
+static void put_double(bytes *b, double d) {
+  uint64_t x;
+  memcpy(&x, &d, 8);
+  put(b, x, 8);
+}
+
+static void hll8_model_bytes(const hll8_model *m, bytes *out, int ooo) {
+  out->n = 0;
+  int zeros = 0;
+  for (int i = 0; i < (1 << m->lgk); i++) zeros += m->v[i] == 0;
+  put(out, 10, 1), put(out, 1, 1), put(out, 7, 1), put(out, (uint64_t)m->lgk, 1), put(out, 0, 1);
+  put(out, ooo ? 0x18 : 0x08, 1), put(out, 0, 1), put(out, 2 | 2 << 2, 1);
+  put_double(out, m->hip), put_double(out, m->kxq0), put_double(out, m->kxq1);
+  put(out, (uint64_t)zeros, 4), put(out, 0, 4);
+  put_raw(out, m->v, (size_t)1 << m->lgk);
+}
+
+/* Decodes an HLL_4 compact result into slot values; returns 0 on success. */
+static int decode_hll4(const pm_buf *r, uint8_t *vals, int *lgk) {
+  if (r->len < 40 || r->data[0] != 10 || r->data[7] != 2) return -1;
+  *lgk = r->data[3];
+  int k = 1 << *lgk, cur_min = r->data[6];
+  uint32_t aux_count = rd32(r->data + 36);
+  if (r->len != 40 + (size_t)k / 2 + 4 * aux_count) return -1;
+  for (int i = 0; i < k; i++) {
+    int nib = (r->data[40 + i / 2] >> ((i & 1) * 4)) & 15;
+    vals[i] = (uint8_t)(nib + cur_min);
+    if (nib == 15) {
+      vals[i] = 0xFF;
+      for (uint32_t j = 0; j < aux_count; j++) {
+        uint32_t pair = rd32(r->data + 40 + k / 2 + 4 * j);
+        if ((int)(pair & ((1u << 26) - 1)) == i) vals[i] = (uint8_t)(pair >> 26);
+      }
+      if (vals[i] == 0xFF) return -1;
+    }
+  }
+  return 0;
+}
+
+static double get_double(const uint8_t *p) {
+  uint64_t x = 0;
+  for (int i = 7; i >= 0; i--) x = x << 8 | p[i];
+  double d;
+  memcpy(&d, &x, 8);
+  return d;
+}
+
+static void test_hll_arrays(void) {
+  static hll8_model ma, mb;
+  static bytes a, b;
+  static uint8_t got[1 << 12];
   pm_buf out;
   pm_buf_init(&out);
   pm_error err = {0};
-  CHECK(pm_agg_hll_merge(v, sizeof v, v, sizeof v, &out, &err) == PAIMON_ERR_UNSUPPORTED);
-  CHECK(strncmp(err.message, "hll_sketch: ", 12) == 0);
+  /* HLL_8 (lgK 10) | HLL_8 (lgK 10), one register forced to 40 so the HLL_4 result needs an aux
+   * entry (40 >= curMin + 15) and kxq1 (40 >= 32). Java: b is copied as the gadget, a is merged by
+   * register max; the result is out of order (flag 0x10, HIP 0); registers = max; curMin = min. */
+  hll8_model_init(&ma, 10, 1234.5);
+  hll8_model_init(&mb, 10, 99.0);
+  for (int v = 0; v < 3000; v++) hll8_model_add(&ma, hll_coupon_of(v));
+  for (int v = 2000; v < 6000; v++) hll8_model_add(&mb, hll_coupon_of(v));
+  hll8_model_add(&ma, (40u << 26) | 5);
+  hll8_model_bytes(&ma, &a, 0);
+  hll8_model_bytes(&mb, &b, 0);
+  CHECK_OK(pm_agg_hll_merge(a.d, a.n, b.d, b.n, &out, &err), &err);
+  int lgk = 0;
+  CHECK(decode_hll4(&out, got, &lgk) == 0 && lgk == 10);
+  int cur_min = 64, at_min = 0, mism = 0;
+  double kxq0 = 1024, kxq1 = 0;
+  for (int i = 0; i < 1024; i++) {
+    int want = ma.v[i] > mb.v[i] ? ma.v[i] : mb.v[i];
+    mism += got[i] != want;
+    if (want < cur_min) cur_min = want, at_min = 0;
+    at_min += want == cur_min;
+    if (want) {
+      kxq0 -= 1.0;
+      if (want < 32) kxq0 += inv_pow2(want);
+      else kxq1 += inv_pow2(want);
+    }
+  }
+  CHECK_EQ_INT(mism, 0);
+  CHECK(out.len > 40 && (out.data[5] & 0x18) == 0x18);
+  CHECK(get_double(out.data + 8) == 0.0);
+  CHECK(get_double(out.data + 16) == kxq0 && get_double(out.data + 24) == kxq1);
+  CHECK_EQ_INT(out.data[6], cur_min);
+  CHECK_EQ_INT(rd32(out.data + 32), at_min);
+  CHECK(rd32(out.data + 36) >= 1);
+  /* Rough cardinality from the registers (HLL raw estimate) ~ 6000. */
+  double sum = kxq0 + kxq1;
+  double raw = 0.7213 / (1 + 1.079 / 1024) * 1024.0 * 1024.0 / sum;
+  CHECK_MSG(raw > 6000 * 0.85 && raw < 6000 * 1.15, "raw estimate %.1f", raw);
+
+  /* lgK 12 source into a lgK 10 union (b): a is downsampled? No: a's lgK (12) > lgMaxK (10) and
+   * the gadget is HLL: registers fold (slot & 1023) by max. */
+  static hll8_model mc;
+  hll8_model_init(&mc, 12, 7.0);
+  for (int v = 0; v < 3000; v++) hll8_model_add(&mc, hll_coupon_of(v));
+  hll8_model_bytes(&mc, &a, 0);
+  out.len = 0;
+  CHECK_OK(pm_agg_hll_merge(a.d, a.n, b.d, b.n, &out, &err), &err);
+  CHECK(decode_hll4(&out, got, &lgk) == 0 && lgk == 10);
+  mism = 0;
+  for (int i = 0; i < 1024; i++) {
+    int want = mb.v[i];
+    for (int j = i; j < 4096; j += 1024)
+      if (mc.v[j] > want) want = mc.v[j];
+    mism += got[i] != want;
+  }
+  CHECK_EQ_INT(mism, 0);
+
+  /* HLL_8 a | LIST b: the gadget (b's coupons) is fed into a copy of a with HIP updates; not out
+   * of order; HIP = a's HIP plus k/(kxq0+kxq1) per raised register (model of the same steps). */
+  hll_sketch_of(&b, 10, 100000, 5);
+  hll8_model_bytes(&ma, &a, 0);
+  static hll8_model mexp;
+  mexp = ma;
+  for (int v = 100000; v < 100005; v++) hll8_model_add(&mexp, hll_coupon_of(v));
+  out.len = 0;
+  CHECK_OK(pm_agg_hll_merge(a.d, a.n, b.d, b.n, &out, &err), &err);
+  CHECK(out.len > 40 && (out.data[5] & 0x10) == 0);
+  CHECK(get_double(out.data + 8) == mexp.hip);
+  CHECK(decode_hll4(&out, got, &lgk) == 0);
+  CHECK(memcmp(got, mexp.v, 1024) == 0);
+
+  /* set | set past 384 coupons (lgK 12): the gadget set promotes to HLL_8 (HIP starts at the
+   * coupon estimate of 385, then grows per raised register); registers = max per slot over all
+   * 400 coupons; in order (no 0x10 flag); HIP close to 400. */
+  hll_sketch_of(&a, 12, 0, 200);
+  hll_sketch_of(&b, 12, 200, 200);
+  out.len = 0;
+  CHECK_OK(pm_agg_hll_merge(a.d, a.n, b.d, b.n, &out, &err), &err);
+  CHECK(decode_hll4(&out, got, &lgk) == 0 && lgk == 12);
+  static uint8_t want_regs[4096];
+  memset(want_regs, 0, sizeof want_regs);
+  for (int v = 0; v < 400; v++) {
+    uint32_t c = hll_coupon_of(v);
+    if ((c >> 26) > want_regs[c & 4095]) want_regs[c & 4095] = (uint8_t)(c >> 26);
+  }
+  CHECK(memcmp(got, want_regs, 4096) == 0);
+  CHECK((out.data[5] & 0x10) == 0);
+  double hip = get_double(out.data + 8);
+  CHECK_MSG(hip > 395 && hip < 405, "hip %.3f", hip);
+  pm_buf_free(&out);
+}
+
+static void test_hll4_image(void) {
+  /* A hand-made HLL_4 image (lgK 4): registers 2,3,2,4,5,2,2,20,3,3,2,2,6,2,2,7; curMin 2 (eight
+   * slots at it), nibbles = value - 2 except slot 7 (20 >= 2 + 15) which holds the aux token 15 and
+   * the compact aux pair 20 << 26 | 7 (aux table of 2^2 slots for lgK 4, byte 4 = 2). KxQ0 is
+   * 16 - 1 + 2^-v per register in slot order, KxQ1 0, HIP 17.25. Merged with an empty lgK-4
+   * sketch, Java copies it to HLL_8 and converts back to HLL_4 the same way: the bytes come back. */
+  static const int regs[16] = {2, 3, 2, 4, 5, 2, 2, 20, 3, 3, 2, 2, 6, 2, 2, 7};
+  bytes a, e, b;
+  double kxq0 = 16;
+  for (int i = 0; i < 16; i++) kxq0 = kxq0 - 1.0 + inv_pow2(regs[i]);
+  a.n = 0;
+  put(&a, 10, 1), put(&a, 1, 1), put(&a, 7, 1), put(&a, 4, 1), put(&a, 2, 1), put(&a, 8, 1), put(&a, 2, 1), put(&a, 2, 1);
+  put_double(&a, 17.25), put_double(&a, kxq0), put_double(&a, 0.0);
+  put(&a, 8, 4), put(&a, 1, 4);
+  for (int i = 0; i < 16; i += 2) {
+    int lo = regs[i] - 2 >= 15 ? 15 : regs[i] - 2, hi = regs[i + 1] - 2 >= 15 ? 15 : regs[i + 1] - 2;
+    put(&a, (uint64_t)(lo | hi << 4), 1);
+  }
+  put(&a, (20u << 26) | 7, 4);
+  hll_sketch_of(&e, 4, 0, 0);
+  CHECK(merge_expect(pm_agg_hll_merge, &a, &e, &a));
+  CHECK(merge_expect(pm_agg_hll_merge, &e, &a, &a));
+  /* The same registers as an HLL_6 image (6-bit little-endian packing, 13 bytes for 16 slots;
+   * curMin byte 0, stored KxQ ignored by the conversion): same HLL_4 result. */
+  bytes six = {.n = 0};
+  put(&six, 10, 1), put(&six, 1, 1), put(&six, 7, 1), put(&six, 4, 1), put(&six, 0, 1), put(&six, 8, 1), put(&six, 0, 1), put(&six, 2 | 1 << 2, 1);
+  put_double(&six, 17.25), put_double(&six, 3.0), put_double(&six, 0.0);
+  put(&six, 0, 4), put(&six, 0, 4);
+  uint8_t packed[13] = {0};
+  for (int i = 0; i < 16; i++) {
+    int bit = i * 6;
+    unsigned two = (unsigned)regs[i] << (bit & 7);
+    packed[bit >> 3] |= (uint8_t)two;
+    packed[(bit >> 3) + 1] |= (uint8_t)(two >> 8);
+  }
+  put_raw(&six, packed, 13);
+  CHECK(merge_expect(pm_agg_hll_merge, &six, &e, &a));
+  /* HLL_4 | same HLL_4: registers unchanged, but the union marks it out of order (flag 0x10) and
+   * zeroes HIP. */
+  b = a;
+  b.d[5] = 8 | 16;
+  memset(b.d + 8, 0, 8);
+  CHECK(merge_expect(pm_agg_hll_merge, &a, &a, &b));
+}
+
+static void test_hll_malformed(void) {
+  static bytes a, b, x;
+  static hll8_model m;
+  hll_sketch_of(&a, 12, 0, 200);
+  hll8_model_init(&m, 8, 1.0);
+  for (int v = 0; v < 500; v++) hll8_model_add(&m, hll_coupon_of(v));
+  hll8_model_bytes(&m, &b, 0);
+  pm_buf out;
+  pm_buf_init(&out);
+  pm_error err = {0};
+  for (int which = 0; which < 2; which++) {
+    const bytes *v = which ? &b : &a;
+    for (size_t cut = 0; cut < v->n; cut++) {
+      out.len = 0;
+      int rc = pm_agg_hll_merge(v->d, cut, a.d, a.n, &out, &err);
+      CHECK(rc == PAIMON_ERR_CORRUPT);
+      if (rc) CHECK(strncmp(err.message, "hll_sketch: first value", 23) == 0);
+    }
+    for (size_t i = 0; i < v->n; i += (i < 64 ? 1 : 7)) {
+      for (int flip = 0; flip < 3; flip++) {
+        x = *v;
+        x.d[i] = flip == 0 ? (uint8_t)(x.d[i] ^ 0xFF) : flip == 1 ? (uint8_t)(x.d[i] + 1) : 0;
+        out.len = 0;
+        int rc = pm_agg_hll_merge(x.d, x.n, b.d, b.n, &out, &err);
+        CHECK(rc == 0 || rc == PAIMON_ERR_CORRUPT);
+        out.len = 0;
+        rc = pm_agg_hll_merge(a.d, a.n, x.d, x.n, &out, &err);
+        CHECK(rc == 0 || rc == PAIMON_ERR_CORRUPT);
+      }
+    }
+  }
   pm_buf_free(&out);
 }
 
@@ -643,6 +1031,9 @@ int main(void) {
   RUN_TEST(test_theta_small);
   RUN_TEST(test_theta_estimation);
   RUN_TEST(test_theta_malformed);
-  RUN_TEST(test_hll_unsupported);
+  RUN_TEST(test_hll_coupons);
+  RUN_TEST(test_hll_arrays);
+  RUN_TEST(test_hll4_image);
+  RUN_TEST(test_hll_malformed);
   TEST_MAIN_END();
 }
