@@ -528,7 +528,44 @@ static void test_sketch_wiring(void) {
     pm_buf_free(&want);
     pm_buf_free(&res);
   }
-  /* retraction is not supported */
+  /* two valid rbm64 values (Roaring64Bitmap legacy serialization of {5} and {9}, the layout
+   * test_agg_sketch.c derives): the merge succeeds and equals the direct (older, newer) merge */
+  uint8_t r5[64], r9[64];
+  size_t rn = 0;
+  for (int v = 0; v < 2; v++) {
+    uint8_t *d = v ? r9 : r5;
+    size_t n = 0;
+    const uint64_t val = v ? 9 : 5;
+#define PUT_LE(x, w) for (int q_ = 0; q_ < (w); q_++) d[n++] = (uint8_t)((uint64_t)(x) >> (8 * q_))
+    PUT_LE(1, 1); /* not empty */
+    PUT_LE(1, 8); /* keySize */
+    PUT_LE(4, 1); /* leaf */
+    PUT_LE(0, 2); /* count */
+    PUT_LE(0, 1); /* prefix length */
+    for (int q = 5; q >= 0; q--) d[n++] = (uint8_t)((val >> 16) >> (8 * q)); /* high 48 bits, big-endian */
+    PUT_LE(0, 8);    /* container index */
+    PUT_LE(1, 4);    /* one first level */
+    PUT_LE(0xFE, 1); /* not trimmed */
+    PUT_LE(1, 4);    /* capacity 1 */
+    PUT_LE(1, 1);    /* present */
+    PUT_LE(2, 1);    /* array */
+    PUT_LE(1, 4);    /* cardinality */
+    PUT_LE(val & 0xFFFF, 2);
+    PUT_LE(1, 8); /* containerSize */
+    PUT_LE(0, 4); /* firstLevelIdx */
+    PUT_LE(0, 4); /* secondLevelIdx */
+#undef PUT_LE
+    rn = n;
+  }
+  brec b5 = {(const char *)r5, rn, 0}, b9 = {(const char *)r9, rn, 1};
+  pm_buf res, want;
+  pm_buf_init(&res);
+  pm_buf_init(&want);
+  CHECK_OK(pm_agg_rbm64_merge(r5, rn, r9, rn, &want, &err), &err);
+  CHECK_OK(merge_bin(PM_AGG_RBM64, &b5, &b9, &res, &err), &err);
+  CHECK(res.len == want.len && want.len > rn && !memcmp(res.data, want.data, want.len));
+  pm_buf_free(&res);
+  pm_buf_free(&want);
   pm_type_free(&g_bl);
 }
 
