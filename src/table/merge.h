@@ -73,10 +73,12 @@ enum { PM_NESTED_KEY_NULL_MERGE = 0, PM_NESTED_KEY_NULL_IGNORE = 1, PM_NESTED_KE
 
 typedef struct pm_merge_column {
   pm_agg_func agg;          /* aggregation engine: the column's function (NONE = last_non_null_value);
-                               partial-update: function of a sequence-group protected column (NONE = none) */
-  const char *listagg_delimiter; /* default "," */
-  int distinct;             /* listagg: append only tokens not yet present */
-  int ignore_retract;       /* aggregation: retract leaves the accumulator unchanged */
+                               partial-update: function of a sequence-group protected column (NONE = none;
+                               other functions than last_non_null_value outside a group are refused, and
+                               ordering columns never aggregate) */
+  const char *listagg_delimiter; /* default "," (borrowed) */
+  int distinct;             /* listagg: append only tokens not yet present; collect: de-duplicate */
+  int ignore_retract;       /* retract leaves the accumulator unchanged (FieldIgnoreRetractAgg) */
   /* nested_update / nested_partial_update: indices into the ARRAY<ROW> element's fields */
   int n_nested_keys;        /* fields.<f>.nested-key */
   int nested_keys[PM_MERGE_MAX_NESTED_FIELDS];
@@ -85,7 +87,9 @@ typedef struct pm_merge_column {
   int nested_key_null;      /* PM_NESTED_KEY_NULL_* */
   int count_limit_set;      /* fields.<f>.count-limit given (else Integer.MAX_VALUE) */
   int32_t count_limit;      /* its value (nested_update) */
-  int ts_field;             /* merge_map_with_keytime: field of the value ROW (fields.<f>.ts-field); -1 = last */
+  int ts_field;             /* merge_map_with_keytime: STRING field of the value ROW (fields.<f>.ts-field);
+                               -1 = the last field (a zeroed column means field 0: set -1 or call
+                               pm_merge_column_options) */
 } pm_merge_column;
 
 /* Reads the per-column options of aggregate function mc->agg for column
