@@ -921,7 +921,9 @@ static int th_union_value(th_union *u, const uint8_t *p, size_t len, const char 
   if (ser_ver != 3) return th_bad(err, which, "unknown serialization version", 1);
   if (family < 1 || family > 3) return th_bad(err, which, "family is not Alpha, QuickSelect or Compact", 2);
   if (pre_longs == 1) {
-    bool single = (flags & 0x1F) == 0x1A || (flags & 0x20);
+    /* SingleItemSketch.otherCheckForSingleItem: compact family with flags ordered|compact|read-only
+     * and not empty, or the single-item flag */
+    bool single = (family == 3 && (flags & 0x1F) == 0x1A) || (flags & 0x20);
     if (!single) return 0; /* empty */
     int64_t h = (int64_t)sk_le(p + 8, 8);
     if (h < 0) return th_bad(err, which, "negative hash", 8);

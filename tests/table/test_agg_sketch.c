@@ -529,6 +529,19 @@ static void test_theta_small(void) {
   /* Java ignores inputs shorter than 16 bytes (union(Memory): "empty or garbage") */
   bytes junk = {.n = 3};
   CHECK(merge_expect(pm_agg_theta_merge, &junk, &a, &want));
+  /* a one-long preamble of family QuickSelect (2) without the single-item flag is not a single
+   * item for Java (otherCheckForSingleItem wants the compact family) and is ignored */
+  bytes qs = b;
+  qs.d[2] = 2;
+  qs.d[5] = 0x1A;
+  CHECK(merge_expect(pm_agg_theta_merge, &qs, &a, &want));
+  qs.d[5] = 0x3A; /* with the single-item flag it counts */
+  bytes both;
+  both.n = 0;
+  put_raw(&both, "\x02\x03\x03\x00\x00\x1A\xCC\x93\x02\x00\x00\x00\x00\x00\x80\x3F", 16);
+  put(&both, 0x05A186BDCB7DF915ull, 8);
+  put(&both, 0x1E9D708112FC97C3ull, 8);
+  CHECK(merge_expect(pm_agg_theta_merge, &qs, &a, &both));
 }
 
 static double theta_estimate(const pm_buf *s) {
