@@ -1,6 +1,9 @@
 #include "format/parquet/parquet_decode.h"
 
 #include <string.h>
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
 
 #if defined(__BYTE_ORDER__) && __BYTE_ORDER__ != __ORDER_LITTLE_ENDIAN__
 #error "the Parquet decoder assumes a little-endian host"
@@ -144,43 +147,36 @@ static int rle_next_run(pm_pq_rle *d) {
   return 0;
 }
 
-#define RLE_DECODE_BODY(T, CHECK_LIMIT)                                                   \
-  size_t done = 0;                                                                        \
-  while (done < n) {                                                                      \
-    if (d->rle_left) {                                                                    \
-      size_t k = n - done < d->rle_left ? n - done : d->rle_left;                         \
-      T v = (T)d->rle_value;                                                              \
-      if (CHECK_LIMIT && d->rle_value >= limit) return -2;                                \
-      for (size_t i = 0; i < k; i++) out[done + i] = v;                                   \
-      d->rle_left -= (uint32_t)k;                                                         \
-      done += k;                                                                          \
-    } else if (d->packed_left) {                                                          \
-      size_t k = n - done < d->packed_left ? n - done : d->packed_left;                   \
-      uint32_t tmp[256];                                                                  \
-      size_t j = 0;                                                                       \
-      while (j < k) {                                                                     \
-        size_t c = k - j < 256 ? k - j : 256;                                             \
-        pm_pq_unpack32(d->packed, d->packed_len, d->bit_width, d->packed_pos, tmp, c);    \
-        uint32_t bad = 0;                                                                 \
-        for (size_t i = 0; i < c; i++) {                                                  \
-          if (CHECK_LIMIT) bad |= tmp[i] >= limit;                                        \
-          out[done + j + i] = (T)tmp[i];                                                  \
-        }                                                                                 \
-        if (bad) return -2;                                                               \
-        d->packed_pos += c;                                                               \
-        j += c;                                                                           \
-      }                                                                                   \
-      d->packed_left -= (uint32_t)k;                                                      \
-      done += k;                                                                          \
-    } else if (rle_next_run(d)) {                                                         \
-      return -1;                                                                          \
-    }                                                                                     \
-  }                                                                                       \
-  return 0;
+/* Run fills with 8-byte stores (a 2-byte store per value is the bottleneck
+ * of long runs of levels). */
+static void fill_u16(uint16_t *out, uint16_t v, size_t k) {
+  uint64_t w = v * 0x0001000100010001ull;
+  size_t i = 0;
+  for (; i + 4 <= k; i += 4) memcpy(out + i, &w, 8);
+  for (; i < k; i++) out[i] = v;
+}
+
+static void fill_u32(uint32_t *out, uint32_t v, size_t k) {
+  uint64_t w = v * 0x0000000100000001ull;
+  size_t i = 0;
+  for (; i + 2 <= k; i += 2) memcpy(out + i, &w, 8);
+  for (; i < k; i++) out[i] = v;
+}
+
+/* Narrows values below 2^15 (levels) to int16. */
+static void narrow_i16(const uint32_t *src, int16_t *dst, size_t n) {
+  size_t i = 0;
+#if defined(__SSE2__)
+  for (; i + 8 <= n; i += 8) {
+    __m128i a = _mm_loadu_si128((const __m128i *)(const void *)(src + i));
+    __m128i b = _mm_loadu_si128((const __m128i *)(const void *)(src + i + 4));
+    _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_packs_epi32(a, b));
+  }
+#endif
+  for (; i < n; i++) dst[i] = (int16_t)src[i];
+}
 
 int pm_pq_rle_u32(pm_pq_rle *d, uint32_t *out, size_t n) {
-  const uint32_t limit = 0;
-  (void)limit;
   if (d->bit_width == 0) { /* all zeros, no data needed */
     memset(out, 0, n * sizeof *out);
     return 0;
@@ -189,8 +185,7 @@ int pm_pq_rle_u32(pm_pq_rle *d, uint32_t *out, size_t n) {
   while (done < n) {
     if (d->rle_left) {
       size_t k = n - done < d->rle_left ? n - done : d->rle_left;
-      uint32_t v = d->rle_value;
-      for (size_t i = 0; i < k; i++) out[done + i] = v;
+      fill_u32(out + done, d->rle_value, k);
       d->rle_left -= (uint32_t)k;
       done += k;
     } else if (d->packed_left) {
@@ -212,27 +207,95 @@ int pm_pq_rle_u32_checked(pm_pq_rle *d, uint32_t *out, size_t n, uint32_t limit)
     memset(out, 0, n * sizeof *out);
     return 0;
   }
-  RLE_DECODE_BODY(uint32_t, 1)
+  size_t done = 0;
+  while (done < n) {
+    if (d->rle_left) {
+      size_t k = n - done < d->rle_left ? n - done : d->rle_left;
+      if (d->rle_value >= limit) return -2;
+      fill_u32(out + done, d->rle_value, k);
+      d->rle_left -= (uint32_t)k;
+      done += k;
+    } else if (d->packed_left) {
+      size_t k = n - done < d->packed_left ? n - done : d->packed_left;
+      pm_pq_unpack32(d->packed, d->packed_len, d->bit_width, d->packed_pos, out + done, k);
+      uint32_t mx = 0;
+      for (size_t i = 0; i < k; i++) mx = out[done + i] > mx ? out[done + i] : mx;
+      if (mx >= limit) return -2;
+      d->packed_pos += k;
+      d->packed_left -= (uint32_t)k;
+      done += k;
+    } else if (rle_next_run(d)) {
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int pm_pq_rle_i16(pm_pq_rle *d, int16_t *out, size_t n) {
-  const uint32_t limit = 0;
-  (void)limit;
   if (d->bit_width == 0) {
     memset(out, 0, n * sizeof *out);
     return 0;
   }
-  RLE_DECODE_BODY(int16_t, 0)
+  const int wide = d->bit_width > 15; /* values may not fit the signed narrowing */
+  size_t done = 0;
+  while (done < n) {
+    if (d->rle_left) {
+      size_t k = n - done < d->rle_left ? n - done : d->rle_left;
+      fill_u16((uint16_t *)(void *)(out + done), (uint16_t)d->rle_value, k);
+      d->rle_left -= (uint32_t)k;
+      done += k;
+    } else if (d->packed_left) {
+      size_t k = n - done < d->packed_left ? n - done : d->packed_left;
+      uint32_t tmp[256];
+      for (size_t j = 0; j < k;) {
+        size_t c = k - j < 256 ? k - j : 256;
+        pm_pq_unpack32(d->packed, d->packed_len, d->bit_width, d->packed_pos, tmp, c);
+        if (wide) {
+          for (size_t i = 0; i < c; i++) out[done + j + i] = (int16_t)tmp[i];
+        } else {
+          narrow_i16(tmp, out + done + j, c);
+        }
+        d->packed_pos += c;
+        j += c;
+      }
+      d->packed_left -= (uint32_t)k;
+      done += k;
+    } else if (rle_next_run(d)) {
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int pm_pq_rle_u8(pm_pq_rle *d, uint8_t *out, size_t n) {
-  const uint32_t limit = 0;
-  (void)limit;
   if (d->bit_width == 0) {
     memset(out, 0, n);
     return 0;
   }
-  RLE_DECODE_BODY(uint8_t, 0)
+  size_t done = 0;
+  while (done < n) {
+    if (d->rle_left) {
+      size_t k = n - done < d->rle_left ? n - done : d->rle_left;
+      memset(out + done, (int)(uint8_t)d->rle_value, k);
+      d->rle_left -= (uint32_t)k;
+      done += k;
+    } else if (d->packed_left) {
+      size_t k = n - done < d->packed_left ? n - done : d->packed_left;
+      uint32_t tmp[256];
+      for (size_t j = 0; j < k;) {
+        size_t c = k - j < 256 ? k - j : 256;
+        pm_pq_unpack32(d->packed, d->packed_len, d->bit_width, d->packed_pos, tmp, c);
+        for (size_t i = 0; i < c; i++) out[done + j + i] = (uint8_t)tmp[i];
+        d->packed_pos += c;
+        j += c;
+      }
+      d->packed_left -= (uint32_t)k;
+      done += k;
+    } else if (rle_next_run(d)) {
+      return -1;
+    }
+  }
+  return 0;
 }
 
 int pm_pq_bitpacked_msb_i16(const uint8_t *src, size_t len, int w, int16_t *out, size_t n) {
