@@ -98,6 +98,7 @@ typedef struct leaf_reader {
   int vsource;
   size_t page_nvals, value_pos;
   const uint8_t *vfixed;
+  int vraw; /* vfixed holds physical values (phys_width apart) still to be converted */
   uint32_t *idx;
   size_t idx_cap;
   uint32_t *voffsets;
@@ -111,6 +112,7 @@ typedef struct leaf_reader {
 
   col_values out;
   size_t bytes_hint; /* binary bytes of the previous batch, to size the next one */
+  size_t slots_hint; /* array length of the previous batch (more than its rows below lists) */
 
   /* string_view output (BYTE_ARRAY leaves when opt.string_view) */
   int view;
@@ -419,7 +421,19 @@ static void convert_fixed(const leaf_reader *lr, const uint8_t *src, size_t n, u
     }
     case CV_FIXED_DEC: {
       size_t w = (size_t)lr->type_length;
-      for (size_t i = 0; i < n; i++) be_to_dec128(src + w * i, w, dst + 16 * i);
+      if (w == 16) { /* big-endian 128 bits to little-endian: swap the halves and their bytes */
+        for (size_t i = 0; i < n; i++) {
+          uint64_t hi, lo;
+          memcpy(&hi, src + 16 * i, 8);
+          memcpy(&lo, src + 16 * i + 8, 8);
+          lo = __builtin_bswap64(lo);
+          hi = __builtin_bswap64(hi);
+          memcpy(dst + 16 * i, &lo, 8);
+          memcpy(dst + 16 * i + 8, &hi, 8);
+        }
+      } else {
+        for (size_t i = 0; i < n; i++) be_to_dec128(src + w * i, w, dst + 16 * i);
+      }
       break;
     }
     default:
@@ -579,23 +593,15 @@ static int binary_to_fixed(pm_pq_reader *r, leaf_reader *lr, const uint32_t *off
   return 0;
 }
 
-/* Makes fixed-width physical values (raw, n of them) the page's value source. */
+/* Makes fixed-width physical values (raw, n of them) the page's value source.
+ * Values that need conversion are converted when they are taken, straight
+ * into the batch (raw stays valid until the page is consumed). */
 static int set_fixed_source(pm_pq_reader *r, leaf_reader *lr, const uint8_t *raw, size_t n, pm_error *err) {
   (void)r;
-  if (lr->conv == CV_COPY) {
-    lr->vfixed = raw;
-  } else {
-    uint8_t *dst;
-    if (raw == lr->conv_buf) { /* convert via tmp */
-      PM_TRY(GROW(lr->tmp_buf, lr->tmp_cap, n * (size_t)lr->phys_width + 16, err));
-      memcpy(lr->tmp_buf, raw, n * (size_t)lr->phys_width);
-      raw = lr->tmp_buf;
-    }
-    PM_TRY(GROW(lr->conv_buf, lr->conv_cap, n * (size_t)lr->width + 16, err));
-    dst = lr->conv_buf;
-    convert_fixed(lr, raw, n, dst);
-    lr->vfixed = dst;
-  }
+  (void)n;
+  (void)err;
+  lr->vfixed = raw;
+  lr->vraw = lr->conv != CV_COPY;
   lr->vsource = VS_FIXED;
   return 0;
 }
@@ -604,6 +610,7 @@ static int set_fixed_source(pm_pq_reader *r, leaf_reader *lr, const uint8_t *raw
 static int decode_values(pm_pq_reader *r, leaf_reader *lr, int enc, uint8_t *p, size_t len, size_t n,
                          pm_error *err) {
   const char *why = NULL;
+  lr->vraw = 0;
   if (lr->out_kind == OUT_BOOL) {
     PM_TRY(GROW(lr->conv_buf, lr->conv_cap, n + 16, err));
     if (enc == PM_PQ_ENC_PLAIN) {
@@ -812,7 +819,8 @@ static int load_dictionary(pm_pq_reader *r, leaf_reader *lr, const pm_pq_page_he
   } else {
     size_t bytes = n * (size_t)lr->width;
     PM_TRY(GROW(lr->dict, lr->dict_cap, bytes + 16, err));
-    memcpy(lr->dict, lr->vfixed, bytes);
+    if (lr->vraw) convert_fixed(lr, lr->vfixed, n, lr->dict);
+    else memcpy(lr->dict, lr->vfixed, bytes);
   }
   lr->dict_n = n;
   lr->has_dict = 1;
@@ -1088,7 +1096,9 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
     size_t w = (size_t)lr->width;
     PM_TRY(pm_buf_reserve(&o->values, k * w + 16));
     uint8_t *dst = o->values.data + o->values.len;
-    if (lr->vsource == VS_FIXED) {
+    if (lr->vsource == VS_FIXED && lr->vraw) {
+      convert_fixed(lr, lr->vfixed + lr->value_pos * (size_t)lr->phys_width, k, dst);
+    } else if (lr->vsource == VS_FIXED) {
       memcpy(dst, lr->vfixed + lr->value_pos * w, k * w);
     } else {
       const uint32_t *ix = lr->idx + lr->value_pos;
@@ -1568,6 +1578,7 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
   col_values *o = &lr->out;
   size_t slots, nulls;
   PM_TRY(node_slots(c, n, &slots, &nulls));
+  lr->slots_hint = slots;
   if (slots - nulls != o->n_values)
     return pm_errorf(c->err, PAIMON_ERR_CORRUPT, "%s: column '%s' row group %d: levels and values disagree", c->r->path,
                      lr->info->path, lr->rg);
@@ -2543,19 +2554,23 @@ int pm_pq_reader_next(pm_pq_reader *r, struct ArrowArray *out, pm_error *err) {
   for (int i = 0; i < r->n_leaves; i++) {
     leaf_reader *lr = &r->leaves[i];
     col_values_reset(&lr->out);
+    /* Below a list, a batch has more values than rows: size the buffers from
+     * the previous batch so that they need not grow (and fault in new pages). */
+    size_t slots = (size_t)rows;
+    if (lr->max_rep > 0 && lr->slots_hint + lr->slots_hint / 8 > slots) slots = lr->slots_hint + lr->slots_hint / 8;
     if (lr->view) {
       view_batch_reset(lr);
-      pool_take(r->pool, &lr->out.values, (size_t)rows * 16 + 64);
-      PM_TRY(pm_buf_reserve(&lr->out.values, (size_t)rows * 16 + 64));
+      pool_take(r->pool, &lr->out.values, slots * 16 + 64);
+      PM_TRY(pm_buf_reserve(&lr->out.values, slots * 16 + 64));
     } else if (lr->out_kind != OUT_BINARY) {
-      size_t need = (size_t)rows * (size_t)lr->width + 64;
+      size_t need = slots * (size_t)lr->width + 64;
       if (lr->out_kind == OUT_FIXED) pool_take(r->pool, &lr->out.values, need);
       PM_TRY(pm_buf_reserve(&lr->out.values, need));
     } else {
       size_t need_bytes = lr->bytes_hint + lr->bytes_hint / 8 + 64;
-      pool_take(r->pool, &lr->out.offsets, (size_t)rows * 4 + 64);
+      pool_take(r->pool, &lr->out.offsets, slots * 4 + 64);
       pool_take(r->pool, &lr->out.values, need_bytes);
-      PM_TRY(pm_buf_reserve(&lr->out.offsets, (size_t)rows * 4 + 64));
+      PM_TRY(pm_buf_reserve(&lr->out.offsets, slots * 4 + 64));
       PM_TRY(pm_buf_reserve(&lr->out.values, need_bytes));
     }
     for (int k = 0; k < n_ops; k++) {
