@@ -108,6 +108,26 @@ static inline unsigned pm_pq_lv_bytes_gt16(uint8_t *dst, const int16_t *p, int16
 }
 #endif
 
+/* out[j] = number of bits of m below bit j (exclusive prefix counts). */
+static inline void pm_pq_prefix16(unsigned m, uint8_t out[16]) {
+#if defined(__SSE2__)
+  const __m128i bits = _mm_set_epi8(-128, 64, 32, 16, 8, 4, 2, 1, -128, 64, 32, 16, 8, 4, 2, 1);
+  __m128i x = _mm_unpacklo_epi64(_mm_set1_epi8((char)(m & 0xffu)), _mm_set1_epi8((char)((m >> 8) & 0xffu)));
+  __m128i one = _mm_and_si128(_mm_cmpeq_epi8(_mm_and_si128(x, bits), bits), _mm_set1_epi8(1));
+  __m128i p = _mm_add_epi8(one, _mm_slli_si128(one, 1));
+  p = _mm_add_epi8(p, _mm_slli_si128(p, 2));
+  p = _mm_add_epi8(p, _mm_slli_si128(p, 4));
+  p = _mm_add_epi8(p, _mm_slli_si128(p, 8));
+  _mm_storeu_si128((__m128i *)(void *)out, _mm_sub_epi8(p, one));
+#else
+  uint8_t c = 0;
+  for (int j = 0; j < 16; j++) {
+    out[j] = c;
+    c = (uint8_t)(c + ((m >> j) & 1u));
+  }
+#endif
+}
+
 static inline unsigned pm_pq_pop16(unsigned x) { /* portable: no popcnt instruction assumed */
   x = x - ((x >> 1) & 0x5555u);
   x = (x & 0x3333u) + ((x >> 2) & 0x3333u);

@@ -1752,10 +1752,20 @@ static int build_array(asm_ctx *c, const anode *n, struct ArrowArray *out, int64
         unsigned C = def ? (cd > 0 ? pm_pq_lv_mask_gt16(def + i, (int16_t)(cd - 1)) : 0xffffu) : cfill;
         S &= ~pm_pq_lv_mask_gt16(rep + i, ar) & 0xffffu;
         C &= ~pm_pq_lv_mask_gt16(rep + i, cr) & 0xffffu;
-        while (S) {
-          unsigned j = (unsigned)__builtin_ctz(S);
-          offsets[s++] = (int32_t)(child + (int64_t)pm_pq_pop16(C & ((1u << j) - 1)));
-          S &= S - 1;
+        if (C == 0xffffu) {
+          while (S) {
+            unsigned j = (unsigned)__builtin_ctz(S);
+            offsets[s++] = (int32_t)(child + (int64_t)j);
+            S &= S - 1;
+          }
+        } else if (S) {
+          uint8_t before[16];
+          pm_pq_prefix16(C, before);
+          while (S) {
+            unsigned j = (unsigned)__builtin_ctz(S);
+            offsets[s++] = (int32_t)(child + (int64_t)before[j]);
+            S &= S - 1;
+          }
         }
         child += (int64_t)pm_pq_pop16(C);
       }
