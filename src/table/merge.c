@@ -458,6 +458,7 @@ struct pm_merge_reader {
   int *stride;          /* references per list element per column (see nacc) */
   struct aggst *st;     /* per-column aggregator state */
   struct nacc *tmp;     /* two scratch lists */
+  struct kidx *kx;      /* two hash indexes of list functions */
   pm_buf sk;            /* scratch of byte-valued merges */
   uint8_t *processed;   /* per-column scratch of sequence-group updates */
   int *group_of;        /* sequence group of each column, or -1 */
@@ -791,11 +792,6 @@ static int nacc_copy(nacc *dst, const nacc *src, pm_error *err) {
   return nacc_push_n(dst, src->v, src->n, err);
 }
 
-static void nacc_remove(nacc *a, size_t at, size_t stride) {
-  memmove(&a->v[at], &a->v[at + stride], (a->n - at - stride) * sizeof *a->v);
-  a->n -= stride;
-}
-
 /* Child array of column c's list/map values in run r (list elements, or map entries). */
 static const struct ArrowArray *elems_of(const pm_merge_reader *m, int c, int32_t r) {
   return m->runs[r].batch.children[c]->children[0];
@@ -811,16 +807,162 @@ static int elem_equal(const pm_merge_reader *m, int c, eref x, eref y) {
   return values_equal(&t->children[0], a, x.idx, b, y.idx, 0);
 }
 
-/* Index (in references) of the element of list a (stride s) whose map key or
- * nested key equals element x's, or -1. */
-static int nkey_equal(const pm_merge_reader *m, int c, eref x, eref y);
-static ptrdiff_t list_find(const pm_merge_reader *m, int c, const nacc *a, eref x, int by_nested_key) {
-  size_t s = (size_t)m->stride[c];
-  for (size_t k = 0; k < a->n; k += s) {
-    if (a->v[k].run < 0) continue;
-    if (by_nested_key ? nkey_equal(m, c, a->v[k], x) : elem_equal(m, c, a->v[k], x)) return (ptrdiff_t)k;
+static uint64_t mix64(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdULL;
+  h ^= h >> 33;
+  h *= 0xc4ceb9fe1a85ec53ULL;
+  h ^= h >> 33;
+  return h;
+}
+
+static uint64_t bytes_hash(const uint8_t *p, size_t n) {
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 0x100000001b3ULL;
+  return mix64(h ^ n);
+}
+
+/* A hash consistent with values_equal (equal values hash alike). */
+static uint64_t value_hash(const pm_type *t, const struct ArrowArray *a, int64_t i, int depth) {
+  if (!pm_array_is_valid(a, i)) return 0x9e3779b97f4a7c15ULL;
+  if (depth > 64) return 1;
+  int64_t x = a->offset + i;
+  switch (t->id) {
+    case PM_T_STRUCT: {
+      uint64_t h = 17;
+      for (int64_t k = 0; k < t->n_children; k++)
+        h = mix64(h * 31 + value_hash(&t->children[k], a->children[k], a->offset + i, depth + 1));
+      return h;
+    }
+    case PM_T_LIST:
+    case PM_T_LARGE_LIST:
+    case PM_T_MAP: {
+      int64_t b, e;
+      list_range(t, a, i, &b, &e);
+      uint64_t h = (uint64_t)(e - b);
+      for (int64_t k = b; k < e; k++) h = mix64(h * 31 + value_hash(&t->children[0], a->children[0], k, depth + 1));
+      return h;
+    }
+    case PM_T_BOOL: return mix64(2 + (uint64_t)pm_bit_get(a->buffers[1], x));
+    case PM_T_FLOAT: {
+      float f = ((const float *)a->buffers[1])[x];
+      uint32_t u;
+      memcpy(&u, &f, 4);
+      return isnan(f) ? 3 : mix64(u); /* every NaN compares equal */
+    }
+    case PM_T_DOUBLE: {
+      double d = ((const double *)a->buffers[1])[x];
+      uint64_t u;
+      memcpy(&u, &d, 8);
+      return isnan(d) ? 3 : mix64(u);
+    }
+    case PM_T_UTF8:
+    case PM_T_LARGE_UTF8:
+    case PM_T_BINARY:
+    case PM_T_LARGE_BINARY: {
+      const uint8_t *p;
+      size_t n;
+      varbin_at(t, a, x, &p, &n);
+      return bytes_hash(p, n);
+    }
+    case PM_T_FIXED_BINARY:
+      return bytes_hash((const uint8_t *)a->buffers[1] + (size_t)t->width * (size_t)x, (size_t)t->width);
+    default: {
+      if (!is_flat(t) || t->id == PM_T_HALF_FLOAT) return 5; /* equality not by bytes: any constant is consistent */
+      int w = pm_type_byte_width(t);
+      if (w <= 0 || w > 16) return 5;
+      return bytes_hash((const uint8_t *)a->buffers[1] + (size_t)w * (size_t)x, (size_t)w);
+    }
   }
+}
+
+static int nkey_equal(const pm_merge_reader *m, int c, eref x, eref y);
+
+/* Hash of element x's identity: its nested key (by_key), map key, or value. */
+static uint64_t elem_hash(const pm_merge_reader *m, int c, eref x, int by_key) {
+  const pm_type *t = &m->layout->children[c];
+  const struct ArrowArray *a = elems_of(m, c, x.run);
+  if (by_key) {
+    const pm_merge_column *mc = &m->cfg->columns[c];
+    uint64_t h = 19;
+    for (int k = 0; k < mc->n_nested_keys; k++) {
+      int f = mc->nested_keys[k];
+      h = mix64(h * 31 + value_hash(&t->children[0].children[f], a->children[f], a->offset + x.idx, 0));
+    }
+    return h;
+  }
+  if (t->id == PM_T_MAP) return value_hash(&t->children[0].children[0], a->children[0], a->offset + x.idx, 0);
+  return value_hash(&t->children[0], a, x.idx, 0);
+}
+
+/* A hash index over the references of one list (open addressing; slots hold
+ * reference index + 1). Sized once for every insert it will see; entries
+ * whose run is < 0 (null composites, removed entries) never match. */
+typedef struct kidx {
+  size_t *slot;
+  size_t cap, mask;
+  int by_key;
+} kidx;
+
+static int kidx_reset(kidx *ix, size_t max_inserts, int by_key, pm_error *err) {
+  size_t cap = 16;
+  while (cap < max_inserts * 2 + 2) cap *= 2;
+  if (cap > ix->cap) {
+    size_t *ns = realloc(ix->slot, cap * sizeof *ns);
+    if (!ns) return PM_NOMEM(err);
+    ix->slot = ns;
+    ix->cap = cap;
+  }
+  ix->mask = cap - 1;
+  ix->by_key = by_key;
+  memset(ix->slot, 0, cap * sizeof *ix->slot);
+  return 0;
+}
+
+/* Reference index in list a of the entry equal to x, or -1 (*pos: the free slot for x). */
+static ptrdiff_t kidx_find(const pm_merge_reader *m, int c, const kidx *ix, const nacc *a, eref x, size_t *pos) {
+  size_t p = (size_t)elem_hash(m, c, x, ix->by_key) & ix->mask;
+  for (; ix->slot[p]; p = (p + 1) & ix->mask) {
+    size_t k = ix->slot[p] - 1;
+    eref y = a->v[k];
+    if (y.run < 0) continue;
+    if (ix->by_key ? nkey_equal(m, c, y, x) : elem_equal(m, c, y, x)) return (ptrdiff_t)k;
+  }
+  *pos = p;
   return -1;
+}
+
+/* Appends x's `n` references to a and indexes them at slot pos. */
+static int kidx_append(kidx *ix, size_t pos, nacc *a, const eref *x, size_t n, pm_error *err) {
+  ix->slot[pos] = a->n + 1;
+  return nacc_push_n(a, x, n, err);
+}
+
+/* merge_map's put: replace the entry with x's key, else append. */
+static int kidx_put(const pm_merge_reader *m, int c, kidx *ix, nacc *a, eref x, pm_error *err) {
+  size_t pos;
+  ptrdiff_t at = kidx_find(m, c, ix, a, x, &pos);
+  if (at >= 0) {
+    a->v[at] = x;
+    return 0;
+  }
+  return kidx_append(ix, pos, a, &x, 1, err);
+}
+
+/* Indexes the entries of an existing list (the first of equal entries). */
+static void kidx_build(const pm_merge_reader *m, int c, kidx *ix, const nacc *a) {
+  for (size_t k = 0; k < a->n; k++) {
+    size_t pos;
+    if (a->v[k].run >= 0 && kidx_find(m, c, ix, a, a->v[k], &pos) < 0) ix->slot[pos] = k + 1;
+  }
+}
+
+/* Drops the references marked removed (run -2) of a stride-1 list. */
+static void nacc_compact(nacc *a) {
+  size_t o = 0;
+  for (size_t k = 0; k < a->n; k++)
+    if (a->v[k].run != -2) a->v[o++] = a->v[k];
+  a->n = o;
 }
 
 /* The list / map value (r, i) of column c as references (r < 0: null). */
@@ -903,8 +1045,8 @@ static int nseq_cmp(const pm_merge_reader *m, int c, eref x, eref y) {
 /* addNestedRows: rows of src put into res by nested key (an equal key is
  * replaced unless the nested sequence is older; new keys only while fewer
  * than limit keys when limit_new). */
-static int nested_put_rows(const pm_merge_reader *m, int c, nacc *res, const nacc *src, int limit_new, int64_t limit,
-                           pm_error *err) {
+static int nested_put_rows(const pm_merge_reader *m, int c, kidx *ix, nacc *res, const nacc *src, int limit_new,
+                           int64_t limit, pm_error *err) {
   int has_seq = m->cfg->columns[c].n_nested_seq > 0;
   for (size_t k = 0; k < src->n; k++) {
     eref x = src->v[k];
@@ -912,11 +1054,12 @@ static int nested_put_rows(const pm_merge_reader *m, int c, nacc *res, const nac
     int keep;
     PM_TRY(nkey_admit(m, c, x, &keep, err));
     if (!keep) continue;
-    ptrdiff_t at = list_find(m, c, res, x, 1);
+    size_t pos;
+    ptrdiff_t at = kidx_find(m, c, ix, res, x, &pos);
     if (at >= 0) {
       if (!has_seq || nseq_cmp(m, c, x, res->v[at]) >= 0) res->v[at] = x;
     } else if (!limit_new || (int64_t)res->n < limit) {
-      PM_TRY(nacc_push(res, x.run, x.idx, err));
+      PM_TRY(kidx_append(ix, pos, res, &x, 1, err));
     }
   }
   return 0;
@@ -991,43 +1134,47 @@ static int list_agg(const pm_merge_reader *m, int c, pm_agg_func f, const nacc *
       /* a HashSet de-duplicates the accumulator too; the equaliser path (nested and binary elements) does not */
       int dedup_acc = mc->distinct && is_flat(et) && et->id != PM_T_BINARY && et->id != PM_T_LARGE_BINARY &&
                       et->id != PM_T_FIXED_BINARY;
+      if (!mc->distinct) { /* concatenation */
+        PM_TRY(nacc_push_n(res, a->v, a->n, err));
+        return nacc_push_n(res, b->v, b->n, err);
+      }
+      kidx *ix = &m->kx[0];
+      PM_TRY(kidx_reset(ix, a->n + b->n, 0, err));
       for (int side = 0; side < 2; side++) {
         const nacc *src = side ? b : a;
-        int dedup = side ? mc->distinct : dedup_acc;
-        for (size_t k = 0; src->has && k < src->n; k++)
-          if (!dedup || list_find(m, c, res, src->v[k], 0) < 0) PM_TRY(nacc_push(res, src->v[k].run, src->v[k].idx, err));
+        int dedup = side ? 1 : dedup_acc;
+        for (size_t k = 0; src->has && k < src->n; k++) {
+          size_t pos;
+          if (kidx_find(m, c, ix, res, src->v[k], &pos) < 0) PM_TRY(kidx_append(ix, pos, res, &src->v[k], 1, err));
+          else if (!dedup) PM_TRY(nacc_push(res, src->v[k].run, src->v[k].idx, err));
+        }
       }
       return 0;
     }
     case PM_AGG_MERGE_MAP: /* FieldMergeMapAgg.agg: input wins on a key clash */
       if (!a->has || !b->has) return nacc_copy(res, a->has ? a : b, err);
       res->has = 1;
+      PM_TRY(kidx_reset(&m->kx[0], a->n + b->n, 0, err));
       for (int side = 0; side < 2; side++) {
         const nacc *src = side ? b : a;
-        for (size_t k = 0; k < src->n; k++) {
-          ptrdiff_t at = list_find(m, c, res, src->v[k], 0);
-          if (at >= 0) res->v[at] = src->v[k];
-          else PM_TRY(nacc_push(res, src->v[k].run, src->v[k].idx, err));
-        }
+        for (size_t k = 0; k < src->n; k++) PM_TRY(kidx_put(m, c, &m->kx[0], res, src->v[k], err));
       }
       return 0;
     case PM_AGG_MERGE_MAP_WITH_KEYTIME: /* FieldMergeMapWithKeyTimeAgg.agg */
       if (!a->has) return nacc_copy(res, b, err);
       if (!b->has) return nacc_copy(res, a, err);
       res->has = 1;
-      for (size_t k = 0; k < a->n; k++) {
-        ptrdiff_t at = list_find(m, c, res, a->v[k], 0);
-        if (at >= 0) res->v[at] = a->v[k];
-        else PM_TRY(nacc_push(res, a->v[k].run, a->v[k].idx, err));
-      }
+      PM_TRY(kidx_reset(&m->kx[0], a->n + b->n, 0, err));
+      for (size_t k = 0; k < a->n; k++) PM_TRY(kidx_put(m, c, &m->kx[0], res, a->v[k], err));
       for (size_t k = 0; k < b->n; k++) {
         eref x = b->v[k];
-        ptrdiff_t at = list_find(m, c, res, x, 0);
+        size_t pos;
+        ptrdiff_t at = kidx_find(m, c, &m->kx[0], res, x, &pos);
         const uint8_t *nts, *ots;
         size_t nn, on;
         int nv, ov;
         if (!keytime_value(m, c, x, &nts, &nn, &nv)) { /* a null value removes the key */
-          if (at >= 0) nacc_remove(res, (size_t)at, 1);
+          if (at >= 0) res->v[at].run = -2;
           continue;
         }
         if (!nv) continue; /* null timestamp: skipped */
@@ -1035,8 +1182,9 @@ static int list_agg(const pm_merge_reader *m, int c, pm_agg_func f, const nacc *
                    java_string_cmp(nts, nn, ots, on) > 0;
         if (!take) continue;
         if (at >= 0) res->v[at] = x;
-        else PM_TRY(nacc_push(res, x.run, x.idx, err));
+        else PM_TRY(kidx_append(&m->kx[0], pos, res, &x, 1, err));
       }
+      nacc_compact(res);
       return 0;
     case PM_AGG_NESTED_UPDATE: { /* FieldNestedUpdateAgg.agg */
       if (!b->has) return nacc_copy(res, a, err);
@@ -1052,13 +1200,15 @@ static int list_agg(const pm_merge_reader *m, int c, pm_agg_func f, const nacc *
         return push_non_null_rows(m, c, res, b, limit - (int64_t)a->n, err);
       }
       res->has = 1;
-      if (a->has) PM_TRY(nested_put_rows(m, c, res, a, 0, limit, err));
-      return nested_put_rows(m, c, res, b, 1, limit, err);
+      PM_TRY(kidx_reset(&m->kx[0], a->n + b->n, 1, err));
+      if (a->has) PM_TRY(nested_put_rows(m, c, &m->kx[0], res, a, 0, limit, err));
+      return nested_put_rows(m, c, &m->kx[0], res, b, 1, limit, err);
     }
     case PM_AGG_NESTED_PARTIAL_UPDATE: { /* FieldNestedPartialUpdateAgg.agg: non-null overlay per nested key */
       if (!b->has) return nacc_copy(res, a, err);
       res->has = 1;
       size_t s = (size_t)m->stride[c];
+      PM_TRY(kidx_reset(&m->kx[0], (a->n + b->n) / s, 1, err));
       for (int side = 0; side < 2; side++) {
         const nacc *src = side ? b : a;
         for (size_t k = 0; src->has && k + s <= src->n; k += s) {
@@ -1067,10 +1217,11 @@ static int list_agg(const pm_merge_reader *m, int c, pm_agg_func f, const nacc *
           int keep;
           PM_TRY(nkey_admit(m, c, x, &keep, err));
           if (!keep) continue;
-          ptrdiff_t at = list_find(m, c, res, x, 1);
+          size_t pos;
+          ptrdiff_t at = kidx_find(m, c, &m->kx[0], res, x, &pos);
           if (at < 0) {
             at = (ptrdiff_t)res->n;
-            PM_TRY(nacc_push(res, x.run, x.idx, err));
+            PM_TRY(kidx_append(&m->kx[0], pos, res, &x, 1, err));
             for (size_t q = 1; q < s; q++) PM_TRY(nacc_push(res, -1, 0, err));
           }
           for (size_t q = 1; q < s; q++)
@@ -1096,12 +1247,13 @@ static int list_retract(const pm_merge_reader *m, int c, pm_agg_func f, const na
       if (!a->has || !b->has || b->n == 0) return nacc_copy(res, a, err);
       res->has = 1;
       if (f == PM_AGG_MERGE_MAP) {
-        for (size_t k = 0; k < a->n; k++)
-          if (list_find(m, c, b, a->v[k], 0) < 0) {
-            ptrdiff_t at = list_find(m, c, res, a->v[k], 0);
-            if (at >= 0) res->v[at] = a->v[k];
-            else PM_TRY(nacc_push(res, a->v[k].run, a->v[k].idx, err));
-          }
+        PM_TRY(kidx_reset(&m->kx[1], b->n, 0, err));
+        kidx_build(m, c, &m->kx[1], b);
+        PM_TRY(kidx_reset(&m->kx[0], a->n, 0, err));
+        for (size_t k = 0; k < a->n; k++) {
+          size_t pos;
+          if (kidx_find(m, c, &m->kx[1], b, a->v[k], &pos) < 0) PM_TRY(kidx_put(m, c, &m->kx[0], res, a->v[k], err));
+        }
         return 0;
       }
       {
@@ -1133,15 +1285,14 @@ static int list_retract(const pm_merge_reader *m, int c, pm_agg_func f, const na
         }
         return 0;
       }
+      PM_TRY(kidx_reset(&m->kx[0], a->n, 1, err));
       for (size_t k = 0; k < a->n; k++) { /* map of the accumulator's rows by key */
         eref x = a->v[k];
         int keep;
         if (!nelem_valid(m, c, x)) continue;
         PM_TRY(nkey_admit(m, c, x, &keep, err));
         if (!keep) continue;
-        ptrdiff_t at = list_find(m, c, res, x, 1);
-        if (at >= 0) res->v[at] = x;
-        else PM_TRY(nacc_push(res, x.run, x.idx, err));
+        PM_TRY(kidx_put(m, c, &m->kx[0], res, x, err));
       }
       for (size_t k = 0; k < b->n; k++) {
         eref x = b->v[k];
@@ -1149,9 +1300,11 @@ static int list_retract(const pm_merge_reader *m, int c, pm_agg_func f, const na
         if (!nelem_valid(m, c, x)) continue;
         PM_TRY(nkey_admit(m, c, x, &keep, err));
         if (!keep) continue;
-        ptrdiff_t at = list_find(m, c, res, x, 1);
-        if (at >= 0) nacc_remove(res, (size_t)at, 1);
+        size_t pos;
+        ptrdiff_t at = kidx_find(m, c, &m->kx[0], res, x, &pos);
+        if (at >= 0) res->v[at].run = -2;
       }
+      nacc_compact(res);
       return 0;
     default: *unsupported = 1; return 0;
   }
@@ -1391,6 +1544,9 @@ static void agg_free(pm_merge_reader *m) {
   if (m->tmp)
     for (int k = 0; k < 2; k++) free(m->tmp[k].v);
   free(m->tmp);
+  if (m->kx)
+    for (int k = 0; k < 2; k++) free(m->kx[k].slot);
+  free(m->kx);
   pm_buf_free(&m->sk);
   free(m->func);
   free(m->stride);
@@ -1649,10 +1805,11 @@ static int agg_setup(pm_merge_reader *m, pm_error *err) {
   m->stride = calloc((size_t)n + 1, sizeof *m->stride);
   m->st = calloc((size_t)n + 1, sizeof *m->st);
   m->tmp = calloc(2, sizeof *m->tmp);
+  m->kx = calloc(2, sizeof *m->kx);
   m->processed = calloc((size_t)n + 1, 1);
   m->group_of = calloc((size_t)n + 1, sizeof *m->group_of);
   m->is_order = calloc((size_t)n + 1, sizeof *m->is_order);
-  if (!m->func || !m->stride || !m->st || !m->tmp || !m->processed || !m->group_of || !m->is_order)
+  if (!m->func || !m->stride || !m->st || !m->tmp || !m->kx || !m->processed || !m->group_of || !m->is_order)
     return PM_NOMEM(err);
   for (int c = 0; c < n; c++) {
     m->group_of[c] = -1;

@@ -1022,6 +1022,231 @@ static void test_read_path_sequence_group_sum(void) {
   json_decref(rows);
 }
 
+/* ---------------------------------------------------------------------
+ * Randomized: large nested_update (keyed) and merge_map_with_keytime
+ * values against a direct model of the Java rules (linear search).
+ * --------------------------------------------------------------------- */
+typedef struct rrec {
+  int n_nu;
+  nrow nu[300];
+  int n_mk;
+  mentry mk[300];
+  long long seq;
+} rrec;
+
+static const char *const KEYS[64] = {
+    "k00", "k01", "k02", "k03", "k04", "k05", "k06", "k07", "k08", "k09", "k10", "k11", "k12", "k13", "k14", "k15",
+    "k16", "k17", "k18", "k19", "k20", "k21", "k22", "k23", "k24", "k25", "k26", "k27", "k28", "k29", "k30", "k31",
+    "k32", "k33", "k34", "k35", "k36", "k37", "k38", "k39", "k40", "k41", "k42", "k43", "k44", "k45", "k46", "k47",
+    "k48", "k49", "k50", "k51", "k52", "k53", "k54", "k55", "k56", "k57", "k58", "k59", "k60", "k61", "k62", "k63"};
+static const char *const TS[4] = {"2024-01-01", "2024-01-02", "2024-01-03", NULL};
+static const char *const VS[3] = {"x", "y", NULL};
+
+static int rr_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  const rrec **slot = ctx;
+  memset(out, 0, sizeof *out);
+  if (!*slot) return 0;
+  const rrec *r = *slot;
+  *slot = NULL;
+  pm_builder *b;
+  pm_builder_new(&g_nl, &b, err);
+  pm_builder_append_int(pm_builder_child(b, N_K), 1, err);
+  pm_builder *l = pm_builder_child(b, N_NU), *row = pm_builder_child(l, 0);
+  for (int i = 0; i < r->n_nu; i++) {
+    append_int_or_null(pm_builder_child(row, 0), r->nu[i].id, err);
+    append_str_or_null(pm_builder_child(row, 1), r->nu[i].v, err);
+    append_int_or_null(pm_builder_child(row, 2), r->nu[i].s, err);
+    pm_builder_append_valid(row, err);
+  }
+  pm_builder_append_valid(l, err);
+  pm_builder *mp = pm_builder_child(b, N_MK), *ent = pm_builder_child(mp, 0);
+  for (int i = 0; i < r->n_mk; i++) {
+    pm_builder_append_str(pm_builder_child(ent, 0), r->mk[i].key, err);
+    pm_builder *val = pm_builder_child(ent, 1);
+    if (r->mk[i].val == -1000) {
+      pm_builder_append_null(val, err);
+    } else {
+      pm_builder_append_int(pm_builder_child(val, 0), r->mk[i].val, err);
+      append_str_or_null(pm_builder_child(val, 1), r->mk[i].ts, err);
+      pm_builder_append_valid(val, err);
+    }
+    pm_builder_append_valid(ent, err);
+  }
+  pm_builder_append_valid(mp, err);
+  pm_builder_append_int(pm_builder_child(b, N_SEQ), r->seq, err);
+  pm_builder_append_int(pm_builder_child(b, N_KIND), 0, err);
+  pm_builder_append_valid(b, err);
+  int rc = pm_builder_finish(b, out, err);
+  pm_builder_free(b);
+  return rc;
+}
+
+static unsigned rstate = 7;
+static unsigned rnd(void) {
+  rstate = rstate * 1103515245u + 12345u;
+  return (rstate >> 16) & 0x7FFF;
+}
+
+static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Sorted "item;" lists equal. */
+static int same_sorted(char **x, int nx, char **y, int ny) {
+  if (nx != ny) return 0;
+  qsort(x, (size_t)nx, sizeof *x, cmp_str);
+  qsort(y, (size_t)ny, sizeof *y, cmp_str);
+  for (int i = 0; i < nx; i++)
+    if (strcmp(x[i], y[i])) return 0;
+  return 1;
+}
+
+static void test_randomized_large_values(void) {
+  make_nested_layout();
+  pm_merge_config cfg;
+  pm_merge_column cols[N_NCOLS];
+  nested_config(&cfg, cols);
+  cols[N_NU].agg = PM_AGG_NESTED_UPDATE;
+  cols[N_NU].n_nested_keys = 1;
+  cols[N_NU].nested_keys[0] = 0;
+  cols[N_MK].agg = PM_AGG_MERGE_MAP_WITH_KEYTIME;
+  cols[N_MK].ts_field = -1;
+  static rrec recs[4];
+  for (int round = 0; round < 6; round++) {
+    int nrec = 2 + round % 3;
+    for (int r = 0; r < nrec; r++) {
+      rrec *x = &recs[r];
+      x->seq = r;
+      x->n_nu = (int)(rnd() % 300);
+      for (int i = 0; i < x->n_nu; i++) {
+        x->nu[i].id = rnd() % 20 == 0 ? NUL : (int)(rnd() % 400);
+        x->nu[i].v = VS[rnd() % 3];
+        x->nu[i].s = (int)(rnd() % 5);
+      }
+      x->n_mk = 0;
+      int used[64] = {0};
+      int want = (int)(rnd() % 64);
+      for (int i = 0; i < want; i++) { /* a map holds each key once */
+        int k = (int)(rnd() % 64);
+        if (used[k]) continue;
+        used[k] = 1;
+        mentry *e = &x->mk[x->n_mk++];
+        e->key = KEYS[k];
+        e->val = rnd() % 10 == 0 ? -1000 : (int)(rnd() % 1000);
+        e->ts = TS[rnd() % 4];
+      }
+    }
+    /* model: nested_update keyed (FieldNestedUpdateAgg.addNestedRows), map by key with replacement */
+    static char *model_nu[2000], *model_mk[300];
+    int n_model = 0, n_mm = 0;
+    static nrow acc[2000];
+    int n_acc = 0;
+    for (int r = 0; r < nrec; r++)
+      for (int i = 0; i < recs[r].n_nu; i++) {
+        int at = -1;
+        for (int q = 0; q < n_acc && at < 0; q++)
+          if (acc[q].id == recs[r].nu[i].id) at = q;
+        if (at >= 0) acc[at] = recs[r].nu[i];
+        else acc[n_acc++] = recs[r].nu[i];
+      }
+    for (int q = 0; q < n_acc; q++) {
+      char buf[64];
+      char ids[16] = "-";
+      if (acc[q].id != NUL) snprintf(ids, sizeof ids, "%d", acc[q].id);
+      snprintf(buf, sizeof buf, "%s:%s:%d", ids, acc[q].v ? acc[q].v : "-", acc[q].s);
+      model_nu[n_model++] = strdup(buf);
+    }
+    /* model: FieldMergeMapWithKeyTimeAgg; the first record is taken as is (agg(null, x) = x) */
+    static mentry macc[300];
+    int n_macc = 0;
+    for (int i = 0; i < recs[0].n_mk; i++) macc[n_macc++] = recs[0].mk[i];
+    for (int r = 1; r < nrec; r++)
+      for (int i = 0; i < recs[r].n_mk; i++) {
+        const mentry *e = &recs[r].mk[i];
+        int at = -1;
+        for (int q = 0; q < n_macc && at < 0; q++)
+          if (!strcmp(macc[q].key, e->key)) at = q;
+        if (e->val == -1000) {
+          if (at >= 0) macc[at] = macc[--n_macc];
+          continue;
+        }
+        if (!e->ts) continue;
+        int take = at < 0 || macc[at].val == -1000 || !macc[at].ts || strcmp(e->ts, macc[at].ts) > 0;
+        if (!take) continue;
+        if (at >= 0) macc[at] = *e;
+        else macc[n_macc++] = *e;
+      }
+    for (int q = 0; q < n_macc; q++) {
+      char buf[64];
+      if (macc[q].val == -1000) snprintf(buf, sizeof buf, "%s=null", macc[q].key);
+      else snprintf(buf, sizeof buf, "%s=%d@%s", macc[q].key, macc[q].val, macc[q].ts ? macc[q].ts : "-");
+      model_mk[n_mm++] = strdup(buf);
+    }
+    /* merge */
+    const rrec *slots[4];
+    pm_merge_source src[4];
+    for (int r = 0; r < nrec; r++) {
+      slots[r] = &recs[r];
+      src[r] = (pm_merge_source){&slots[r], rr_next, NULL};
+    }
+    pm_error err;
+    pm_merge_reader *m;
+    CHECK_OK(pm_merge_open(&cfg, src, nrec, &m, &err), &err);
+    struct ArrowArray o;
+    CHECK_OK(pm_merge_next(m, &o, &err), &err);
+    CHECK(o.release && o.length == 1);
+    if (o.release && o.length == 1) {
+      static char *got_nu[2000], *got_mk[300];
+      int n_gn = 0, n_gm = 0;
+      const struct ArrowArray *l = o.children[N_NU], *row = l->children[0];
+      const int32_t *off = (const int32_t *)l->buffers[1] + l->offset;
+      for (int32_t e = off[0]; e < off[1] && n_gn < 2000; e++) {
+        int64_t j = row->offset + e;
+        const struct ArrowArray *id = row->children[0], *v = row->children[1], *sq = row->children[2];
+        char buf[64], ids[16] = "-", vs[16] = "-";
+        if (pm_array_is_valid(id, j)) snprintf(ids, sizeof ids, "%d", ((const int32_t *)id->buffers[1])[id->offset + j]);
+        if (pm_array_is_valid(v, j)) {
+          const int32_t *vo = (const int32_t *)v->buffers[1] + v->offset;
+          snprintf(vs, sizeof vs, "%.*s", (int)(vo[j + 1] - vo[j]), (const char *)v->buffers[2] + vo[j]);
+        }
+        snprintf(buf, sizeof buf, "%s:%s:%d", ids, vs, ((const int32_t *)sq->buffers[1])[sq->offset + j]);
+        got_nu[n_gn++] = strdup(buf);
+      }
+      const struct ArrowArray *mp = o.children[N_MK], *ent = mp->children[0];
+      const int32_t *moff = (const int32_t *)mp->buffers[1] + mp->offset;
+      for (int32_t e = moff[0]; e < moff[1] && n_gm < 300; e++) {
+        int64_t j = ent->offset + e;
+        const struct ArrowArray *keys = ent->children[0], *vals = ent->children[1];
+        const int32_t *ko = (const int32_t *)keys->buffers[1] + keys->offset;
+        char buf[64];
+        int kl = (int)(ko[j + 1] - ko[j]);
+        const char *kp = (const char *)keys->buffers[2] + ko[j];
+        if (!pm_array_is_valid(vals, j)) {
+          snprintf(buf, sizeof buf, "%.*s=null", kl, kp);
+        } else {
+          int64_t q = vals->offset + j;
+          const struct ArrowArray *vv = vals->children[0], *ts = vals->children[1];
+          char tss[16] = "-";
+          if (pm_array_is_valid(ts, q)) {
+            const int32_t *to = (const int32_t *)ts->buffers[1] + ts->offset;
+            snprintf(tss, sizeof tss, "%.*s", (int)(to[q + 1] - to[q]), (const char *)ts->buffers[2] + to[q]);
+          }
+          snprintf(buf, sizeof buf, "%.*s=%d@%s", kl, kp, ((const int32_t *)vv->buffers[1])[vv->offset + q], tss);
+        }
+        got_mk[n_gm++] = strdup(buf);
+      }
+      CHECK_MSG(same_sorted(got_nu, n_gn, model_nu, n_model), "round %d nested_update: %d vs %d rows", round, n_gn,
+                n_model);
+      CHECK_MSG(same_sorted(got_mk, n_gm, model_mk, n_mm), "round %d keytime: %d vs %d entries", round, n_gm, n_mm);
+      for (int i = 0; i < n_gn; i++) free(got_nu[i]);
+      for (int i = 0; i < n_gm; i++) free(got_mk[i]);
+      o.release(&o);
+    }
+    pm_merge_close(m);
+    for (int i = 0; i < n_model; i++) free(model_nu[i]);
+    for (int i = 0; i < n_mm; i++) free(model_mk[i]);
+  }
+  pm_type_free(&g_nl);
+}
+
 int main(void) {
   RUN_TEST(test_nested_update_keyed);
   RUN_TEST(test_nested_update_keyless);
@@ -1032,5 +1257,6 @@ int main(void) {
   RUN_TEST(test_aggregation_all_retracts);
   RUN_TEST(test_column_options);
   RUN_TEST(test_read_path_sequence_group_sum);
+  RUN_TEST(test_randomized_large_values);
   TEST_MAIN_END();
 }
