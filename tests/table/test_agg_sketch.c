@@ -1,7 +1,8 @@
 /* Tests of the binary aggregate functions rbm64 / theta_sketch / hll_sketch (table/agg_sketch.h).
- * No Java is available offline, so expected bytes are derived by hand from the Java sources
- * (derivations in the comments) and larger cases check properties: decoded content, idempotence,
- * agreement between merge orders where Java's result is order independent. */
+ * Three kinds of evidence: byte streams derived by hand from the Java sources (derivations in the
+ * comments), property checks on larger inputs (decoded content, estimates, idempotence, order
+ * independence where Java's result is order independent, malformed input never crashing), and
+ * merge vectors computed by the Java libraries themselves (test_java_vectors, at the end). */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
