@@ -202,6 +202,121 @@ static void test_dict(void) {
   pm_pq_enc_dict_free(&d);
 }
 
+
+typedef struct entry_ref {
+  const uint8_t *p;
+  size_t len;
+} entry_ref;
+
+static int cmp_entry(const void *a, const void *b) {
+  const entry_ref *x = a, *y = b;
+  size_t m = x->len < y->len ? x->len : y->len;
+  int r = m ? memcmp(x->p, y->p, m) : 0;
+  if (r) return r;
+  return x->len < y->len ? -1 : x->len > y->len;
+}
+
+/* Batch puts of many values drawn from a pool (runs, repeats, growth through
+ * several rehashes) for every table layout: each value's index names an
+ * entry with its bytes, new indices appear in first-occurrence order, and all
+ * entries differ. */
+static void test_dict_batches(void) {
+  pm_error err;
+  const size_t widths[] = {4, 8, 12, 16, 0};
+  enum { N = 60000, POOL = 9000 };
+  uint64_t seed = 99;
+  uint8_t *pool = malloc((size_t)POOL * 24);
+  size_t *pool_len = malloc(POOL * sizeof *pool_len);
+  uint32_t *pick = malloc(N * sizeof *pick), *idx = malloc(N * sizeof *idx);
+  uint8_t *packed = malloc((size_t)N * 16);
+  pm_pq_enc_ba *bas = malloc(N * sizeof *bas);
+  entry_ref *ents = malloc((POOL + 1) * sizeof *ents);
+  for (size_t wi = 0; wi < sizeof widths / sizeof widths[0]; wi++) {
+    size_t w = widths[wi];
+    for (int i = 0; i < POOL; i++) {
+      for (int b = 0; b < 24; b++) {
+        seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+        /* low-entropy bytes so values share prefixes and hash bits */
+        pool[(size_t)i * 24 + (size_t)b] = (uint8_t)((seed >> 60) & 3);
+      }
+      memcpy(pool + (size_t)i * 24, &i, sizeof i); /* distinct */
+      pool_len[i] = w ? w : (size_t)(i % 21);      /* byte arrays: 0..20 bytes */
+    }
+    for (int k = 0; k < N; k++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      uint32_t r = (uint32_t)(seed >> 33);
+      pick[k] = (k > 0 && r % 3 == 0) ? pick[k - 1] : r % POOL;
+    }
+    /* (short byte arrays of different pool slots may be equal: they must
+     * then share one entry, which the checks below allow) */
+    pm_pq_enc_dict d;
+    pm_pq_enc_dict_init(&d, w);
+    size_t k = 0;
+    while (k < N) {
+      size_t n = 1 + (size_t)(seed >> 40) % 700;
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      if (n > N - k) n = N - k;
+      if (w) {
+        for (size_t j = 0; j < n; j++) memcpy(packed + j * w, pool + (size_t)pick[k + j] * 24, w);
+        CHECK_OK(pm_pq_enc_dict_put_fixed(&d, packed, n, idx + k, &err), &err);
+      } else {
+        for (size_t j = 0; j < n; j++) {
+          bas[j].p = pool + (size_t)pick[k + j] * 24;
+          bas[j].len = pool_len[pick[k + j]];
+        }
+        CHECK_OK(pm_pq_enc_dict_put_ba(&d, bas, n, idx + k, &err), &err);
+      }
+      k += n;
+    }
+    /* entries */
+    size_t off = 0;
+    int ok = 1;
+    for (uint32_t e = 0; e < d.count && ok; e++) {
+      if (w) {
+        ents[e].p = d.page.data + (size_t)e * w;
+        ents[e].len = w;
+      } else {
+        uint32_t l;
+        memcpy(&l, d.page.data + off, 4);
+        ents[e].p = d.page.data + off + 4;
+        ents[e].len = l;
+        off += 4 + l;
+      }
+    }
+    CHECK(w ? d.page.len == (size_t)d.count * w : d.page.len == off);
+    uint32_t seen = 0;
+    for (int i = 0; i < N && ok; i++) {
+      size_t len = w ? w : pool_len[pick[i]];
+      const uint8_t *v = pool + (size_t)pick[i] * 24;
+      ok = idx[i] < d.count && idx[i] <= seen && ents[idx[i]].len == len && memcmp(ents[idx[i]].p, v, len) == 0;
+      if (idx[i] == seen) seen++;
+      CHECK_MSG(ok, "width %zu value %d index %u", w, i, idx[i]);
+    }
+    CHECK_EQ_INT(seen, d.count);
+    qsort(ents, d.count, sizeof *ents, cmp_entry);
+    for (uint32_t e = 1; e < d.count; e++) {
+      if (cmp_entry(&ents[e - 1], &ents[e]) == 0) {
+        CHECK_MSG(0, "width %zu: duplicate entry", w);
+        break;
+      }
+    }
+    /* after a reset the same values get indices from 0 again */
+    pm_pq_enc_dict_reset(&d);
+    uint32_t ix;
+    CHECK_OK(pm_pq_enc_dict_put(&d, pool + (size_t)pick[5] * 24, w ? w : pool_len[pick[5]], &ix, &err), &err);
+    CHECK_EQ_INT(ix, 0);
+    CHECK_EQ_INT(d.count, 1);
+    pm_pq_enc_dict_free(&d);
+  }
+  free(pool);
+  free(pool_len);
+  free(pick);
+  free(idx);
+  free(packed);
+  free(bas);
+  free(ents);
+}
+
 static void test_bools(void) {
   pm_error err;
   pm_buf b;
@@ -219,6 +334,7 @@ int main(void) {
   RUN_TEST(test_rle_known);
   RUN_TEST(test_rle_random);
   RUN_TEST(test_dict);
+  RUN_TEST(test_dict_batches);
   RUN_TEST(test_bools);
   TEST_MAIN_END();
 }

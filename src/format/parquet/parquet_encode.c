@@ -27,44 +27,64 @@ static uint8_t *put_varint(uint8_t *p, uint64_t v) {
  * header stays one byte, as parquet-mr does. */
 #define MAX_LITERAL_GROUPS 63
 
-/* Packs groups of 8 values (count a multiple of 8, padded by the caller) at p. */
-static uint8_t *pack_groups(uint8_t *p, const uint32_t *v, size_t count, int bw) {
-  uint64_t acc = 0;
-  int bits = 0;
-  for (size_t i = 0; i < count; i++) {
-    acc |= (uint64_t)v[i] << bits;
-    bits += bw;
-    while (bits >= 8) {
-      *p++ = (uint8_t)acc;
-      acc >>= 8;
-      bits -= 8;
-    }
-  }
-  return p; /* count*bw is a multiple of 8, so nothing remains */
+static inline void store_le32(uint8_t *p, uint32_t v) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  p[0] = (uint8_t)v;
+  p[1] = (uint8_t)(v >> 8);
+  p[2] = (uint8_t)(v >> 16);
+  p[3] = (uint8_t)(v >> 24);
+#else
+  memcpy(p, &v, 4);
+#endif
 }
 
-static int emit_literals(const uint32_t *lit, size_t n, int bw, pm_buf *out) {
-  /* n values, emitted in runs of at most 63 groups, last group zero-padded. */
-  size_t i = 0;
-  while (i < n) {
-    size_t take = n - i;
-    if (take > MAX_LITERAL_GROUPS * 8) take = MAX_LITERAL_GROUPS * 8;
-    size_t groups = (take + 7) / 8;
-    uint32_t pad[8];
-    if (pm_buf_reserve(out, 10 + groups * (size_t)bw)) return PAIMON_ERR_NOMEM;
-    uint8_t *p = put_varint(out->data + out->len, (groups << 1) | 1);
-    size_t full = take / 8 * 8;
-    p = pack_groups(p, lit + i, full, bw);
-    if (full < take) {
-      memset(pad, 0, sizeof pad);
-      memcpy(pad, lit + i + full, (take - full) * sizeof(uint32_t));
-      p = pack_groups(p, pad, 8, bw);
-    }
-    out->len = (size_t)(p - out->data);
-    i += take;
+/* Packs `groups` groups of 8 values of bw bits (LSB first) at p; returns the
+ * end. Bits gather in a 64-bit accumulator flushed 4 bytes at a time; the
+ * last store of each group may write up to 4 bytes past the end (callers
+ * reserve that slack, later output overwrites it). */
+#define DEFINE_PACK(T)                                                              \
+  static uint8_t *pack_groups_##T(uint8_t *p, const T *v, size_t groups, int bw) {  \
+    for (size_t g = 0; g < groups; g++, v += 8) {                                   \
+      uint64_t acc = 0;                                                             \
+      int bits = 0;                                                                 \
+      for (int i = 0; i < 8; i++) {                                                 \
+        acc |= (uint64_t)v[i] << bits;                                              \
+        bits += bw;                                                                 \
+        if (bits >= 32) {                                                           \
+          store_le32(p, (uint32_t)acc);                                             \
+          p += 4;                                                                   \
+          acc >>= 32;                                                               \
+          bits -= 32;                                                               \
+        }                                                                           \
+      }                                                                             \
+      store_le32(p, (uint32_t)acc);                                                 \
+      p += bits / 8; /* 8*bw bits per group: a whole number of bytes */             \
+    }                                                                               \
+    return p;                                                                       \
   }
-  return 0;
-}
+
+/* Appends n values as bit-packed runs of at most 63 groups; the last group is
+ * zero-padded. */
+#define DEFINE_EMIT_LITERALS(T)                                                        \
+  static int emit_literals_##T(const T *lit, size_t n, int bw, pm_buf *out) {          \
+    size_t i = 0;                                                                      \
+    while (i < n) {                                                                    \
+      size_t take = n - i;                                                             \
+      if (take > MAX_LITERAL_GROUPS * 8) take = MAX_LITERAL_GROUPS * 8;                \
+      size_t groups = (take + 7) / 8, full = take / 8;                                 \
+      if (pm_buf_reserve(out, 10 + groups * (size_t)bw + 8)) return PAIMON_ERR_NOMEM; \
+      uint8_t *p = put_varint(out->data + out->len, (groups << 1) | 1);                \
+      p = pack_groups_##T(p, lit + i, full, bw);                                       \
+      if (full < groups) {                                                             \
+        T pad[8] = {0};                                                                \
+        memcpy(pad, lit + i + full * 8, (take - full * 8) * sizeof(T));                \
+        p = pack_groups_##T(p, pad, 1, bw);                                            \
+      }                                                                                \
+      out->len = (size_t)(p - out->data);                                             \
+      i += take;                                                                       \
+    }                                                                                  \
+    return 0;                                                                          \
+  }
 
 static int emit_rle(uint32_t value, size_t count, int bw, pm_buf *out) {
   int vbytes = (bw + 7) / 8;
@@ -75,68 +95,63 @@ static int emit_rle(uint32_t value, size_t count, int bw, pm_buf *out) {
   return 0;
 }
 
-/* Core loop shared by the u16/u32 entry points: `get(i)` reads value i. The
- * literal buffer holds values waiting to be bit-packed; a run of >= 8 equal
- * values first tops the literal buffer up to a whole group, then the rest of
- * the run becomes an RLE run if it is still >= 8 long. */
-#define RLE_ENCODE_BODY(GET)                                                          \
-  size_t lit_n = 0, lit_cap = 0;                                                      \
-  uint32_t *lit = NULL;                                                               \
-  int rc = 0;                                                                         \
-  size_t i = 0;                                                                       \
-  while (i < n) {                                                                     \
-    uint32_t v = GET(i);                                                              \
-    size_t j = i + 1;                                                                 \
-    while (j < n && GET(j) == v) j++;                                                 \
-    size_t run = j - i;                                                               \
-    if (run >= 8 && lit_n % 8) {                                                      \
-      size_t fill = 8 - lit_n % 8;                                                    \
-      if (run - fill >= 8) {                                                          \
-        if (lit_n + fill > lit_cap) goto grow_##GET;                                  \
-        for (size_t k = 0; k < fill; k++) lit[lit_n++] = v;                           \
-        run -= fill;                                                                  \
-        i += fill;                                                                    \
+/* Length of the run of values equal to v[i] starting at i; long runs are
+ * compared 8 bytes at a time. */
+#define DEFINE_RUN_LEN(T)                                                    \
+  static inline size_t run_len_##T(const T *v, size_t i, size_t n) {        \
+    T x = v[i];                                                              \
+    size_t j = i + 1;                                                        \
+    if (j + 8 / sizeof(T) <= n && v[j] == x) {                               \
+      uint64_t pat = 0;                                                      \
+      for (size_t k = 0; k < 8 / sizeof(T); k++) memcpy((uint8_t *)&pat + k * sizeof(T), &x, sizeof(T)); \
+      while (j + 8 / sizeof(T) <= n) {                                       \
+        uint64_t w;                                                          \
+        memcpy(&w, v + j, 8);                                                \
+        if (w != pat) break;                                                 \
+        j += 8 / sizeof(T);                                                  \
+      }                                                                      \
+    }                                                                        \
+    while (j < n && v[j] == x) j++;                                          \
+    return j - i;                                                            \
+  }
+
+/* The encoder: a run of >= 8 equal values first tops the pending literals up
+ * to a whole group, then the rest of the run becomes an RLE run if it is
+ * still >= 8 long (as parquet-mr). Pending literals are always the input
+ * range [i - lit_n, i), so they are packed straight from the input. */
+#define DEFINE_RLE(T, NAME)                                                           \
+  DEFINE_PACK(T)                                                                      \
+  DEFINE_EMIT_LITERALS(T)                                                             \
+  DEFINE_RUN_LEN(T)                                                                   \
+  int NAME(const T *vals, size_t n, int bit_width, pm_buf *out, pm_error *err) {      \
+    size_t lit_n = 0, i = 0;                                                          \
+    while (i < n) {                                                                   \
+      size_t run = run_len_##T(vals, i, n), j = i + run;                              \
+      if (run >= 8 && lit_n % 8) {                                                    \
+        size_t fill = 8 - lit_n % 8;                                                  \
+        if (run - fill >= 8) {                                                        \
+          lit_n += fill;                                                              \
+          run -= fill;                                                                \
+          i += fill;                                                                  \
+        }                                                                             \
       }                                                                               \
-    }                                                                                 \
-    if (run >= 8 && lit_n % 8 == 0) {                                                 \
-      if (lit_n) {                                                                    \
-        if ((rc = emit_literals(lit, lit_n, bit_width, out))) break;                  \
+      if (run >= 8 && lit_n % 8 == 0) {                                               \
+        if (lit_n && emit_literals_##T(vals + i - lit_n, lit_n, bit_width, out))      \
+          return nomem(err);                                                          \
         lit_n = 0;                                                                    \
+        if (emit_rle((uint32_t)vals[i], run, bit_width, out)) return nomem(err);      \
+        i = j;                                                                        \
+        continue;                                                                     \
       }                                                                               \
-      if ((rc = emit_rle(v, run, bit_width, out))) break;                             \
+      lit_n += run;                                                                   \
       i = j;                                                                          \
-      continue;                                                                       \
     }                                                                                 \
-    if (lit_n + run > lit_cap) goto grow_##GET;                                       \
-    for (size_t k = 0; k < run; k++) lit[lit_n++] = v;                                \
-    i = j;                                                                            \
-    continue;                                                                         \
-  grow_##GET : {                                                                      \
-    size_t nc = lit_cap ? lit_cap * 2 : 1024;                                         \
-    while (nc < lit_n + run + 8) nc *= 2;                                             \
-    uint32_t *nl = realloc(lit, nc * sizeof *nl);                                     \
-    if (!nl) {                                                                        \
-      rc = PAIMON_ERR_NOMEM;                                                          \
-      break;                                                                          \
-    }                                                                                 \
-    lit = nl;                                                                         \
-    lit_cap = nc;                                                                     \
-  }                                                                                   \
-  }                                                                                   \
-  if (!rc && lit_n) rc = emit_literals(lit, lit_n, bit_width, out);                   \
-  free(lit);                                                                          \
-  return rc ? nomem(err) : 0;
+    if (lit_n && emit_literals_##T(vals + n - lit_n, lit_n, bit_width, out)) return nomem(err); \
+    return 0;                                                                         \
+  }
 
-#define GET_U32(k) vals[k]
-#define GET_U16(k) ((uint32_t)vals[k])
-
-int pm_pq_enc_rle_u32(const uint32_t *vals, size_t n, int bit_width, pm_buf *out, pm_error *err) {
-  RLE_ENCODE_BODY(GET_U32)
-}
-
-int pm_pq_enc_rle_u16(const uint16_t *vals, size_t n, int bit_width, pm_buf *out, pm_error *err) {
-  RLE_ENCODE_BODY(GET_U16)
-}
+DEFINE_RLE(uint32_t, pm_pq_enc_rle_u32)
+DEFINE_RLE(uint16_t, pm_pq_enc_rle_u16)
 
 int pm_pq_enc_bool_append(pm_buf *out, int *bit_pos, int value, pm_error *err) {
   if (*bit_pos == 0) {
@@ -149,48 +164,95 @@ int pm_pq_enc_bool_append(pm_buf *out, int *bit_pos, int value, pm_error *err) {
 
 /* ---- hashing ---------------------------------------------------------------- */
 
-static inline uint64_t mix64(uint64_t x) {
-  x ^= x >> 32;
-  x *= 0xd6e8feb86659fd93ULL;
-  x ^= x >> 32;
-  x *= 0xd6e8feb86659fd93ULL;
-  x ^= x >> 32;
-  return x;
+static inline uint64_t load64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
 }
 
+static inline uint32_t load32(const uint8_t *p) {
+  uint32_t v;
+  memcpy(&v, p, 4);
+  return v;
+}
+
+/* 64x64->128 multiply folded to 64 bits: one multiplication mixes all input bits. */
+static inline uint64_t mum(uint64_t a, uint64_t b) {
+#ifdef __SIZEOF_INT128__
+  __uint128_t r = (__uint128_t)a * b;
+  return (uint64_t)r ^ (uint64_t)(r >> 64);
+#else
+  uint64_t x = (a ^ (b >> 29)) * 0xd6e8feb86659fd93ULL;
+  x ^= x >> 32;
+  x = (x ^ b) * 0x9e3779b97f4a7c15ULL;
+  return x ^ (x >> 29);
+#endif
+}
+
+#define HK0 0xa0761d6478bd642fULL
+#define HK1 0xe7037ed1a0b428dbULL
+#define HK2 0x8ebc6af09c88c6e3ULL
+
+/* Short inputs (the common dictionary case) are read with at most two
+ * overlapping loads; longer ones fold 16 bytes per multiplication. */
 uint64_t pm_pq_enc_hash_bytes(const void *data, size_t n) {
   const uint8_t *p = data;
-  uint64_t h = 0x9e3779b97f4a7c15ULL ^ (n * 0xff51afd7ed558ccdULL);
-  while (n >= 8) {
-    uint64_t k;
-    memcpy(&k, p, 8);
-    h = (h ^ mix64(k)) * 0x9e3779b97f4a7c15ULL;
-    p += 8;
-    n -= 8;
+  uint64_t a, b, seed = HK2;
+  if (n <= 16) {
+    if (n >= 8) {
+      a = load64(p);
+      b = load64(p + n - 8);
+    } else if (n >= 4) {
+      a = load32(p);
+      b = load32(p + n - 4);
+    } else if (n) {
+      a = ((uint64_t)p[0] << 16) | ((uint64_t)p[n >> 1] << 8) | p[n - 1];
+      b = 0;
+    } else {
+      a = b = 0;
+    }
+  } else {
+    const uint8_t *q = p;
+    size_t left = n;
+    while (left > 16) {
+      seed = mum(load64(q) ^ HK1, load64(q + 8) ^ seed);
+      q += 16;
+      left -= 16;
+    }
+    a = load64(p + n - 16);
+    b = load64(p + n - 8);
   }
-  if (n) {
-    uint64_t k = 0;
-    memcpy(&k, p, n);
-    h = (h ^ mix64(k ^ ((uint64_t)n << 56))) * 0x9e3779b97f4a7c15ULL;
-  }
-  return mix64(h);
+  return mum(HK1 ^ (uint64_t)n, mum(a ^ HK1, b ^ seed));
 }
 
-static inline uint64_t hash_fixed(const void *v, size_t w) {
-  uint64_t k;
-  if (w == 4) {
-    uint32_t x;
-    memcpy(&x, v, 4);
-    return mix64(x ^ 0x5bd1e995u);
-  }
-  if (w == 8) {
-    memcpy(&k, v, 8);
-    return mix64(k ^ 0x2545f4914f6cdd1dULL);
-  }
-  return pm_pq_enc_hash_bytes(v, w);
-}
+/* Fibonacci hashing of fixed-width keys: the top bits of the product depend
+ * on every key bit, and the home slot takes the top bits. */
+#define FIB 0x9e3779b97f4a7c15ULL
 
 /* ---- dictionary ---------------------------------------------------------------- */
+
+/* Open addressing, linear probing, home slot = top bits of the 64-bit hash.
+ * Width 4 and 8 keep the key in the slot (a probe touches one cache line);
+ * other widths and byte arrays keep the hash's high 32 bits as a tag, so
+ * most mismatches never read the entry and a rehash needs no entry bytes. */
+typedef struct slot4 {
+  uint32_t key, idx1;
+} slot4;
+typedef struct slot8 {
+  uint64_t key, idx1;
+} slot8;
+typedef struct slotb {
+  uint32_t idx1, tag;
+} slotb;
+
+#define DICT_MIN_SLOTS 1024
+/* Values are hashed a block ahead and their home slots prefetched: large
+ * tables miss the cache on nearly every probe. */
+#define DICT_BLOCK 32
+
+static size_t slot_size(const pm_pq_enc_dict *d) {
+  return d->width == 4 ? sizeof(slot4) : d->width == 8 ? sizeof(slot8) : sizeof(slotb);
+}
 
 void pm_pq_enc_dict_init(pm_pq_enc_dict *d, size_t width) {
   memset(d, 0, sizeof *d);
@@ -201,15 +263,14 @@ void pm_pq_enc_dict_init(pm_pq_enc_dict *d, size_t width) {
 void pm_pq_enc_dict_free(pm_pq_enc_dict *d) {
   pm_buf_free(&d->page);
   free(d->entry_off);
-  free(d->slots);
-  free(d->slot_hash);
+  free(d->table);
   memset(d, 0, sizeof *d);
 }
 
 void pm_pq_enc_dict_reset(pm_pq_enc_dict *d) {
   d->page.len = 0;
   d->count = 0;
-  if (d->slots) memset(d->slots, 0, (d->mask + 1) * sizeof *d->slots);
+  if (d->table) memset(d->table, 0, (d->mask + 1) * slot_size(d));
 }
 
 static const uint8_t *entry_ptr(const pm_pq_enc_dict *d, uint32_t idx, size_t *len) {
@@ -224,91 +285,222 @@ static const uint8_t *entry_ptr(const pm_pq_enc_dict *d, uint32_t idx, size_t *l
   return d->page.data + off + 4;
 }
 
+static inline uint64_t fixed_hash(const pm_pq_enc_dict *d, const uint8_t *v) {
+  if (d->width == 4) return (uint64_t)load32(v) * FIB;
+  if (d->width == 8) return load64(v) * FIB;
+  return pm_pq_enc_hash_bytes(v, d->width);
+}
+
+/* Replaces the table by one of new_slots slots holding every entry. The old
+ * table is walked in slot order: a slot's new home is twice its old home (or
+ * one more), so the writes run nearly sequentially. */
 static int rehash(pm_pq_enc_dict *d, size_t new_slots) {
-  uint32_t *slots = calloc(new_slots, sizeof *slots);
-  uint32_t *hashes = malloc(new_slots * sizeof *hashes);
-  if (!slots || !hashes) {
-    free(slots);
-    free(hashes);
-    return PAIMON_ERR_NOMEM;
+  void *table = calloc(new_slots, slot_size(d));
+  if (!table) return PAIMON_ERR_NOMEM;
+  size_t mask = new_slots - 1, old_n = d->table ? d->mask + 1 : 0;
+  int shift = 64;
+  for (size_t k = new_slots; k > 1; k >>= 1) shift--;
+  if (d->width == 4) {
+    slot4 *t = table;
+    const slot4 *o = d->table;
+    for (size_t k = 0; k < old_n; k++) {
+      if (!o[k].idx1) continue;
+      size_t s = (size_t)(((uint64_t)o[k].key * FIB) >> shift);
+      while (t[s].idx1) s = (s + 1) & mask;
+      t[s] = o[k];
+    }
+  } else if (d->width == 8) {
+    slot8 *t = table;
+    const slot8 *o = d->table;
+    for (size_t k = 0; k < old_n; k++) {
+      if (!o[k].idx1) continue;
+      size_t s = (size_t)((o[k].key * FIB) >> shift);
+      while (t[s].idx1) s = (s + 1) & mask;
+      t[s] = o[k];
+    }
+  } else {
+    slotb *t = table;
+    const slotb *o = d->table;
+    for (size_t k = 0; k < old_n; k++) {
+      if (!o[k].idx1) continue;
+      size_t s;
+      if (shift >= 32) {
+        s = (size_t)(o[k].tag >> (shift - 32));
+      } else { /* more than 2^32 slots: the tag lacks home bits */
+        size_t len;
+        const uint8_t *p = entry_ptr(d, o[k].idx1 - 1, &len);
+        s = (size_t)(pm_pq_enc_hash_bytes(p, len) >> shift);
+      }
+      while (t[s].idx1) s = (s + 1) & mask;
+      t[s] = o[k];
+    }
   }
-  size_t mask = new_slots - 1;
-  for (uint32_t e = 0; e < d->count; e++) {
-    size_t len;
-    const uint8_t *p = entry_ptr(d, e, &len);
-    uint64_t h = d->width ? hash_fixed(p, d->width) : pm_pq_enc_hash_bytes(p, len);
-    size_t s = (size_t)h & mask;
-    while (slots[s]) s = (s + 1) & mask;
-    slots[s] = e + 1;
-    hashes[s] = (uint32_t)(h >> 32);
-  }
-  free(d->slots);
-  free(d->slot_hash);
-  d->slots = slots;
-  d->slot_hash = hashes;
+  free(d->table);
+  d->table = table;
   d->mask = mask;
+  d->shift = shift;
+  return 0;
+}
+
+static int ensure_table(pm_pq_enc_dict *d, pm_error *err) {
+  if (!d->table && rehash(d, DICT_MIN_SLOTS)) return nomem(err);
+  return 0;
+}
+
+static int too_many(pm_error *err) { return pm_errorf(err, PAIMON_ERR_INTERNAL, "dictionary too large"); }
+
+/* Called after each insert: keeps the load factor at most 1/2. */
+static inline int maybe_grow(pm_pq_enc_dict *d, pm_error *err) {
+  if ((size_t)d->count * 2 > d->mask + 1 && rehash(d, (d->mask + 1) * 2)) return nomem(err);
+  return 0;
+}
+
+/* Hashes values [b0, b0+bn) into hs and prefetches their home slots. */
+#define HASH_BLOCK(HASH_EXPR)                                                 \
+  for (size_t j = 0; j < bn; j++) {                                           \
+    size_t k = b0 + j;                                                        \
+    hs[j] = (HASH_EXPR);                                                      \
+    __builtin_prefetch((const char *)d->table + (size_t)(hs[j] >> d->shift) * ssz); \
+  }
+
+/* Probe loop for slots with inline keys; a value equal to the previous one
+ * (runs) reuses its index. */
+#define PUT_INLINE_KEYS(SLOT_T, KEY_T, LOAD, W)                                  \
+  {                                                                             \
+    KEY_T prev_key = 0;                                                         \
+    uint32_t prev_idx = UINT32_MAX;                                             \
+    for (size_t b0 = 0; b0 < n; b0 += DICT_BLOCK) {                             \
+      size_t bn = n - b0 < DICT_BLOCK ? n - b0 : DICT_BLOCK;                    \
+      HASH_BLOCK((uint64_t)LOAD(vals + (size_t)(W) * k) * FIB)                  \
+      SLOT_T *t = d->table;                                                     \
+      for (size_t j = 0; j < bn; j++) {                                         \
+        size_t k = b0 + j;                                                      \
+        KEY_T key = LOAD(vals + (size_t)(W) * k);                               \
+        if (key == prev_key && prev_idx != UINT32_MAX) {                        \
+          idx[k] = prev_idx;                                                    \
+          continue;                                                             \
+        }                                                                       \
+        size_t s = (size_t)(hs[j] >> d->shift);                                 \
+        uint32_t e;                                                             \
+        for (;;) {                                                              \
+          e = (uint32_t)t[s].idx1;                                              \
+          if (!e) {                                                             \
+            if (d->count >= UINT32_MAX - 1) return too_many(err);               \
+            memcpy(d->page.data + d->page.len, &key, (W));                      \
+            d->page.len += (W);                                                 \
+            t[s].key = key;                                                     \
+            t[s].idx1 = e = ++d->count;                                         \
+            if (maybe_grow(d, err)) return PAIMON_ERR_NOMEM;                    \
+            t = d->table;                                                       \
+            break;                                                              \
+          }                                                                     \
+          if (t[s].key == key) break;                                           \
+          s = (s + 1) & d->mask;                                                \
+        }                                                                       \
+        idx[k] = prev_idx = e - 1;                                              \
+        prev_key = key;                                                         \
+      }                                                                         \
+    }                                                                           \
+    return 0;                                                                   \
+  }
+
+static inline int eq_fixed(const uint8_t *a, const uint8_t *b, size_t w) {
+  if (w == 16) return load64(a) == load64(b) && load64(a + 8) == load64(b + 8);
+  if (w == 12) return load64(a) == load64(b) && load32(a + 8) == load32(b + 8);
+  return memcmp(a, b, w) == 0;
+}
+
+int pm_pq_enc_dict_put_fixed(pm_pq_enc_dict *d, const uint8_t *vals, size_t n, uint32_t *idx, pm_error *err) {
+  if (n == 0) return 0;
+  PM_TRY(ensure_table(d, err));
+  size_t w = d->width, ssz = slot_size(d);
+  if (n > SIZE_MAX / w || pm_buf_reserve(&d->page, n * w)) return nomem(err); /* room for every insert below */
+  uint64_t hs[DICT_BLOCK];
+  if (w == 4) PUT_INLINE_KEYS(slot4, uint32_t, load32, 4)
+  if (w == 8) PUT_INLINE_KEYS(slot8, uint64_t, load64, 8)
+  for (size_t b0 = 0; b0 < n; b0 += DICT_BLOCK) {
+    size_t bn = n - b0 < DICT_BLOCK ? n - b0 : DICT_BLOCK;
+    HASH_BLOCK(fixed_hash(d, vals + w * k))
+    slotb *t = d->table;
+    for (size_t j = 0; j < bn; j++) {
+      size_t k = b0 + j;
+      const uint8_t *v = vals + w * k;
+      uint32_t tag = (uint32_t)(hs[j] >> 32), e;
+      size_t s = (size_t)(hs[j] >> d->shift);
+      for (;;) {
+        e = t[s].idx1;
+        if (!e) {
+          if (d->count >= UINT32_MAX - 1) return too_many(err);
+          memcpy(d->page.data + d->page.len, v, w);
+          d->page.len += w;
+          t[s].idx1 = e = ++d->count;
+          t[s].tag = tag;
+          if (maybe_grow(d, err)) return PAIMON_ERR_NOMEM;
+          t = d->table;
+          break;
+        }
+        if (t[s].tag == tag && eq_fixed(d->page.data + (size_t)(e - 1) * w, v, w)) break;
+        s = (s + 1) & d->mask;
+      }
+      idx[k] = e - 1;
+    }
+  }
+  return 0;
+}
+
+int pm_pq_enc_dict_put_ba(pm_pq_enc_dict *d, const pm_pq_enc_ba *vals, size_t n, uint32_t *idx, pm_error *err) {
+  if (n == 0) return 0;
+  PM_TRY(ensure_table(d, err));
+  size_t ssz = sizeof(slotb);
+  uint64_t hs[DICT_BLOCK];
+  for (size_t b0 = 0; b0 < n; b0 += DICT_BLOCK) {
+    size_t bn = n - b0 < DICT_BLOCK ? n - b0 : DICT_BLOCK;
+    HASH_BLOCK(pm_pq_enc_hash_bytes(vals[k].p, vals[k].len))
+    slotb *t = d->table;
+    for (size_t j = 0; j < bn; j++) {
+      size_t k = b0 + j;
+      const uint8_t *v = vals[k].p;
+      size_t len = vals[k].len;
+      uint32_t tag = (uint32_t)(hs[j] >> 32), e;
+      size_t s = (size_t)(hs[j] >> d->shift);
+      for (;;) {
+        e = t[s].idx1;
+        if (!e) break;
+        if (t[s].tag == tag) {
+          uint64_t off = d->entry_off[e - 1];
+          if (load32(d->page.data + off) == len && (len == 0 || memcmp(d->page.data + off + 4, v, len) == 0)) break;
+        }
+        s = (s + 1) & d->mask;
+      }
+      if (!e) {
+        if (d->count >= UINT32_MAX - 1) return too_many(err);
+        if (len > UINT32_MAX) return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "byte array value of %zu bytes", len);
+        if (d->count == d->entry_cap) {
+          size_t nc = d->entry_cap ? d->entry_cap * 2 : 256;
+          uint64_t *no = realloc(d->entry_off, nc * sizeof *no);
+          if (!no) return nomem(err);
+          d->entry_off = no;
+          d->entry_cap = nc;
+        }
+        if (pm_buf_reserve(&d->page, 4 + len)) return nomem(err);
+        uint32_t l32 = (uint32_t)len;
+        d->entry_off[d->count] = d->page.len;
+        memcpy(d->page.data + d->page.len, &l32, 4);
+        if (len) memcpy(d->page.data + d->page.len + 4, v, len);
+        d->page.len += 4 + len;
+        t[s].idx1 = e = ++d->count;
+        t[s].tag = tag;
+        if (maybe_grow(d, err)) return PAIMON_ERR_NOMEM;
+        t = d->table;
+      }
+      idx[k] = e - 1;
+    }
+  }
   return 0;
 }
 
 int pm_pq_enc_dict_put(pm_pq_enc_dict *d, const void *value, size_t len, uint32_t *index, pm_error *err) {
-  if (!d->slots && rehash(d, 1024)) return nomem(err);
-  if (d->width) len = d->width;
-  uint64_t h = d->width ? hash_fixed(value, d->width) : pm_pq_enc_hash_bytes(value, len);
-  uint32_t hi = (uint32_t)(h >> 32);
-  size_t s = (size_t)h & d->mask;
-  for (;;) {
-    uint32_t e = d->slots[s];
-    if (!e) break;
-    if (d->slot_hash[s] == hi) {
-      size_t el;
-      const uint8_t *p = entry_ptr(d, e - 1, &el);
-      int same;
-      if (d->width == 8) {
-        uint64_t x, y;
-        memcpy(&x, p, 8);
-        memcpy(&y, value, 8);
-        same = x == y;
-      } else if (d->width == 4) {
-        uint32_t x, y;
-        memcpy(&x, p, 4);
-        memcpy(&y, value, 4);
-        same = x == y;
-      } else {
-        same = el == len && memcmp(p, value, len) == 0;
-      }
-      if (same) {
-        *index = e - 1;
-        return 0;
-      }
-    }
-    s = (s + 1) & d->mask;
-  }
-  /* New entry. */
-  if (d->count >= UINT32_MAX - 1) return pm_errorf(err, PAIMON_ERR_INTERNAL, "dictionary too large");
-  if (d->width) {
-    if (pm_buf_append(&d->page, value, len)) return nomem(err);
-  } else {
-    if (len > UINT32_MAX) return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "byte array value of %zu bytes", len);
-    if (d->count == d->entry_cap) {
-      size_t nc = d->entry_cap ? d->entry_cap * 2 : 256;
-      uint64_t *no = realloc(d->entry_off, nc * sizeof *no);
-      if (!no) return nomem(err);
-      d->entry_off = no;
-      d->entry_cap = nc;
-    }
-    uint32_t l32 = (uint32_t)len;
-    if (pm_buf_reserve(&d->page, 4 + len)) return nomem(err);
-    d->entry_off[d->count] = d->page.len;
-    memcpy(d->page.data + d->page.len, &l32, 4);
-    if (len) memcpy(d->page.data + d->page.len + 4, value, len);
-    d->page.len += 4 + len;
-  }
-  d->slots[s] = d->count + 1;
-  d->slot_hash[s] = hi;
-  *index = d->count++;
-  /* Keep the load factor under 1/2. */
-  if ((size_t)d->count * 2 > d->mask + 1) {
-    if (rehash(d, (d->mask + 1) * 2)) return nomem(err);
-  }
-  return 0;
+  if (d->width) return pm_pq_enc_dict_put_fixed(d, value, 1, index, err);
+  pm_pq_enc_ba v = {value, len};
+  return pm_pq_enc_dict_put_ba(d, &v, 1, index, err);
 }

@@ -31,15 +31,25 @@ int pm_pq_enc_bool_append(pm_buf *out, int *bit_pos, int value, pm_error *err);
 
 /* ---- dictionary builder ---------------------------------------------------- */
 
+/* One BYTE_ARRAY value (borrowed bytes). */
+typedef struct pm_pq_enc_ba {
+  const uint8_t *p;
+  size_t len;
+} pm_pq_enc_ba;
+
 typedef struct pm_pq_enc_dict {
   size_t width;         /* fixed value width in bytes; 0 = BYTE_ARRAY (length-prefixed) */
   pm_buf page;          /* PLAIN encoding of the entries: the dictionary page body */
   uint32_t count;       /* number of entries */
   uint64_t *entry_off;  /* BYTE_ARRAY: offset in page of each entry's 4-byte length */
   size_t entry_cap;
-  uint32_t *slots;      /* open addressing: entry index + 1, 0 = empty */
-  uint32_t *slot_hash;  /* hash bits of the slot's entry (skips most memcmp) */
+  /* Open addressing with linear probing, load factor <= 1/2. Slot layout by
+   * width: 4 -> {u32 key, u32 index+1}; 8 -> {u64 key, u64 index+1} (keys
+   * inline: one cache line per probe); others -> {u32 index+1, u32 hash tag}.
+   * index+1 == 0 marks an empty slot. */
+  void *table;
   size_t mask;          /* slot count - 1 (power of two) */
+  int shift;            /* 64 - log2(slot count): home slot = hash >> shift */
 } pm_pq_enc_dict;
 
 /* width: 4/8/12/N for fixed-size values, 0 for byte arrays. */
@@ -50,6 +60,11 @@ void pm_pq_enc_dict_reset(pm_pq_enc_dict *d);
 /* Looks value up, adding it if new; *index receives its dictionary index.
  * len is ignored for fixed-width dictionaries. */
 int pm_pq_enc_dict_put(pm_pq_enc_dict *d, const void *value, size_t len, uint32_t *index, pm_error *err);
+/* Batch forms: n values, indices to idx[0..n). put_fixed takes n values of
+ * d->width bytes each, packed; put_ba byte arrays (d->width == 0). Same
+ * result as n calls of pm_pq_enc_dict_put. */
+int pm_pq_enc_dict_put_fixed(pm_pq_enc_dict *d, const uint8_t *vals, size_t n, uint32_t *idx, pm_error *err);
+int pm_pq_enc_dict_put_ba(pm_pq_enc_dict *d, const pm_pq_enc_ba *vals, size_t n, uint32_t *idx, pm_error *err);
 
 /* A fast 64-bit hash of bytes (not cryptographic). */
 uint64_t pm_pq_enc_hash_bytes(const void *p, size_t n);

@@ -658,10 +658,7 @@ static int check_array(const wnode *n, const struct ArrowArray *a, int64_t need_
 
 /* ---- value gathering and encoding ------------------------------------------------ */
 
-typedef struct ba_ref {
-  const uint8_t *p;
-  size_t len;
-} ba_ref;
+typedef pm_pq_enc_ba ba_ref;
 
 /* Converts the values at the physical indices in c->sidx to Parquet physical
  * values in c->phys (fixed width bytes, 0/1 bytes for BOOLEAN, ba_ref for BYTE_ARRAY). */
@@ -877,7 +874,7 @@ static int add_values(colw *c, pm_error *err) {
     if (c->dict_active && cnt) {
       if (pm_buf_reserve(&c->idx, cnt * 4)) return PM_NOMEM(err);
       uint32_t *out = (uint32_t *)(void *)(c->idx.data + c->idx.len);
-      for (size_t k = 0; k < cnt; k++) PM_TRY(pm_pq_enc_dict_put(&c->dict, v + k * wdt, wdt, &out[k], err));
+      PM_TRY(pm_pq_enc_dict_put_fixed(&c->dict, v, cnt, out, err));
       c->idx.len += cnt * 4;
     } else if (!c->dict_active && cnt && pm_buf_append(&c->plain, v, cnt * wdt)) {
       return PM_NOMEM(err);
@@ -905,7 +902,7 @@ static int add_values(colw *c, pm_error *err) {
   if (c->dict_active) {
     if (cnt && pm_buf_reserve(&c->idx, cnt * 4)) return PM_NOMEM(err);
     uint32_t *out = cnt ? (uint32_t *)(void *)(c->idx.data + c->idx.len) : NULL;
-    for (size_t k = 0; k < cnt; k++) PM_TRY(pm_pq_enc_dict_put(&c->dict, r[k].p, r[k].len, &out[k], err));
+    PM_TRY(pm_pq_enc_dict_put_ba(&c->dict, r, cnt, out, err));
     c->idx.len += cnt * 4;
   } else {
     for (size_t k = 0; k < cnt; k++) {
