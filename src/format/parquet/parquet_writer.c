@@ -125,7 +125,13 @@ typedef struct colw {
 
   /* slice scratch */
   pm_buf sidx;  /* int64 physical indices of non-null leaf values */
+  /* >= 0: the slice's values are the contig_n consecutive physical indices
+   * from contig_start (flat column without nulls) and sidx is not filled. */
+  int64_t contig_start;
+  size_t contig_n;
   pm_buf phys;  /* gathered physical values */
+  const uint8_t *vals; /* the slice's values in Parquet physical form: phys.data, or the Arrow buffer itself */
+  size_t nvals;        /* number of values at vals */
 } colw;
 
 /* Footer information of one written column chunk. */
@@ -664,6 +670,58 @@ typedef pm_pq_enc_ba ba_ref;
  * values in c->phys (fixed width bytes, 0/1 bytes for BOOLEAN, ba_ref for BYTE_ARRAY). */
 static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
   const wnode *n = c->leaf;
+  if (c->contig_start >= 0) {
+    /* Consecutive values: types stored as-is are used in place, byte arrays
+     * read their offsets in order; the rest go through the index list. */
+    int64_t s0 = c->contig_start;
+    size_t cn = c->contig_n;
+    const uint8_t *vb = a->buffers[1];
+    switch (n->akind) {
+      case AK_I32: case AK_U32: case AK_DATE32: case AK_TIME32_MS: case AK_F32:
+        c->vals = cn ? vb + (size_t)s0 * 4 : vb;
+        c->nvals = cn;
+        return 0;
+      case AK_I64: case AK_U64: case AK_TIME64_US: case AK_TIME64_NS: case AK_TS_MS: case AK_TS_US: case AK_F64:
+        c->vals = cn ? vb + (size_t)s0 * 8 : vb;
+        c->nvals = cn;
+        return 0;
+      case AK_STR: case AK_BIN: case AK_LSTR: case AK_LBIN: {
+        c->phys.len = 0;
+        if (pm_buf_reserve(&c->phys, cn * sizeof(ba_ref) + 1)) return PM_NOMEM(err);
+        const uint8_t *data = a->buffers[2];
+        ba_ref *r = (ba_ref *)(void *)c->phys.data;
+        int64_t bad = 0;
+        if (n->akind == AK_STR || n->akind == AK_BIN) {
+          const int32_t *off = (const int32_t *)(const void *)vb + s0;
+          for (size_t k = 0; k < cn; k++) {
+            int32_t st = off[k], e = off[k + 1];
+            bad |= st < 0 || e < st;
+            r[k].p = data + st;
+            r[k].len = (size_t)(e - st);
+          }
+        } else {
+          const int64_t *off = (const int64_t *)(const void *)vb + s0;
+          for (size_t k = 0; k < cn; k++) {
+            int64_t st = off[k], e = off[k + 1];
+            bad |= st < 0 || e < st;
+            r[k].p = data + st;
+            r[k].len = (size_t)(e - st);
+          }
+        }
+        if (bad) return bad_array(err, n, "string offsets decrease");
+        c->phys.len = cn * sizeof(ba_ref);
+        c->vals = c->phys.data;
+        c->nvals = cn;
+        return 0;
+      }
+      default:
+        if (pm_buf_reserve(&c->sidx, cn * 8)) return PM_NOMEM(err);
+        int64_t *ix = (int64_t *)(void *)c->sidx.data;
+        for (size_t k = 0; k < cn; k++) ix[k] = s0 + (int64_t)k;
+        c->sidx.len = cn * 8;
+        break;
+    }
+  }
   size_t cnt = c->sidx.len / 8;
   const int64_t *ix = (const int64_t *)c->sidx.data;
   size_t unit = c->width > 0 ? (size_t)c->width : c->width == -1 ? 1 : sizeof(ba_ref);
@@ -771,6 +829,8 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
     }
   }
   c->phys.len = cnt * unit;
+  c->vals = c->phys.data;
+  c->nvals = cnt;
   return 0;
 }
 
@@ -803,35 +863,48 @@ static int stats_fixed(colw *c, const uint8_t *v, size_t cnt) {
     }
     return mm_merge(n, &c->pst, (uint8_t *)&mn, 8, (uint8_t *)&mx, 8);
   }
-  if (n->ptype == PM_PQ_FLOAT || n->ptype == PM_PQ_DOUBLE) {
-    double mn = 0, mx = 0;
-    int any = 0;
-    for (size_t k = 0; k < cnt; k++) {
-      double x;
-      if (n->ptype == PM_PQ_FLOAT) {
-        float f;
-        memcpy(&f, v + 4 * k, 4);
-        x = f;
-      } else {
-        memcpy(&x, v + 8 * k, 8);
-      }
-      if (isnan(x)) {
-        c->nan_seen = 1;
-        continue;
-      }
-      if (!any) {
-        mn = mx = x;
-        any = 1;
-      } else {
-        if (x < mn) mn = x;
-        if (x > mx) mx = x;
-      }
+  /* Floats: NaNs are skipped. After the first non-NaN value, "x < mn ? x : mn"
+   * keeps mn on NaN, exactly as the branchy form, and compiles to minss/minsd. */
+  if (n->ptype == PM_PQ_FLOAT) {
+    size_t k = 0;
+    float x, mn, mx;
+    int nan = 0;
+    for (; k < cnt; k++) {
+      memcpy(&x, v + 4 * k, 4);
+      if (!isnan(x)) break;
+      nan = 1;
     }
-    if (!any) return 0;
-    if (n->ptype == PM_PQ_FLOAT) {
-      float a = (float)mn, b = (float)mx;
-      return mm_merge(n, &c->pst, (uint8_t *)&a, 4, (uint8_t *)&b, 4);
+    if (nan) c->nan_seen = 1;
+    if (k == cnt) return 0;
+    mn = mx = x;
+    for (k++; k < cnt; k++) {
+      memcpy(&x, v + 4 * k, 4);
+      nan |= x != x;
+      mn = x < mn ? x : mn;
+      mx = x > mx ? x : mx;
     }
+    if (nan) c->nan_seen = 1;
+    return mm_merge(n, &c->pst, (uint8_t *)&mn, 4, (uint8_t *)&mx, 4);
+  }
+  if (n->ptype == PM_PQ_DOUBLE) {
+    size_t k = 0;
+    double x, mn, mx;
+    int nan = 0;
+    for (; k < cnt; k++) {
+      memcpy(&x, v + 8 * k, 8);
+      if (!isnan(x)) break;
+      nan = 1;
+    }
+    if (nan) c->nan_seen = 1;
+    if (k == cnt) return 0;
+    mn = mx = x;
+    for (k++; k < cnt; k++) {
+      memcpy(&x, v + 8 * k, 8);
+      nan |= x != x;
+      mn = x < mn ? x : mn;
+      mx = x > mx ? x : mx;
+    }
+    if (nan) c->nan_seen = 1;
     return mm_merge(n, &c->pst, (uint8_t *)&mn, 8, (uint8_t *)&mx, 8);
   }
   /* unsigned ints, FLBA: generic comparison */
@@ -844,19 +917,48 @@ static int stats_fixed(colw *c, const uint8_t *v, size_t cnt) {
   return mm_merge(n, &c->pst, mn, wdt, mx, wdt);
 }
 
+static inline uint64_t ba_prefix(const uint8_t *p, size_t len) {
+  uint64_t x = 0;
+  if (len >= 8) {
+    memcpy(&x, p, 8);
+  } else {
+    for (size_t i = 0; i < len; i++) x |= (uint64_t)p[i] << (8 * i);
+  }
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+  return len >= 8 ? x : __builtin_bswap64(x);
+#else
+  return __builtin_bswap64(x);
+#endif
+}
+
+static inline int ba_cmp(const ba_ref *a, const ba_ref *b) {
+  size_t m = a->len < b->len ? a->len : b->len;
+  int r = m ? memcmp(a->p, b->p, m) : 0;
+  if (r) return r;
+  return a->len < b->len ? -1 : a->len > b->len;
+}
+
 /* Adds the gathered values of the slice to the current page. */
 static int add_values(colw *c, pm_error *err) {
   const wnode *n = c->leaf;
   size_t cnt;
+  cnt = c->nvals;
   if (c->width == -1) {
-    cnt = c->phys.len;
-    const uint8_t *v = c->phys.data;
+    const uint8_t *v = c->vals;
     int mn = 1, mx = 0;
+    if (pm_buf_reserve(&c->plain, cnt / 8 + 2)) return PM_NOMEM(err);
+    uint8_t *p = c->plain.data;
+    size_t len = c->plain.len;
+    int bit = c->bool_bit;
     for (size_t k = 0; k < cnt; k++) {
-      if (pm_pq_enc_bool_append(&c->plain, &c->bool_bit, v[k], err)) return PAIMON_ERR_NOMEM;
-      if (v[k] < mn) mn = v[k];
-      if (v[k] > mx) mx = v[k];
+      if (bit == 0) p[len++] = 0;
+      p[len - 1] |= (uint8_t)(v[k] << bit);
+      bit = (bit + 1) & 7;
+      mn &= v[k];
+      mx |= v[k];
     }
+    c->plain.len = len;
+    c->bool_bit = bit;
     if (cnt) {
       uint8_t a = (uint8_t)mn, b = (uint8_t)mx;
       if (mm_merge(n, &c->pst, &a, 1, &b, 1)) return PM_NOMEM(err);
@@ -866,8 +968,7 @@ static int add_values(colw *c, pm_error *err) {
   }
   if (c->width > 0) {
     size_t wdt = (size_t)c->width;
-    cnt = c->phys.len / wdt;
-    const uint8_t *v = c->phys.data;
+    const uint8_t *v = c->vals;
     if (stats_fixed(c, v, cnt)) return PM_NOMEM(err);
     /* parquet-mr counts INT96/FIXED_LEN_BYTE_ARRAY values as length-prefixed binaries */
     c->page_raw += cnt * (wdt + (n->ptype == PM_PQ_INT96 || n->ptype == PM_PQ_FIXED_LEN_BYTE_ARRAY ? 4 : 0));
@@ -883,16 +984,23 @@ static int add_values(colw *c, pm_error *err) {
     return 0;
   }
   /* BYTE_ARRAY */
-  cnt = c->phys.len / sizeof(ba_ref);
-  const ba_ref *r = (const ba_ref *)(void *)c->phys.data;
+  const ba_ref *r = (const ba_ref *)(const void *)c->vals;
   if (cnt) {
+    /* Unsigned lexicographic order. The first 8 bytes as a big-endian number
+     * (zero-padded) decide most comparisons; equal prefixes compare in full. */
     const ba_ref *mn = &r[0], *mx = &r[0];
-    size_t total = 0;
-    for (size_t k = 0; k < cnt; k++) {
+    uint64_t pmn = ba_prefix(r[0].p, r[0].len), pmx = pmn;
+    size_t total = r[0].len;
+    for (size_t k = 1; k < cnt; k++) {
       total += r[k].len;
-      if (k) {
-        if (cmp_values(n, r[k].p, r[k].len, mn->p, mn->len) < 0) mn = &r[k];
-        if (cmp_values(n, r[k].p, r[k].len, mx->p, mx->len) > 0) mx = &r[k];
+      uint64_t pk = ba_prefix(r[k].p, r[k].len);
+      if (pk < pmn || (pk == pmn && ba_cmp(&r[k], mn) < 0)) {
+        mn = &r[k];
+        pmn = pk;
+      }
+      if (pk > pmx || (pk == pmx && ba_cmp(&r[k], mx) > 0)) {
+        mx = &r[k];
+        pmx = pk;
       }
     }
     if (mm_merge(n, &c->pst, mn->p, mn->len, mx->p, mx->len)) return PM_NOMEM(err);
@@ -1551,7 +1659,10 @@ fail:
 /* Computes levels and the physical indices of non-null values of rows
  * [r0, r0+nrows) for every leaf column. */
 static int write_slice(pm_pq_writer *w, const struct ArrowArray *batch, int64_t r0, int64_t nrows, pm_error *err) {
-  for (size_t k = 0; k < w->n_cols; k++) w->cols[k].sidx.len = 0;
+  for (size_t k = 0; k < w->n_cols; k++) {
+    w->cols[k].sidx.len = 0;
+    w->cols[k].contig_start = -1;
+  }
   for (int f = 0; f < w->root.n_children; f++) {
     const wnode *n = &w->root.children[f];
     const struct ArrowArray *a = batch->children[f];
@@ -1560,8 +1671,23 @@ static int write_slice(pm_pq_writer *w, const struct ArrowArray *batch, int64_t 
       /* flat column: def level = validity, no repetition */
       colw *c = &w->cols[n->leaf_index];
       c->sidx.len = 0;
-      if (pm_buf_reserve(&c->sidx, (size_t)nrows * 8) || (c->max_def && pm_buf_reserve(&c->defs, (size_t)nrows * 2)))
-        return PM_NOMEM(err);
+      if (c->max_def && pm_buf_reserve(&c->defs, (size_t)nrows * 2)) return PM_NOMEM(err);
+      if (!c->max_def || a->null_count == 0 || !a->buffers[0]) {
+        /* no nulls: every def level is 1, values are consecutive */
+        if (c->max_def) {
+          uint16_t *dl = (uint16_t *)(void *)(c->defs.data + c->defs.len);
+          for (int64_t r = 0; r < nrows; r++) dl[r] = 1;
+          c->defs.len += (size_t)nrows * 2;
+        }
+        c->page_def_hist[c->max_def] += nrows;
+        c->page_rep_hist[0] += nrows;
+        c->n_levels += (size_t)nrows;
+        c->page_rows += nrows;
+        c->contig_start = base + r0;
+        c->contig_n = (size_t)nrows;
+        continue;
+      }
+      if (pm_buf_reserve(&c->sidx, (size_t)nrows * 8)) return PM_NOMEM(err);
       int64_t *ix = (int64_t *)(void *)c->sidx.data;
       size_t m = 0;
       if (c->max_def) {
