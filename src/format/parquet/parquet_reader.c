@@ -2288,7 +2288,7 @@ static int apply_page_index(pm_pq_reader *r, int rg, pm_error *err) {
 
 void pm_pq_read_options_init(pm_pq_read_options *opt) {
   memset(opt, 0, sizeof *opt);
-  opt->batch_rows = 65536;
+  opt->batch_rows = PM_PQ_DEFAULT_BATCH_ROWS;
   opt->use_page_index = 1;
 }
 
@@ -2312,7 +2312,7 @@ static int setup(pm_pq_reader *r, const pm_pq_read_options *opt, pm_error *err) 
   r->opt.field_ids = NULL;
   r->opt.row_ranges = NULL;
   r->opt.predicates = NULL;
-  r->batch_rows = opt->batch_rows > 0 ? opt->batch_rows : 65536;
+  r->batch_rows = opt->batch_rows > 0 ? opt->batch_rows : PM_PQ_DEFAULT_BATCH_ROWS;
   const pm_pq_node *root = r->meta->root;
   build_ctx b = {r, err};
   /* projection */

@@ -74,6 +74,10 @@ typedef struct pm_pq_row_range {
   int64_t end;
 } pm_pq_row_range;
 
+/* Default rows per batch: batches of a few MiB stay in the CPU caches while
+ * they are decoded and assembled (larger ones are written out to memory). */
+#define PM_PQ_DEFAULT_BATCH_ROWS 16384
+
 typedef struct pm_pq_read_options {
   /* Projection by top-level column names (in the order wanted), or NULL for all.
    * A name that does not exist is PAIMON_ERR_NOT_FOUND. */
@@ -87,7 +91,7 @@ typedef struct pm_pq_read_options {
   const int32_t *field_ids;
   size_t n_field_ids;
   int case_insensitive; /* name matching for columns and predicates */
-  int64_t batch_rows;   /* rows per batch; <= 0 means 65536 */
+  int64_t batch_rows;   /* rows per batch; <= 0 means PM_PQ_DEFAULT_BATCH_ROWS */
   /* Sorted, non-overlapping row ranges to read (file row positions), or NULL for all rows. */
   const pm_pq_row_range *row_ranges;
   size_t n_row_ranges;
