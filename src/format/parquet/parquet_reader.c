@@ -99,7 +99,8 @@ typedef struct leaf_reader {
   size_t page_nvals, value_pos;
   const uint8_t *vfixed;
   int vraw; /* vfixed holds physical values (phys_width apart) still to be converted */
-  uint32_t *idx;
+  pm_pq_rle idx_dec; /* dictionary indices of the page, from value_pos on */
+  uint32_t *idx;     /* the indices of the values being taken */
   size_t idx_cap;
   uint32_t *voffsets;
   size_t voffsets_cap;
@@ -979,12 +980,8 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
         if (vlen < 1) return lr_fail(r, lr, err, "missing dictionary index bit width");
         int w = vp[0];
         if (w > 32) return lr_fail(r, lr, err, "dictionary index bit width above 32");
-        PM_TRY(GROW(lr->idx, lr->idx_cap, nvals * sizeof(uint32_t) + 64, err));
-        pm_pq_rle d;
-        pm_pq_rle_init(&d, vp + 1, vlen - 1, w);
-        int rc = pm_pq_rle_u32_checked(&d, lr->idx, nvals, (uint32_t)lr->dict_n);
-        if (rc == -2) return lr_fail(r, lr, err, "dictionary index out of range");
-        if (rc) return lr_fail(r, lr, err, "dictionary indices run past the end of the page");
+        /* indices are decoded as the values are taken (next_indices) */
+        pm_pq_rle_init(&lr->idx_dec, vp + 1, vlen - 1, w);
       }
       lr->vsource = VS_DICT;
     } else {
@@ -1031,6 +1028,27 @@ static void view_batch_reset(leaf_reader *lr) {
   lr->vcopy.len = 0;
 }
 
+/* Decodes the dictionary indices of the next k values of the page into
+ * lr->idx[0..k): indices go from the page to the batch while they are in
+ * the cache, and no page-sized index buffer is needed. */
+static int next_indices(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err) {
+  PM_TRY(GROW(lr->idx, lr->idx_cap, k * sizeof(uint32_t) + 64, err));
+  int rc = pm_pq_rle_u32_checked(&lr->idx_dec, lr->idx, k, (uint32_t)lr->dict_n);
+  if (rc == -2) return lr_fail(r, lr, err, "dictionary index out of range");
+  if (rc) return lr_fail(r, lr, err, "dictionary indices run past the end of the page");
+  return 0;
+}
+
+/* Skips the dictionary indices of k values (rows not read). */
+static int skip_indices(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err) {
+  while (k > 0) {
+    size_t c = k < 4096 ? k : 4096;
+    PM_TRY(next_indices(r, lr, c, err));
+    k -= c;
+  }
+  return 0;
+}
+
 /* string_view: appends k views. Dictionary values point into the shared
  * dictionary block; other values are inlined (<= 12 bytes) or copied once
  * into the batch's copy buffer. */
@@ -1040,6 +1058,7 @@ static int take_views(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err)
   view16 *dst = (view16 *)(void *)(o->values.data + o->values.len);
   int vi;
   if (lr->vsource == VS_DICT) {
+    PM_TRY(next_indices(r, lr, k, err));
     PM_TRY(view_source(lr, lr->dblock, &vi, err));
     if (vi != lr->dict_views_buf) {
       int32_t bi = vi;
@@ -1051,7 +1070,7 @@ static int take_views(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err)
       }
       lr->dict_views_buf = vi;
     }
-    const uint32_t *ix = lr->idx + lr->value_pos;
+    const uint32_t *ix = lr->idx;
     const view16 *dv = (const view16 *)(const void *)lr->dict_views;
     for (size_t i = 0; i < k; i++) dst[i] = dv[ix[i]];
   } else {
@@ -1101,7 +1120,8 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
     } else if (lr->vsource == VS_FIXED) {
       memcpy(dst, lr->vfixed + lr->value_pos * w, k * w);
     } else {
-      const uint32_t *ix = lr->idx + lr->value_pos;
+      PM_TRY(next_indices(r, lr, k, err));
+      const uint32_t *ix = lr->idx;
       const uint8_t *dict = lr->dict;
       switch (w) {
         case 1:
@@ -1149,7 +1169,8 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
       int64_t delta = (int64_t)base - (int64_t)vo[0];
       for (size_t i = 0; i < k; i++) offs[i] = (int32_t)((int64_t)vo[i + 1] + delta);
     } else {
-      const uint32_t *ix = lr->idx + lr->value_pos;
+      PM_TRY(next_indices(r, lr, k, err));
+      const uint32_t *ix = lr->idx;
       const uint32_t *dofs = lr->dict_offsets;
       if (lr->dict_max_len <= 64 && base + (uint64_t)k * 64 <= INT32_MAX) {
         /* Short values: room for k of the longest, so one pass copies
@@ -1241,6 +1262,8 @@ static int consume_levels(pm_pq_reader *r, leaf_reader *lr, size_t k, int out, p
     if (lr->max_rep > 0) PM_TRY(pm_buf_append(&o->rep, lr->page_rep + lr->level_pos, k * sizeof(int16_t)));
     o->n_levels += k;
     PM_TRY(take_values(r, lr, nv, err));
+  } else if (lr->vsource == VS_DICT && nv > 0) {
+    PM_TRY(skip_indices(r, lr, nv, err));
   }
   lr->value_pos += nv;
   lr->level_pos += k;
