@@ -16,6 +16,10 @@
 #define PM_PQ_MAX_NESTING 64
 #define MAX_STATS_SIZE 4096 /* parquet-mr drops chunk statistics at or above this (min+max bytes) */
 #define SLICE_MAX_ROWS 4096
+/* PLAIN values start this far into colw.plain: a v1 page's encoded levels
+ * (a few bytes for flat columns) are put in front of them, so the page body
+ * is compressed in place instead of copied. */
+#define PLAIN_HEADROOM 64
 
 /* ---- schema model ----------------------------------------------------------- */
 
@@ -88,7 +92,7 @@ typedef struct colw {
   /* current page */
   pm_buf defs, reps;   /* uint16 levels */
   size_t n_levels;
-  pm_buf plain;        /* PLAIN values (when not dictionary-encoding) */
+  pm_buf plain;        /* PLAIN values (when not dictionary-encoding), from offset PLAIN_HEADROOM */
   int bool_bit;
   pm_buf idx;          /* uint32 dictionary indices */
   size_t n_values;     /* non-null values in the page */
@@ -467,6 +471,10 @@ static int setup_columns(pm_pq_writer *w, wnode *n, path_stack *ps, int top, int
       *p++ = i + 1 < ps->n ? '.' : '\0';
     }
     pm_pq_enc_dict_init(&c->dict, c->width > 0 ? (size_t)c->width : 0);
+    if (pm_buf_append_zeros(&c->plain, PLAIN_HEADROOM)) {
+      w->n_cols++;
+      return PM_NOMEM(err);
+    }
     c->dict_active = w->o.dictionary && c->width != -1;
     c->file_nan_only = 1;
     w->n_cols++;
@@ -1012,15 +1020,21 @@ static int add_values(colw *c, pm_error *err) {
     uint32_t *out = cnt ? (uint32_t *)(void *)(c->idx.data + c->idx.len) : NULL;
     PM_TRY(pm_pq_enc_dict_put_ba(&c->dict, r, cnt, out, err));
     c->idx.len += cnt * 4;
-  } else {
+  } else if (cnt) {
+    size_t need = 0;
     for (size_t k = 0; k < cnt; k++) {
       if (r[k].len > UINT32_MAX) return bad_array(err, n, "value longer than 4 GiB");
-      uint32_t l = (uint32_t)r[k].len;
-      if (pm_buf_reserve(&c->plain, 4 + r[k].len)) return PM_NOMEM(err);
-      memcpy(c->plain.data + c->plain.len, &l, 4);
-      if (l) memcpy(c->plain.data + c->plain.len + 4, r[k].p, l);
-      c->plain.len += 4 + l;
+      need += 4 + r[k].len;
     }
+    if (pm_buf_reserve(&c->plain, need)) return PM_NOMEM(err);
+    uint8_t *p = c->plain.data + c->plain.len;
+    for (size_t k = 0; k < cnt; k++) {
+      uint32_t l = (uint32_t)r[k].len;
+      memcpy(p, &l, 4);
+      if (l) memcpy(p + 4, r[k].p, l);
+      p += 4 + l;
+    }
+    c->plain.len += need;
   }
   c->n_values += cnt;
   return 0;
@@ -1031,11 +1045,21 @@ static int add_values(colw *c, pm_error *err) {
 static int dict_fallback(colw *c, pm_error *err) {
   const uint32_t *ix = (const uint32_t *)(void *)c->idx.data;
   size_t cnt = c->idx.len / 4;
-  for (size_t k = 0; k < cnt; k++) {
-    if (c->width > 0) {
-      if (pm_buf_append(&c->plain, c->dict.page.data + (size_t)ix[k] * (size_t)c->width, (size_t)c->width))
-        return PM_NOMEM(err);
+  if (c->width > 0 && cnt) {
+    size_t wdt = (size_t)c->width;
+    if (pm_buf_reserve(&c->plain, cnt * wdt)) return PM_NOMEM(err);
+    uint8_t *p = c->plain.data + c->plain.len;
+    const uint8_t *dict = c->dict.page.data;
+    if (wdt == 4) {
+      for (size_t k = 0; k < cnt; k++) memcpy(p + 4 * k, dict + (size_t)ix[k] * 4, 4);
+    } else if (wdt == 8) {
+      for (size_t k = 0; k < cnt; k++) memcpy(p + 8 * k, dict + (size_t)ix[k] * 8, 8);
     } else {
+      for (size_t k = 0; k < cnt; k++) memcpy(p + wdt * k, dict + (size_t)ix[k] * wdt, wdt);
+    }
+    c->plain.len += cnt * wdt;
+  } else {
+    for (size_t k = 0; k < cnt; k++) {
       uint64_t off = c->dict.entry_off[ix[k]];
       uint32_t l;
       memcpy(&l, c->dict.page.data + off, 4);
@@ -1044,7 +1068,12 @@ static int dict_fallback(colw *c, pm_error *err) {
   }
   c->idx.len = 0;
   c->dict_active = 0;
-  if (c->dict_pages == 0) pm_pq_enc_dict_reset(&c->dict);
+  if (c->dict_pages == 0) {
+    /* Unused for the rest of the chunk: give the memory back rather than clear it. */
+    size_t width = c->dict.width;
+    pm_pq_enc_dict_free(&c->dict);
+    pm_pq_enc_dict_init(&c->dict, width);
+  }
   return 0;
 }
 
@@ -1205,10 +1234,12 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
   const wnode *n = c->leaf;
   /* parquet-mr keeps the dictionary only if the first page gets smaller with it. */
   int dict_bw = pm_pq_enc_bit_width(c->dict.count ? c->dict.count - 1 : 0);
+  int dict_idx_ready = 0;
   if (c->dict_active && !c->first_page_done) {
     w->tmp.len = 0;
     PM_TRY(pm_pq_enc_rle_u32((const uint32_t *)(void *)c->idx.data, c->idx.len / 4, dict_bw, &w->tmp, err));
     if (1 + w->tmp.len + c->dict.page.len >= c->page_raw) PM_TRY(dict_fallback(c, err));
+    else dict_idx_ready = 1;
   }
   c->first_page_done = 1;
   int v2 = w->o.data_page_v2;
@@ -1226,20 +1257,34 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
     def_len = body->len - rep_len;
   }
   size_t levels_len = body->len;
+  const uint8_t *page_body; /* levels then values, uncompressed */
+  size_t uncompressed;
   if (use_dict) {
     if (pm_buf_push_u8(body, (uint8_t)dict_bw)) return PM_NOMEM(err);
-    PM_TRY(pm_pq_enc_rle_u32((const uint32_t *)(void *)c->idx.data, c->idx.len / 4, dict_bw, body, err));
-  } else if (pm_buf_append(body, c->plain.data, c->plain.len)) {
-    return PM_NOMEM(err);
+    if (dict_idx_ready) { /* encoded above for the first-page check */
+      if (pm_buf_append(body, w->tmp.data, w->tmp.len)) return PM_NOMEM(err);
+    } else {
+      PM_TRY(pm_pq_enc_rle_u32((const uint32_t *)(void *)c->idx.data, c->idx.len / 4, dict_bw, body, err));
+    }
+    page_body = body->data;
+    uncompressed = body->len;
+  } else if (levels_len <= PLAIN_HEADROOM) {
+    uint8_t *start = c->plain.data + PLAIN_HEADROOM - levels_len;
+    if (levels_len) memcpy(start, body->data, levels_len);
+    page_body = start;
+    uncompressed = levels_len + (c->plain.len - PLAIN_HEADROOM);
+  } else {
+    if (pm_buf_append(body, c->plain.data + PLAIN_HEADROOM, c->plain.len - PLAIN_HEADROOM)) return PM_NOMEM(err);
+    page_body = body->data;
+    uncompressed = body->len;
   }
-  size_t uncompressed = body->len;
   pm_buf *comp = &w->comp;
   comp->len = 0;
   if (v2) {
-    if (pm_buf_append(comp, body->data, levels_len)) return PM_NOMEM(err);
-    PM_TRY(compress_into(w, body->data + levels_len, body->len - levels_len, comp, err));
+    if (pm_buf_append(comp, page_body, levels_len)) return PM_NOMEM(err);
+    PM_TRY(compress_into(w, page_body + levels_len, uncompressed - levels_len, comp, err));
   } else {
-    PM_TRY(compress_into(w, body->data, body->len, comp, err));
+    PM_TRY(compress_into(w, page_body, uncompressed, comp, err));
   }
   if (comp->len > INT32_MAX || uncompressed > INT32_MAX)
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column %s: page larger than 2 GiB", w->path, c->path);
@@ -1320,7 +1365,7 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
   /* reset page state */
   c->defs.len = c->reps.len = 0;
   c->n_levels = 0;
-  c->plain.len = 0;
+  c->plain.len = PLAIN_HEADROOM;
   c->bool_bit = 0;
   c->idx.len = 0;
   c->n_values = 0;
@@ -1335,7 +1380,7 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
 /* Buffered size of the current page as parquet-mr measures it for the page
  * size limit: while dictionary-encoding, the PLAIN size of the values. */
 static uint64_t page_estimate(const colw *c) {
-  uint64_t v = c->dict_active ? c->page_raw : c->plain.len;
+  uint64_t v = c->dict_active ? c->page_raw : c->plain.len - PLAIN_HEADROOM;
   return v + c->n_levels / 4 + 16;
 }
 
