@@ -28,6 +28,9 @@
 
 #define MAX_PAGE_BYTES ((size_t)1 << 30)
 #define MAX_PAGE_VALUES_SLACK ((size_t)1 << 22)
+/* Bytes readable past the end of a binary dictionary: value copies may read
+ * (and write) up to 256 bytes from a value's start. */
+#define DICT_SLACK 256
 
 /* ---------------------------------------------------------------- types -- */
 
@@ -192,6 +195,7 @@ struct pm_pq_reader {
   int n_spans;
 
   ZSTD_DCtx *zstd; /* reused across pages */
+  int wide_copies;  /* the CPU has 64-byte vector loads/stores (AVX-512) */
   struct buf_pool *pool; /* recycled batch buffers */
   uint8_t *valid_scratch; /* assembly scratch, kept across batches */
   size_t valid_scratch_cap;
@@ -381,12 +385,32 @@ static void convert_fixed(const leaf_reader *lr, const uint8_t *src, size_t n, u
     case CV_COPY:
       memcpy(dst, src, n * (size_t)lr->width);
       break;
-    case CV_I32_TO_8:
-      for (size_t i = 0; i < n; i++) dst[i] = (uint8_t)rd32(src + 4 * i);
+    case CV_I32_TO_8: {
+      size_t i = 0;
+#if defined(__SSE2__)
+      /* truncation (as below): sign-extend the low byte, then the saturating packs are exact */
+      for (; i + 16 <= n; i += 16) {
+        __m128i v[4];
+        for (int q = 0; q < 4; q++)
+          v[q] = _mm_srai_epi32(_mm_slli_epi32(_mm_loadu_si128((const __m128i *)(const void *)(src + 4 * i + 16 * q)), 24), 24);
+        __m128i lo = _mm_packs_epi32(v[0], v[1]), hi = _mm_packs_epi32(v[2], v[3]);
+        _mm_storeu_si128((__m128i *)(void *)(dst + i), _mm_packs_epi16(lo, hi));
+      }
+#endif
+      for (; i < n; i++) dst[i] = (uint8_t)rd32(src + 4 * i);
       break;
+    }
     case CV_I32_TO_16: {
       uint16_t *d = (uint16_t *)(void *)dst;
-      for (size_t i = 0; i < n; i++) d[i] = (uint16_t)rd32(src + 4 * i);
+      size_t i = 0;
+#if defined(__SSE2__)
+      for (; i + 8 <= n; i += 8) {
+        __m128i a = _mm_srai_epi32(_mm_slli_epi32(_mm_loadu_si128((const __m128i *)(const void *)(src + 4 * i)), 16), 16);
+        __m128i b = _mm_srai_epi32(_mm_slli_epi32(_mm_loadu_si128((const __m128i *)(const void *)(src + 4 * i + 16)), 16), 16);
+        _mm_storeu_si128((__m128i *)(void *)(d + i), _mm_packs_epi32(a, b));
+      }
+#endif
+      for (; i < n; i++) d[i] = (uint16_t)rd32(src + 4 * i);
       break;
     }
     case CV_I32_DEC: {
@@ -807,7 +831,7 @@ static int load_dictionary(pm_pq_reader *r, leaf_reader *lr, const pm_pq_page_he
     PM_TRY(load_view_dictionary(r, lr, n, err));
   } else if (lr->vsource == VS_BINARY) {
     size_t bytes = lr->voffsets[n];
-    PM_TRY(GROW(lr->dict, lr->dict_cap, bytes + 64, err));
+    PM_TRY(GROW(lr->dict, lr->dict_cap, bytes + DICT_SLACK, err));
     memcpy(lr->dict, lr->vbytes, bytes);
     PM_TRY(GROW(lr->dict_offsets, lr->dict_offsets_cap, (n + 1) * sizeof(uint32_t), err));
     memcpy(lr->dict_offsets, lr->voffsets, (n + 1) * sizeof(uint32_t));
@@ -1106,6 +1130,37 @@ static int take_views(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err)
   return 0;
 }
 
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define PM_PQ_X86_WIDE 1
+/* Dictionary strings of at most blocks * 64 bytes, each copied as `blocks`
+ * 64-byte blocks: no length-dependent branch (which mispredicts on strings
+ * of varying length) and one vector store per block. Writes and reads up to
+ * blocks * 64 bytes from a value's start (the output's and the dictionary's
+ * slack). Compiled for AVX-512 and called only when the CPU has it. */
+__attribute__((target("avx512f"))) static size_t gather_blocks64(const uint32_t *dofs, const uint32_t *ix, size_t k,
+                                                                  const uint8_t *dict, uint8_t *dst, int32_t *offs,
+                                                                  uint64_t base, unsigned blocks) {
+  size_t pos = 0;
+#define GATHER_BLOCKS(B)                                                                   \
+  for (size_t i = 0; i < k; i++) {                                                        \
+    uint32_t a = dofs[ix[i]], l = dofs[ix[i] + 1] - a;                                    \
+    for (unsigned q = 0; q < (B); q++) memcpy(dst + pos + 64 * q, dict + a + 64 * q, 64); \
+    pos += l;                                                                             \
+    offs[i] = (int32_t)(base + pos);                                                      \
+  }
+  switch (blocks) {
+    case 1: GATHER_BLOCKS(1) break;
+    case 2: GATHER_BLOCKS(2) break;
+    case 3: GATHER_BLOCKS(3) break;
+    default: GATHER_BLOCKS(4) break;
+  }
+#undef GATHER_BLOCKS
+  return pos;
+}
+#else
+#define PM_PQ_X86_WIDE 0
+#endif
+
 /* Appends k values starting at the page's value_pos to the output. */
 static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err) {
   col_values *o = &lr->out;
@@ -1172,6 +1227,19 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
       PM_TRY(next_indices(r, lr, k, err));
       const uint32_t *ix = lr->idx;
       const uint32_t *dofs = lr->dict_offsets;
+#if PM_PQ_X86_WIDE
+      if (r->wide_copies && lr->dict_max_len > 16 && lr->dict_max_len <= 256 &&
+          base + (uint64_t)k * lr->dict_max_len + DICT_SLACK <= INT32_MAX) {
+        /* room for k of the longest: no need to sum the lengths first */
+        PM_TRY(pm_buf_reserve(&o->values, k * (size_t)lr->dict_max_len + DICT_SLACK));
+        size_t pos = gather_blocks64(dofs, ix, k, lr->dict, o->values.data + base, offs, base,
+                                     (lr->dict_max_len + 63) / 64);
+        o->values.len += pos;
+        o->offsets.len += k * 4;
+        o->n_values += k;
+        return 0;
+      }
+#endif
       if (lr->dict_max_len <= 64 && base + (uint64_t)k * 64 <= INT32_MAX) {
         /* Short values: room for k of the longest, so one pass copies
          * without first summing the lengths. */
@@ -2428,6 +2496,9 @@ int pm_pq_reader_open(pm_file *file, const pm_pq_read_options *opt, pm_pq_reader
   }
   r->file = file;
   r->pool = pool_new();
+#if PM_PQ_X86_WIDE
+  r->wide_copies = __builtin_cpu_supports("avx512f") ? 1 : 0;
+#endif
   if (!r->pool) {
     free(r);
     pm_file_close(file);
