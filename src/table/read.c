@@ -16,6 +16,7 @@
 #include "meta/deletion_vector.h"
 #include "table/evolution.h"
 #include "table/merge.h"
+#include "table/scan.h"
 #include "util/sort.h"
 
 static int64_t floor_div_i64(int64_t a, int64_t b) {
@@ -1494,7 +1495,7 @@ static int raw_open(read_ctx *c, const pm_data_split *split, const size_t *files
     free(r);
     return PM_NOMEM(err);
   }
-  memcpy(r->files, files, n * sizeof *files);
+  if (n) memcpy(r->files, files, n * sizeof *files);
   r->n_files = n;
   /* not with row tracking: computed _ROW_IDs need every file position */
   r->push = c->filter != NULL && !c->row_tracking && !c->no_pushdown;
@@ -2017,6 +2018,210 @@ static int split_open(read_ctx *c, const pm_data_split *split, batch_source *out
   return rc;
 }
 
+/* --- incremental diff: before and after of a bucket, each merged, then compared per key --- */
+
+/* Deep equality of a[i] and b[j] (logical indices, same type). Java compares
+ * the serialized value rows, so a changed float bit pattern is a change. */
+static int values_equal(const pm_type *t, const struct ArrowArray *a, int64_t i, const struct ArrowArray *b,
+                        int64_t j) {
+  int va = pm_array_is_valid(a, i), vb = pm_array_is_valid(b, j);
+  if (va != vb) return 0;
+  if (!va) return 1;
+  int64_t x = a->offset + i, y = b->offset + j;
+  switch (t->id) {
+    case PM_T_STRUCT:
+      for (int64_t k = 0; k < t->n_children; k++)
+        if (!values_equal(&t->children[k], a->children[k], x, b->children[k], y)) return 0;
+      return 1;
+    case PM_T_LIST:
+    case PM_T_MAP:
+    case PM_T_LARGE_LIST: {
+      int64_t a0, a1, b0, b1;
+      if (t->id == PM_T_LARGE_LIST) {
+        const int64_t *oa = a->buffers[1], *ob = b->buffers[1];
+        a0 = oa[x], a1 = oa[x + 1], b0 = ob[y], b1 = ob[y + 1];
+      } else {
+        const int32_t *oa = a->buffers[1], *ob = b->buffers[1];
+        a0 = oa[x], a1 = oa[x + 1], b0 = ob[y], b1 = ob[y + 1];
+      }
+      if (a1 - a0 != b1 - b0) return 0;
+      for (int64_t k = 0; k < a1 - a0; k++)
+        if (!values_equal(&t->children[0], a->children[0], a0 + k, b->children[0], b0 + k)) return 0;
+      return 1;
+    }
+    case PM_T_FIXED_LIST: {
+      int64_t w = t->width;
+      for (int64_t k = 0; k < w; k++)
+        if (!values_equal(&t->children[0], a->children[0], x * w + k, b->children[0], y * w + k)) return 0;
+      return 1;
+    }
+    case PM_T_FLOAT: {
+      float p = ((const float *)a->buffers[1])[x], q = ((const float *)b->buffers[1])[y];
+      return memcmp(&p, &q, sizeof p) == 0;
+    }
+    case PM_T_DOUBLE: {
+      double p = ((const double *)a->buffers[1])[x], q = ((const double *)b->buffers[1])[y];
+      return memcmp(&p, &q, sizeof p) == 0;
+    }
+    default: return pm_compare_values(t, a, i, b, j) == 0;
+  }
+}
+
+enum { DIFF_BEFORE = 0, DIFF_AFTER = 1 };
+
+typedef struct diff_reader {
+  read_ctx *c;
+  batch_source side[2];    /* merged before / after (ctx NULL when the side has no files) */
+  struct ArrowArray cur[2]; /* current batch per side (released when none) */
+  int64_t pos[2];
+  int done[2];
+  int used[2];             /* pending output rows refer to cur[side] */
+  int32_t *src;            /* pending output: side and row of each record */
+  int64_t *rows;
+  uint8_t *to_delete;      /* pending output: emit as -D (a before-only key) */
+  int64_t n, cap;
+} diff_reader;
+
+static void diff_close(void *ctx) {
+  diff_reader *r = ctx;
+  if (!r) return;
+  for (int k = 0; k < 2; k++) {
+    if (r->side[k].ctx) r->side[k].close(r->side[k].ctx);
+    if (r->cur[k].release) pm_array_release(&r->cur[k]);
+  }
+  free(r->src);
+  free(r->rows);
+  free(r->to_delete);
+  free(r);
+}
+
+/* Builds the pending records into one layout batch. */
+static int diff_flush(diff_reader *r, struct ArrowArray *out, pm_error *err) {
+  read_ctx *c = r->c;
+  memset(out, 0, sizeof *out);
+  int rc = pm_array_init(out, r->n, 1, c->n_cols, err);
+  for (int col = 0; col < c->n_cols && !rc; col++) {
+    /* a side without a current batch is never referenced by the pending records */
+    struct ArrowArray *srcs[2] = {r->cur[0].release ? r->cur[0].children[col] : NULL,
+                                  r->cur[1].release ? r->cur[1].children[col] : NULL};
+    rc = pm_gather(&c->layout.children[col], srcs, r->src, r->rows, r->n, out->children[col], err);
+  }
+  if (!rc && c->col_kind >= 0) {
+    struct ArrowArray *k = out->children[c->col_kind];
+    int8_t *kinds = (int8_t *)k->buffers[1];
+    for (int64_t i = 0; i < r->n; i++)
+      if (r->to_delete[i]) kinds[k->offset + i] = PM_ROWKIND_DELETE;
+  }
+  if (rc && out->release) pm_array_release(out);
+  r->n = 0;
+  r->used[0] = r->used[1] = 0;
+  return rc;
+}
+
+static int diff_push(diff_reader *r, int side, int64_t row, int to_delete, pm_error *err) {
+  if (r->n == r->cap) {
+    int64_t nc = r->cap ? r->cap * 2 : 1024;
+    int32_t *s = realloc(r->src, (size_t)nc * sizeof *s);
+    if (s) r->src = s;
+    int64_t *w = realloc(r->rows, (size_t)nc * sizeof *w);
+    if (w) r->rows = w;
+    uint8_t *d = realloc(r->to_delete, (size_t)nc);
+    if (d) r->to_delete = d;
+    if (!s || !w || !d) return PM_NOMEM(err);
+    r->cap = nc;
+  }
+  r->src[r->n] = side;
+  r->rows[r->n] = row;
+  r->to_delete[r->n] = (uint8_t)to_delete;
+  r->n++;
+  r->used[side] = 1;
+  return 0;
+}
+
+static int diff_kind(const diff_reader *r, int side, int64_t row) {
+  const struct ArrowArray *k = r->cur[side].children[r->c->col_kind];
+  return ((const int8_t *)k->buffers[1])[k->offset + row];
+}
+
+/* Java IncrementalDiffSplitRead's DiffMerger; keep_delete = with_row_kind. */
+static int diff_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  diff_reader *r = ctx;
+  read_ctx *c = r->c;
+  int keep_delete = c->with_row_kind;
+  memset(out, 0, sizeof *out);
+  for (;;) {
+    /* make sure each unfinished side has a current row; a batch still referenced is flushed first */
+    for (int k = 0; k < 2; k++) {
+      while (!r->done[k] && (!r->cur[k].release || r->pos[k] >= r->cur[k].length)) {
+        if (r->used[k]) return diff_flush(r, out, err);
+        if (r->cur[k].release) pm_array_release(&r->cur[k]);
+        r->pos[k] = 0;
+        if (!r->side[k].ctx) {
+          r->done[k] = 1;
+          break;
+        }
+        PM_TRY(r->side[k].next(r->side[k].ctx, &r->cur[k], err));
+        if (!r->cur[k].release) r->done[k] = 1;
+      }
+    }
+    if (r->done[0] && r->done[1]) return r->n ? diff_flush(r, out, err) : 0;
+    if (r->n >= c->batch_rows) return diff_flush(r, out, err);
+    int cmp;
+    if (r->done[DIFF_BEFORE]) cmp = 1;
+    else if (r->done[DIFF_AFTER]) cmp = -1;
+    else {
+      cmp = 0;
+      for (int k = 0; k < c->n_keys && !cmp; k++) {
+        int col = c->key_cols[k];
+        cmp = pm_compare_values(&c->layout.children[col], r->cur[0].children[col], r->pos[0], r->cur[1].children[col],
+                                r->pos[1]);
+      }
+    }
+    int64_t pb = r->pos[DIFF_BEFORE], pa = r->pos[DIFF_AFTER];
+    if (cmp < 0) { /* key only before: gone */
+      if (keep_delete && !pm_rowkind_is_retract(diff_kind(r, DIFF_BEFORE, pb)))
+        PM_TRY(diff_push(r, DIFF_BEFORE, pb, 1, err));
+      r->pos[DIFF_BEFORE]++;
+    } else if (cmp > 0) { /* key only after: new */
+      if (keep_delete || !pm_rowkind_is_retract(diff_kind(r, DIFF_AFTER, pa)))
+        PM_TRY(diff_push(r, DIFF_AFTER, pa, 0, err));
+      r->pos[DIFF_AFTER]++;
+    } else {
+      int add_b = !pm_rowkind_is_retract(diff_kind(r, DIFF_BEFORE, pb));
+      int add_a = !pm_rowkind_is_retract(diff_kind(r, DIFF_AFTER, pa));
+      int same = add_a == add_b;
+      for (size_t f = 0; f < c->nf && same; f++)
+        same = values_equal(&c->layout.children[f], r->cur[0].children[f], pb, r->cur[1].children[f], pa);
+      if (!same && (keep_delete || add_a)) PM_TRY(diff_push(r, DIFF_AFTER, pa, 0, err));
+      r->pos[DIFF_BEFORE]++;
+      r->pos[DIFF_AFTER]++;
+    }
+  }
+}
+
+/* Reads one IncrementalSplit given as its before / after halves. Append
+ * tables read the after files only (Java RawFileSplitRead ignores before
+ * files); PK tables merge both sides and compare them (SEMANTICS §5.4). */
+static int diff_open(read_ctx *c, const pm_data_split *before, const pm_data_split *after, batch_source *out,
+                     pm_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!c->has_pk) return split_open(c, after, out, err);
+  diff_reader *r = calloc(1, sizeof *r);
+  if (!r) return PM_NOMEM(err);
+  r->c = c;
+  int rc = 0;
+  if (before->n_data_files) rc = merge_open(c, before, &r->side[DIFF_BEFORE], err);
+  if (!rc && after->n_data_files) rc = merge_open(c, after, &r->side[DIFF_AFTER], err);
+  if (rc) {
+    diff_close(r);
+    return rc;
+  }
+  out->ctx = r;
+  out->next = diff_next;
+  out->close = diff_close;
+  return 0;
+}
+
 /* ======================================================================
  * Stream: splits -> filter -> projection -> limit
  * ====================================================================== */
@@ -2027,6 +2232,9 @@ typedef struct read_stream {
   read_ctx *c;
   pm_data_split *const *splits;
   pm_data_split **owned_splits;
+  /* incremental diff reads: units are (before, after) pairs built from the
+   * IncrementalSplits (owned; their file lists are borrowed) */
+  pm_data_split **diff_pairs;
   size_t n_splits;
   size_t next_split;
   batch_source cur;
@@ -2161,6 +2369,18 @@ static int finish_batch(read_ctx *c, struct ArrowArray *b, struct ArrowArray *ou
   return rc;
 }
 
+static void free_pairs(pm_data_split **pairs, size_t n) {
+  if (!pairs) return;
+  for (size_t i = 0; i < 2 * n; i++) pm_data_split_free(pairs[i]);
+  free(pairs);
+}
+
+/* Opens read unit i: a DataSplit, or the two halves of an IncrementalSplit. */
+static int unit_open(read_stream *s, size_t i, batch_source *out, pm_error *err) {
+  if (s->diff_pairs) return diff_open(s->c, s->diff_pairs[2 * i], s->diff_pairs[2 * i + 1], out, err);
+  return split_open(s->c, s->splits[i], out, err);
+}
+
 /* Next raw (unprojected) batch of split i's source. */
 static int source_next_batch(read_stream *s, batch_source *src, struct ArrowArray *out, pm_error *err) {
   return src->next(src->ctx, out, err);
@@ -2209,7 +2429,7 @@ static void *pf_worker(void *arg) {
     batch_source src;
     pm_error err;
     pm_error_clear(&err);
-    int rc = split_open(s->c, s->splits[i], &src, &err);
+    int rc = unit_open(s, i, &src, &err);
     while (!rc) {
       struct ArrowArray b;
       rc = src.next(src.ctx, &b, &err);
@@ -2323,7 +2543,7 @@ static int stream_next_raw(read_stream *s, struct ArrowArray *out, pm_error *err
   for (;;) {
     if (!s->cur.ctx) {
       if (s->next_split >= s->n_splits) return 0;
-      PM_TRY(split_open(s->c, s->splits[s->next_split++], &s->cur, err));
+      PM_TRY(unit_open(s, s->next_split++, &s->cur, err));
     }
     PM_TRY(source_next_batch(s, &s->cur, out, err));
     if (out->release) return 0;
@@ -2383,12 +2603,15 @@ static void rs_release(struct ArrowArrayStream *st) {
   if (s->cur.ctx) s->cur.close(s->cur.ctx);
   ctx_free(s->c);
   free(s->owned_splits);
+  free_pairs(s->diff_pairs, s->n_splits);
   free(s);
   st->release = NULL;
 }
 
-int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm_read_options *opt,
-                   struct ArrowArrayStream *out, pm_error *err) {
+/* Opens a stream over n units: splits[i], or diff_pairs[2i], [2i+1] when
+ * diff_pairs is set (the stream then owns diff_pairs, also on failure). */
+static int stream_open(pm_table *t, pm_data_split *const *splits, pm_data_split **diff_pairs, size_t n,
+                       const pm_read_options *opt, struct ArrowArrayStream *out, pm_error *err) {
   memset(out, 0, sizeof *out);
   pm_read_options defaults;
   if (!opt) {
@@ -2396,19 +2619,21 @@ int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm
     opt = &defaults;
   }
   read_stream *s = calloc(1, sizeof *s);
-  if (!s) return PM_NOMEM(err);
-  int rc = ctx_new(t, opt, &s->c, err);
+  int rc = s ? ctx_new(t, opt, &s->c, err) : PM_NOMEM(err);
   if (rc) {
     free(s);
+    free_pairs(diff_pairs, n);
     return rc;
   }
   s->splits = splits;
+  s->diff_pairs = diff_pairs;
   s->n_splits = n;
   if (s->c->parallelism > 1 && n > 1) {
     rc = pf_start(s, s->c->parallelism < (int)n ? s->c->parallelism : (int)n, err);
     if (rc) {
       ctx_free(s->c);
       free(s);
+      free_pairs(diff_pairs, n);
       return rc;
     }
   }
@@ -2418,6 +2643,11 @@ int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm
   out->release = rs_release;
   out->private_data = s;
   return 0;
+}
+
+int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm_read_options *opt,
+                   struct ArrowArrayStream *out, pm_error *err) {
+  return stream_open(t, splits, NULL, n, opt, out, err);
 }
 
 int pm_read_split(pm_table *t, const pm_data_split *split, const pm_read_options *opt, struct ArrowArrayStream *out,
@@ -2434,4 +2664,58 @@ int pm_read_split(pm_table *t, const pm_data_split *split, const pm_read_options
   read_stream *s = out->private_data;
   s->owned_splits = holder; /* freed with the stream */
   return 0;
+}
+
+/* One half of an IncrementalSplit as a DataSplit; files borrowed from x. */
+static int diff_half(pm_table *t, const pm_incremental_split *x, int after, pm_data_split **out, pm_error *err) {
+  pm_data_split *d = NULL;
+  PM_TRY(pm_data_split_new(&d, err));
+  d->snapshot_id = x->snapshot_id;
+  d->partition = x->partition;
+  d->bucket = x->bucket;
+  d->total_buckets = x->total_buckets;
+  d->has_total_buckets = 1;
+  d->data_files = after ? x->after_files : x->before_files;
+  d->n_data_files = after ? x->n_after_files : x->n_before_files;
+  d->deletion_files = after ? x->after_deletion_files : x->before_deletion_files;
+  char *pdir = NULL, *bpath = NULL;
+  const uint8_t *pdata = x->partition.data ? x->partition.data : (const uint8_t *)"";
+  int rc = pm_scan_partition_dir(t, pdata, x->partition.len, &pdir, err);
+  if (!rc) rc = pm_table_bucket_path(t, pdir, x->bucket, &bpath, err);
+  if (!rc && !(d->bucket_path = pm_arena_strdup(&d->arena, bpath))) rc = PM_NOMEM(err);
+  free(pdir);
+  free(bpath);
+  if (rc) {
+    pm_data_split_free(d);
+    return rc;
+  }
+  *out = d;
+  return 0;
+}
+
+int pm_read_incremental_splits(pm_table *t, pm_split *const *splits, size_t n, const pm_read_options *opt,
+                               struct ArrowArrayStream *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  pm_data_split **pairs = calloc(2 * n + 1, sizeof *pairs);
+  if (!pairs) return PM_NOMEM(err);
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
+    if (splits[i]->type != PM_SPLIT_INCREMENTAL) {
+      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: split %zu is not an IncrementalSplit (type %d)", t->root,
+                     i, (int)splits[i]->type);
+      break;
+    }
+    if (splits[i]->incremental.is_streaming) {
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: split %zu is a streaming IncrementalSplit (changelog read)",
+                     t->root, i);
+      break;
+    }
+    rc = diff_half(t, &splits[i]->incremental, 0, &pairs[2 * i], err);
+    if (!rc) rc = diff_half(t, &splits[i]->incremental, 1, &pairs[2 * i + 1], err);
+  }
+  if (rc) {
+    free_pairs(pairs, n);
+    return rc;
+  }
+  return stream_open(t, NULL, pairs, n, opt, out, err);
 }

@@ -80,6 +80,18 @@ int pm_read_schema(pm_table *t, const pm_read_options *opt, struct ArrowSchema *
 int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm_read_options *opt,
                    struct ArrowArrayStream *out, pm_error *err);
 
+/* Streams the rows of incremental diff splits (PM_SPLIT_INCREMENTAL,
+ * non-streaming, as pm_scan_plan_ex plans them; borrowed like splits above),
+ * as Java's IncrementalDiffSplitRead (SEMANTICS §5.4): per bucket the before
+ * and after files are each merge-read and compared per key; a key whose
+ * value row or add/retract status changed yields the after record, a key
+ * only before yields a -D of the before record when with_row_kind is set
+ * (else nothing), equal keys yield nothing; retractions are kept only with
+ * with_row_kind. Append tables read the after files only (as Java's
+ * RawFileSplitRead). Other split types are PAIMON_ERR_INVALID_ARGUMENT. */
+int pm_read_incremental_splits(pm_table *t, pm_split *const *splits, size_t n, const pm_read_options *opt,
+                               struct ArrowArrayStream *out, pm_error *err);
+
 /* Convenience for one split. */
 int pm_read_split(pm_table *t, const pm_data_split *split, const pm_read_options *opt, struct ArrowArrayStream *out,
                   pm_error *err);

@@ -32,6 +32,8 @@ void pm_plan_free(pm_plan *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_splits; i++) pm_data_split_free(p->splits[i]);
   free(p->splits);
+  for (size_t i = 0; i < p->n_incremental_splits; i++) pm_split_free(p->incremental_splits[i]);
+  free(p->incremental_splits);
   free(p->fallback_branch);
   free(p);
 }
@@ -1746,15 +1748,6 @@ static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snaps
 
 /* ------------------------------------------------------ incremental */
 
-static int resolve_incremental_bound(pm_table *t, const char *text, int64_t *id, pm_error *err) {
-  if (all_digits(text)) return parse_i64("incremental-between", text, id, err);
-  pm_snapshot *s = NULL;
-  PM_TRY(snapshot_by_tag(t, text, "incremental-between", &s, err));
-  *id = s->id;
-  pm_snapshot_free(s);
-  return 0;
-}
-
 static int split_pair(const char *key, const char *val, char **a, char **b, pm_error *err) {
   const char *comma = strchr(val, ',');
   if (!comma) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option %s = '%s': expected 'start,end'", key, val);
@@ -1777,10 +1770,159 @@ static int parse_time_bound(const char *s, int64_t *ms, pm_error *err) {
   return pm_parse_local_timestamp(s, ms, err);
 }
 
-/* (start, end] of an incremental scan, or *active = 0 when not incremental. */
-static int resolve_incremental(pm_table *t, int *active, int64_t *start, int64_t *end, int *changelog,
-                               pm_error *err) {
-  *active = 0;
+/* What an incremental scan reads. */
+typedef enum incr_kind {
+  INCR_NONE = 0,  /* not an incremental scan */
+  INCR_DELTA,     /* delta / changelog manifests of (start, end] (empty when start == end) */
+  INCR_DIFF,      /* full file sets of `before` and `after` compared (§5.4) */
+  INCR_FULL       /* a batch read of `after` (diff by timestamps starting before snapshot 1) */
+} incr_kind;
+
+typedef struct incr_spec {
+  incr_kind kind;
+  int64_t start, end; /* INCR_DELTA */
+  int changelog;      /* INCR_DELTA */
+  pm_snapshot *before, *after; /* INCR_DIFF / INCR_FULL: owned */
+} incr_spec;
+
+static void incr_spec_clear(incr_spec *s) {
+  pm_snapshot_free(s->before);
+  pm_snapshot_free(s->after);
+  memset(s, 0, sizeof *s);
+}
+
+/* Tag lookup that distinguishes "no such tag" (*out = NULL, 0) from damage. */
+static int tag_if_exists(pm_table *t, const char *name, pm_snapshot **out, pm_error *err) {
+  *out = NULL;
+  if (!*name || strchr(name, '/')) return 0;
+  pm_error e2;
+  pm_error_clear(&e2);
+  int rc = pm_tag_read(t->root, branch_arg(t), name, out, &e2);
+  if (rc == PAIMON_ERR_NOT_FOUND) {
+    *out = NULL;
+    return 0;
+  }
+  if (rc) *err = e2;
+  return rc;
+}
+
+/* Diff between snapshot ids start (exclusive) and end: both must exist. */
+static int diff_by_ids(pm_table *t, const char *ib, int64_t start, int64_t end, incr_spec *sp, pm_error *err) {
+  char what[256];
+  snprintf(what, sizeof what, "incremental-between = '%s' (diff)", ib);
+  PM_TRY(read_snapshot_checked(t, start, what, &sp->before, err));
+  PM_TRY(read_snapshot_checked(t, end, what, &sp->after, err));
+  sp->kind = INCR_DIFF;
+  return 0;
+}
+
+static int resolve_between_ids(pm_table *t, const char *ib, const char *a, const char *b, int diff_mode,
+                               int64_t earliest, int64_t latest, incr_spec *sp, pm_error *err) {
+  pm_snapshot *ta = NULL, *tb = NULL;
+  int rc = tag_if_exists(t, a, &ta, err);
+  if (!rc) rc = tag_if_exists(t, b, &tb, err);
+  if (!rc && ta && tb) {
+    /* two tags: diff between the tagged snapshots unless tag-to-snapshot asks for the delta path */
+    int to_snapshot = 0;
+    rc = pm_options_get_bool(&t->options, "incremental-between-tag-to-snapshot", 0, &to_snapshot, err);
+    if (!rc && to_snapshot) {
+      if (diff_mode)
+        rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                       "incremental-between = '%s': incremental-between-scan-mode = diff is not supported with "
+                       "incremental-between-tag-to-snapshot = true",
+                       ib);
+      sp->start = ta->id;
+      sp->end = tb->id;
+      if (!rc && (sp->start < earliest - 1 || sp->end > latest))
+        rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND,
+                       "incremental-between = '%s': tag snapshots (%lld, %lld] are outside the available snapshots "
+                       "[%lld, %lld]",
+                       ib, (long long)sp->start, (long long)sp->end, (long long)earliest, (long long)latest);
+      if (!rc && sp->end < sp->start) sp->end = sp->start;
+      if (!rc) sp->kind = INCR_DELTA;
+    } else if (!rc) {
+      if (tb->id < ta->id) {
+        rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "incremental-between = '%s': tag end '%s' (snapshot %lld) is before tag start '%s' (snapshot "
+                       "%lld)",
+                       ib, b, (long long)tb->id, a, (long long)ta->id);
+      } else if (tb->id == ta->id) {
+        sp->kind = INCR_DELTA;
+        sp->start = sp->end = tb->id;
+      } else {
+        sp->kind = INCR_DIFF;
+        sp->before = ta;
+        sp->after = tb;
+        ta = tb = NULL;
+      }
+    }
+    pm_snapshot_free(ta);
+    pm_snapshot_free(tb);
+    return rc;
+  }
+  pm_snapshot_free(ta);
+  pm_snapshot_free(tb);
+  if (rc) return rc;
+  if (!all_digits(a) || !all_digits(b))
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "incremental-between = '%s': '%s' and '%s' are not two tags of table %s.%s nor two snapshot ids",
+                     ib, a, b, t->database, t->name);
+  PM_TRY(parse_i64("incremental-between", a, &sp->start, err));
+  PM_TRY(parse_i64("incremental-between", b, &sp->end, err));
+  if (sp->end < sp->start)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "incremental-between = '%s': end %lld is before start %lld", ib,
+                     (long long)sp->end, (long long)sp->start);
+  sp->kind = INCR_DELTA;
+  if (latest == 0 || sp->start == sp->end) {
+    sp->end = sp->start; /* empty */
+    return 0;
+  }
+  if (diff_mode) return diff_by_ids(t, ib, sp->start, sp->end, sp, err);
+  if (sp->start < earliest - 1 || sp->end > latest)
+    return pm_errorf(err, PAIMON_ERR_NOT_FOUND,
+                     "incremental-between = '%s': range (%lld, %lld] is outside the available snapshots [%lld, %lld]",
+                     ib, (long long)sp->start, (long long)sp->end, (long long)earliest, (long long)latest);
+  return 0;
+}
+
+/* Diff between timestamps (Java IncrementalDiffStartingScanner.betweenTimestamps). */
+static int resolve_diff_timestamps(pm_table *t, const char *ibt, int64_t ts0, int64_t ts1, int64_t earliest,
+                                   int64_t latest, incr_spec *sp, pm_error *err) {
+  sp->kind = INCR_DELTA; /* empty unless set below */
+  if (ts1 < ts0)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "incremental-between-timestamp = '%s': end %lld is before start %lld", ibt, (long long)ts1,
+                     (long long)ts0);
+  if (latest == 0 || ts0 == ts1) return 0;
+  pm_snapshot *first = NULL, *last = NULL;
+  int rc = pm_snapshot_read(t->root, branch_arg(t), earliest, &first, err);
+  if (!rc) rc = pm_snapshot_read(t->root, branch_arg(t), latest, &last, err);
+  if (!rc && !(ts0 > last->time_millis || ts1 < first->time_millis)) {
+    rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts0, &sp->before, err);
+    if (!rc) rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts1, &sp->after, err);
+    if (!rc && !sp->after) {
+      sp->after = last;
+      last = NULL;
+    }
+    if (!rc && !sp->before) {
+      /* before the first snapshot: everything up to `after` (a batch read when nothing was expired) */
+      if (first->id == 1) {
+        sp->kind = INCR_FULL;
+      } else {
+        sp->before = first;
+        first = NULL;
+      }
+    }
+    if (!rc && sp->before) sp->kind = INCR_DIFF;
+  }
+  pm_snapshot_free(first);
+  pm_snapshot_free(last);
+  return rc;
+}
+
+/* What an incremental scan reads; sp->kind = INCR_NONE when not incremental. */
+static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
+  memset(sp, 0, sizeof *sp);
   const char *ib = pm_options_get(&t->options, "incremental-between");
   const char *ibt = pm_options_get(&t->options, "incremental-between-timestamp");
   const char *smode = pm_options_get(&t->options, "scan.mode");
@@ -1788,10 +1930,9 @@ static int resolve_incremental(pm_table *t, int *active, int64_t *start, int64_t
     /* the changes of the latest snapshot only (nothing unless it is an APPEND) */
     int64_t latest = 0;
     PM_TRY(pm_snapshot_latest_id(t->root, branch_arg(t), &latest, err));
-    *start = latest > 0 ? latest - 1 : 0;
-    *end = latest;
-    *changelog = 0;
-    *active = 1;
+    sp->start = latest > 0 ? latest - 1 : 0;
+    sp->end = latest;
+    sp->kind = INCR_DELTA;
     return 0;
   }
   if (!ib && !ibt) return 0;
@@ -1799,12 +1940,14 @@ static int resolve_incremental(pm_table *t, int *active, int64_t *start, int64_t
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                      "incremental-between and incremental-between-timestamp cannot both be set");
   const char *mode = pm_options_get_str(&t->options, "incremental-between-scan-mode", "auto");
-  if (!strcmp(mode, "auto")) *changelog = strcmp(t->changelog_producer, "none") != 0;
-  else if (!strcmp(mode, "delta")) *changelog = 0;
-  else if (!strcmp(mode, "changelog")) *changelog = 1;
+  int diff_mode = 0;
+  if (!strcmp(mode, "auto")) sp->changelog = strcmp(t->changelog_producer, "none") != 0;
+  else if (!strcmp(mode, "delta")) sp->changelog = 0;
+  else if (!strcmp(mode, "changelog")) sp->changelog = 1;
+  else if (!strcmp(mode, "diff")) diff_mode = 1;
   else
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                     "incremental-between-scan-mode = %s is not supported (auto, delta, changelog)", mode);
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "incremental-between-scan-mode = %s is not supported (auto, delta, changelog, diff)", mode);
   char *a = NULL, *b = NULL;
   PM_TRY(split_pair(ib ? "incremental-between" : "incremental-between-timestamp", ib ? ib : ibt, &a, &b, err));
   int rc = 0;
@@ -1812,33 +1955,30 @@ static int resolve_incremental(pm_table *t, int *active, int64_t *start, int64_t
   rc = pm_snapshot_earliest_id(t->root, branch_arg(t), &earliest, err);
   if (!rc) rc = pm_snapshot_latest_id(t->root, branch_arg(t), &latest, err);
   if (!rc && ib) {
-    rc = resolve_incremental_bound(t, a, start, err);
-    if (!rc) rc = resolve_incremental_bound(t, b, end, err);
-    if (!rc && *end < *start)
-      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "incremental-between = '%s': end %lld is before start %lld", ib,
-                     (long long)*end, (long long)*start);
-    if (!rc && (*start < earliest - 1 || *end > latest))
-      rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND,
-                     "incremental-between = '%s': range (%lld, %lld] is outside the available snapshots [%lld, %lld]",
-                     ib, (long long)*start, (long long)*end, (long long)earliest, (long long)latest);
+    rc = resolve_between_ids(t, ib, a, b, diff_mode, earliest, latest, sp, err);
   } else if (!rc) {
     int64_t ts0, ts1;
     rc = parse_time_bound(a, &ts0, err);
     if (!rc) rc = parse_time_bound(b, &ts1, err);
-    pm_snapshot *s0 = NULL, *s1 = NULL;
-    if (!rc) rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts0, &s0, err);
-    if (!rc) rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts1, &s1, err);
-    if (!rc) {
-      *start = s0 ? s0->id : earliest - 1;
-      *end = s1 ? s1->id : earliest - 1;
-      if (ts0 >= ts1 || *end <= *start) *end = *start;
+    if (!rc && diff_mode) {
+      rc = resolve_diff_timestamps(t, ibt, ts0, ts1, earliest, latest, sp, err);
+    } else if (!rc) {
+      pm_snapshot *s0 = NULL, *s1 = NULL;
+      rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts0, &s0, err);
+      if (!rc) rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts1, &s1, err);
+      if (!rc) {
+        sp->kind = INCR_DELTA;
+        sp->start = s0 ? s0->id : earliest - 1;
+        sp->end = s1 ? s1->id : earliest - 1;
+        if (ts0 >= ts1 || sp->end <= sp->start) sp->end = sp->start;
+      }
+      pm_snapshot_free(s0);
+      pm_snapshot_free(s1);
     }
-    pm_snapshot_free(s0);
-    pm_snapshot_free(s1);
   }
   free(a);
   free(b);
-  if (!rc) *active = 1;
+  if (rc) incr_spec_clear(sp);
   return rc;
 }
 
@@ -1894,6 +2034,199 @@ static int plan_incremental(pm_table *t, const pm_predicate *filter, int64_t sta
   return rc;
 }
 
+/* ------------------------------------------------------ incremental diff */
+
+/* Live files of one side of a diff, sorted by (partition, bucket), and its DVs. */
+typedef struct diff_side {
+  manifest_job *jobs;
+  size_t nj;
+  const pm_manifest_entry **live;
+  size_t n;
+  dv_index dv;
+} diff_side;
+
+static void diff_side_clear(diff_side *d) {
+  dv_index_clear(&d->dv);
+  free(d->live);
+  free_jobs(d->jobs, d->nj);
+}
+
+static int diff_side_load(scan_ctx *c, const pm_snapshot *snap, diff_side *d, pm_error *err) {
+  memset(d, 0, sizeof *d);
+  pm_index_entries_init(&d->dv.entries);
+  const char *lists[2] = {snap->base_manifest_list, snap->delta_manifest_list};
+  PM_TRY(read_manifests(c, lists, 2, 1, &d->jobs, &d->nj, err));
+  PM_TRY(merge_entries(c, d->jobs, d->nj, &d->live, &d->n, err));
+  PM_TRY(check_schema_ids(c->t, d->jobs, d->nj, err));
+  PM_TRY(load_dv_index(c->t, snap, &d->dv, err));
+  qsort(d->live, d->n, sizeof *d->live, cmp_group);
+  c->ex->files_live += d->n;
+  return 0;
+}
+
+static int cmp_partition(const pm_manifest_entry *a, const pm_manifest_entry *b) {
+  if (a->partition.len != b->partition.len) return a->partition.len < b->partition.len ? -1 : 1;
+  return a->partition.len ? memcmp(a->partition.data, b->partition.data, a->partition.len) : 0;
+}
+
+/* Total buckets of the first entry of v[i..n) in the same partition that has one; -1 if none. */
+static int32_t partition_total_buckets(const pm_manifest_entry *const *v, size_t i, size_t n) {
+  for (size_t k = i; k < n && cmp_partition(v[k], v[i]) == 0; k++)
+    if (v[k]->total_buckets >= 0) return v[k]->total_buckets;
+  return -1;
+}
+
+/* Java refuses diffs across a bucket rescale of a partition (TimeTravelUtil). */
+static int check_diff_buckets(pm_table *t, const diff_side *b, const diff_side *a, int64_t bid, int64_t aid,
+                              pm_error *err) {
+  if (t->bucket_mode != PM_BUCKET_FIXED) return 0;
+  size_t i = 0, j = 0;
+  while (i < b->n && j < a->n) {
+    int c = cmp_partition(b->live[i], a->live[j]);
+    if (c == 0) {
+      int32_t tb = partition_total_buckets(b->live, i, b->n), ta = partition_total_buckets(a->live, j, a->n);
+      if (tb >= 0 && ta >= 0 && tb != ta)
+        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                         "incremental diff between snapshots %lld and %lld: the bucket number of a partition differs "
+                         "(%d, %d), which is not supported in incremental diff queries",
+                         (long long)bid, (long long)aid, (int)tb, (int)ta);
+    }
+    const pm_manifest_entry *p = c <= 0 ? b->live[i] : a->live[j];
+    while (i < b->n && cmp_partition(b->live[i], p) == 0) i++;
+    while (j < a->n && cmp_partition(a->live[j], p) == 0) j++;
+  }
+  return 0;
+}
+
+/* Copies files (and, with DVs, their deletion files) into the split's arena. */
+static int diff_copy_files(pm_table *t, const char *bucket_path, const pm_manifest_entry *const *files, size_t n,
+                           const dv_index *dv, pm_arena *arena, pm_data_file_meta **out, pm_deletion_file **out_dv,
+                           pm_error *err) {
+  *out = pm_arena_alloc(arena, (n + 1) * sizeof **out);
+  if (!*out) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) PM_TRY(pm_data_file_meta_copy(&files[i]->file, &(*out)[i], arena, err));
+  *out_dv = NULL;
+  if (!t->deletion_vectors) return 0;
+  *out_dv = pm_arena_alloc(arena, (n + 1) * sizeof **out_dv);
+  if (!*out_dv) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) {
+    pm_deletion_file *df = &(*out_dv)[i];
+    memset(df, 0, sizeof *df);
+    df->cardinality = -1;
+    const dv_item *it = dv_find(dv, &files[i]->partition, files[i]->bucket, files[i]->file.file_name);
+    if (!it) continue;
+    char *path = NULL;
+    PM_TRY(pm_table_index_file_path(t, bucket_path, it->entry->index_file.file_name, it->entry->index_file.external_path,
+                                    &path, err));
+    df->path = pm_arena_strdup(arena, path);
+    free(path);
+    if (!df->path) return PM_NOMEM(err);
+    df->offset = it->range->offset;
+    df->length = it->range->length;
+    df->cardinality = it->range->has_cardinality ? it->range->cardinality : -1;
+  }
+  return 0;
+}
+
+typedef struct diff_builder {
+  pm_split **splits;
+  size_t n, cap;
+} diff_builder;
+
+/* One IncrementalSplit for a (partition, bucket): before[0..nb) and after[0..na),
+ * files present on both sides removed from both (as Java's deduplicate). */
+static int diff_bucket_split(pm_table *t, int64_t snapshot_id, const pm_manifest_entry **before, size_t nb,
+                             const pm_manifest_entry **after, size_t na, const diff_side *sb, const diff_side *sa,
+                             diff_builder *db, pm_error *err) {
+  const pm_manifest_entry *first = na ? after[0] : before[0];
+  int32_t total = first->total_buckets;
+  /* deduplicate (quadratic only in the files of one bucket; buckets are small) */
+  size_t kb = 0, ka = na;
+  uint8_t *common_after = calloc(na + 1, 1);
+  if (!common_after) return PM_NOMEM(err);
+  for (size_t i = 0; i < nb; i++) {
+    int common = 0;
+    for (size_t j = 0; j < na && !common; j++)
+      if (!common_after[j] && entry_same(before[i], after[j])) common = 1, common_after[j] = 1;
+    if (!common) before[kb++] = before[i];
+  }
+  ka = 0;
+  for (size_t j = 0; j < na; j++)
+    if (!common_after[j]) after[ka++] = after[j];
+  free(common_after);
+
+  char *pdir = NULL, *bpath = NULL;
+  int rc = pm_scan_partition_dir(t, first->partition.data, first->partition.len, &pdir, err);
+  if (!rc) rc = pm_table_bucket_path(t, pdir, first->bucket, &bpath, err);
+  free(pdir);
+  pm_split *s = NULL;
+  if (!rc && !(s = calloc(1, sizeof *s))) rc = PM_NOMEM(err);
+  if (!rc) {
+    pm_arena_init(&s->arena);
+    s->type = PM_SPLIT_INCREMENTAL;
+    pm_incremental_split *x = &s->incremental;
+    x->snapshot_id = snapshot_id;
+    x->partition.len = first->partition.len;
+    x->partition.data = pm_arena_memdup(&s->arena, first->partition.data, first->partition.len + 1);
+    x->bucket = first->bucket;
+    x->total_buckets = total;
+    x->is_streaming = 0;
+    if (!x->partition.data) rc = PM_NOMEM(err);
+    if (!rc)
+      rc = diff_copy_files(t, bpath, before, kb, &sb->dv, &s->arena, &x->before_files, &x->before_deletion_files, err);
+    if (!rc) x->n_before_files = kb;
+    if (!rc)
+      rc = diff_copy_files(t, bpath, after, ka, &sa->dv, &s->arena, &x->after_files, &x->after_deletion_files, err);
+    if (!rc) x->n_after_files = ka;
+  }
+  free(bpath);
+  if (!rc && db->n == db->cap) {
+    size_t nc = db->cap ? db->cap * 2 : 16;
+    pm_split **ns = realloc(db->splits, nc * sizeof *ns);
+    if (!ns) rc = PM_NOMEM(err);
+    else db->splits = ns, db->cap = nc;
+  }
+  if (rc) {
+    pm_split_free(s);
+    return rc;
+  }
+  db->splits[db->n++] = s;
+  return 0;
+}
+
+/* IncrementalSplits comparing the full file sets of `before` and `after`
+ * (Java SnapshotReaderImpl.readIncrementalDiff): partition and bucket
+ * pruning apply to both sides; no stats pruning (the reader filters rows). */
+static int plan_diff(pm_table *t, const pm_predicate *filter, const pm_snapshot *before, const pm_snapshot *after,
+                     pm_scan_explain *ex, diff_builder *db, pm_error *err) {
+  scan_ctx c;
+  diff_side sb, sa;
+  memset(&sb, 0, sizeof sb);
+  memset(&sa, 0, sizeof sa);
+  pm_index_entries_init(&sb.dv.entries);
+  pm_index_entries_init(&sa.dv.entries);
+  int rc = setup_ctx(&c, t, filter, 0, ex, err);
+  if (!rc) rc = diff_side_load(&c, before, &sb, err);
+  if (!rc) rc = diff_side_load(&c, after, &sa, err);
+  if (!rc) rc = check_diff_buckets(t, &sb, &sa, before->id, after->id, err);
+  size_t i = 0, j = 0;
+  while (!rc && (i < sb.n || j < sa.n)) {
+    int cg = i >= sb.n ? 1 : j >= sa.n ? -1 : cmp_group(&sb.live[i], &sa.live[j]);
+    size_t ie = i, je = j;
+    if (cg <= 0)
+      while (ie < sb.n && same_group(sb.live[ie], sb.live[i])) ie++;
+    if (cg >= 0)
+      while (je < sa.n && same_group(sa.live[je], sa.live[j])) je++;
+    rc = diff_bucket_split(t, after->id, sb.live + i, ie - i, sa.live + j, je - j, &sb, &sa, db, err);
+    i = ie;
+    j = je;
+  }
+  diff_side_clear(&sb);
+  diff_side_clear(&sa);
+  scan_ctx_clear(&c);
+  return rc;
+}
+
 /* ------------------------------------------------------ entry point */
 
 static int has_non_partition_filter(const pm_table *t, const pm_predicate *filter) {
@@ -1909,20 +2242,40 @@ static int has_non_partition_filter(const pm_table *t, const pm_predicate *filte
 }
 
 int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan **out, pm_error *err) {
+  return pm_scan_plan_ex(t, filter, limit, 0, out, err);
+}
+
+int pm_scan_plan_ex(pm_table *t, const pm_predicate *filter, int64_t limit, int accept_incremental_splits,
+                    pm_plan **out, pm_error *err) {
   *out = NULL;
   double t0 = now_ms();
   pm_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return PM_NOMEM(err);
   plan_builder pb = {0};
-  int active = 0, changelog = 0;
-  int64_t start = 0, end = 0;
-  int rc = resolve_incremental(t, &active, &start, &end, &changelog, err);
-  if (!rc && active) {
+  diff_builder db = {0};
+  incr_spec sp;
+  int rc = resolve_incremental(t, &sp, err);
+  if (!rc && sp.kind == INCR_DIFF && !accept_incremental_splits)
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                   "%s.%s: this incremental query has diff semantics (incremental-between-scan-mode = diff, or two "
+                   "tags) and plans IncrementalSplits, which this caller cannot read",
+                   t->database, t->name);
+  if (!rc && sp.kind == INCR_DELTA) {
     snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "%s",
-             changelog ? "incremental-changelog" : "incremental-delta");
-    rc = plan_incremental(t, filter, start, end, changelog, &plan->explain, &pb, err);
-    plan->snapshot_id = end;
-    plan->has_snapshot = end > 0;
+             sp.changelog ? "incremental-changelog" : "incremental-delta");
+    rc = plan_incremental(t, filter, sp.start, sp.end, sp.changelog, &plan->explain, &pb, err);
+    plan->snapshot_id = sp.end;
+    plan->has_snapshot = sp.end > 0;
+  } else if (!rc && sp.kind == INCR_DIFF) {
+    snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "incremental-diff");
+    rc = plan_diff(t, filter, sp.before, sp.after, &plan->explain, &db, err);
+    plan->snapshot_id = sp.after->id;
+    plan->has_snapshot = 1;
+  } else if (!rc && sp.kind == INCR_FULL) {
+    snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "batch");
+    plan->snapshot_id = sp.after->id;
+    plan->has_snapshot = 1;
+    rc = plan_snapshot(t, filter, sp.after, -1, &plan->explain, &pb, err);
   } else if (!rc) {
     pm_snapshot *snap = NULL;
     rc = pm_scan_resolve_snapshot(t, &snap, err);
@@ -1942,20 +2295,28 @@ int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan
     }
     pm_snapshot_free(snap);
   }
+  incr_spec_clear(&sp);
   if (!rc && !(filter && has_non_partition_filter(t, filter))) apply_limit(&pb, limit, &plan->explain);
   if (rc) {
     for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
     free(pb.splits);
+    for (size_t i = 0; i < db.n; i++) pm_split_free(db.splits[i]);
+    free(db.splits);
     free(plan->fallback_branch);
     free(plan);
     return rc;
   }
   plan->splits = pb.splits;
   plan->n_splits = pb.n;
+  plan->incremental_splits = db.splits;
+  plan->n_incremental_splits = db.n;
   if (!plan->fallback_branch || plan->fallback_start > pb.n) plan->fallback_start = pb.n;
   plan->explain.snapshot_id = plan->snapshot_id;
   plan->explain.splits = pb.n;
   for (size_t i = 0; i < pb.n; i++) plan->explain.files_planned += pb.splits[i]->n_data_files;
+  plan->explain.splits += db.n;
+  for (size_t i = 0; i < db.n; i++)
+    plan->explain.files_planned += db.splits[i]->incremental.n_before_files + db.splits[i]->incremental.n_after_files;
   plan->explain.millis = now_ms() - t0;
   *out = plan;
   return 0;

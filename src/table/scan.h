@@ -12,12 +12,15 @@
  *   with scan.file-creation-time-millis; from-snapshot[-full]/from-timestamp
  *   with their selector),
  *   incremental-between, incremental-between-timestamp,
- *   incremental-between-scan-mode (auto|delta|changelog),
+ *   incremental-between-scan-mode (auto|delta|changelog|diff),
+ *   incremental-between-tag-to-snapshot,
  *   source.split.target-size (128mb), source.split.open-file-cost (4mb)
  *   (also split.target-size / split.open-file-cost), scan.fallback-branch,
  *   scan.manifest.parallelism (default 4 threads), path-rewrite.
- * Incremental scans between tags use the delta path (Java's default "diff"
- * semantics between two tags is not implemented).
+ * Diff semantics (scan mode diff, or two tags unless
+ * incremental-between-tag-to-snapshot = true) compare the full file sets of
+ * two snapshots and plan IncrementalSplits (before/after files per bucket,
+ * Java's IncrementalSplit); read them with pm_read_incremental_splits.
  *
  * Ownership: pm_scan_plan returns a plan freed with pm_plan_free (which
  * frees its splits); pm_scan_live_files returns entries in a caller-owned
@@ -40,7 +43,7 @@
 /* What planning read and pruned, per stage (for `table explain`). */
 typedef struct pm_scan_explain {
   int64_t snapshot_id;            /* 0 = none */
-  char scan_kind[32];             /* "batch", "incremental-delta", "incremental-changelog", "empty" */
+  char scan_kind[32];             /* "batch", "incremental-delta", "incremental-changelog", "incremental-diff", "empty" */
   size_t manifest_lists_read;
   size_t manifests_total;         /* manifests listed in the manifest lists */
   size_t manifests_pruned_partition; /* skipped by partition stats */
@@ -75,6 +78,11 @@ typedef struct pm_plan {
    * (its schema, keys and merge engine); fallback_start == n_splits when none. */
   size_t fallback_start;
   char *fallback_branch; /* owned, NULL when none */
+  /* Incremental diff plans only (pm_scan_plan_ex with accept_incremental_splits):
+   * one PM_SPLIT_INCREMENTAL split per (partition, bucket) whose file set
+   * changed, sorted by (partition, bucket); splits is then empty. Owned. */
+  pm_split **incremental_splits;
+  size_t n_incremental_splits;
   pm_scan_explain explain;
 } pm_plan;
 
@@ -85,6 +93,11 @@ void pm_plan_free(pm_plan *p); /* NULL ok */
  * Errors: conflicting / unresolvable time-travel selectors are
  * PAIMON_ERR_INVALID_ARGUMENT / NOT_FOUND; damaged metadata names the file. */
 int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan **out, pm_error *err);
+/* Same; with accept_incremental_splits = 0 (pm_scan_plan) a query with diff
+ * semantics is PAIMON_ERR_UNSUPPORTED (its callers read DataSplits only),
+ * else it is planned into plan->incremental_splits. */
+int pm_scan_plan_ex(pm_table *t, const pm_predicate *filter, int64_t limit, int accept_incremental_splits,
+                    pm_plan **out, pm_error *err);
 
 /* The snapshot the options select for a batch scan (NULL when the table is
  * empty and no selector is set). *out owned by caller (pm_snapshot_free). */
