@@ -208,6 +208,30 @@ typedef struct entry_ref {
   size_t len;
 } entry_ref;
 
+/* pm_pq_enc_rle_repeat writes the same bytes as the general encoder. */
+static void test_rle_repeat(void) {
+  pm_error err;
+  pm_buf a, b;
+  pm_buf_init(&a);
+  pm_buf_init(&b);
+  uint32_t *v = malloc(3000 * sizeof *v);
+  const size_t counts[] = {0, 1, 2, 7, 8, 9, 15, 16, 17, 63, 64, 505, 1000, 3000};
+  for (int bw = 1; bw <= 32; bw += 3) {
+    uint32_t value = bw == 32 ? 0xfedcba98u : (uint32_t)((1u << bw) - 1) / 3;
+    for (size_t ci = 0; ci < sizeof counts / sizeof counts[0]; ci++) {
+      size_t n = counts[ci];
+      for (size_t i = 0; i < n; i++) v[i] = value;
+      a.len = b.len = 0;
+      CHECK_OK(pm_pq_enc_rle_u32(v, n, bw, &a, &err), &err);
+      CHECK_OK(pm_pq_enc_rle_repeat(value, n, bw, &b, &err), &err);
+      CHECK_MSG(a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0), "bw %d n %zu", bw, n);
+    }
+  }
+  free(v);
+  pm_buf_free(&a);
+  pm_buf_free(&b);
+}
+
 static int cmp_entry(const void *a, const void *b) {
   const entry_ref *x = a, *y = b;
   size_t m = x->len < y->len ? x->len : y->len;
@@ -333,6 +357,7 @@ int main(void) {
   RUN_TEST(test_thrift);
   RUN_TEST(test_rle_known);
   RUN_TEST(test_rle_random);
+  RUN_TEST(test_rle_repeat);
   RUN_TEST(test_dict);
   RUN_TEST(test_dict_batches);
   RUN_TEST(test_bools);

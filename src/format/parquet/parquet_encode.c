@@ -153,6 +153,14 @@ static int emit_rle(uint32_t value, size_t count, int bw, pm_buf *out) {
 DEFINE_RLE(uint32_t, pm_pq_enc_rle_u32)
 DEFINE_RLE(uint16_t, pm_pq_enc_rle_u16)
 
+int pm_pq_enc_rle_repeat(uint32_t value, size_t n, int bit_width, pm_buf *out, pm_error *err) {
+  if (n >= 8) return emit_rle(value, n, bit_width, out) ? nomem(err) : 0;
+  if (n == 0) return 0;
+  uint32_t lit[8];
+  for (size_t i = 0; i < n; i++) lit[i] = value;
+  return emit_literals_uint32_t(lit, n, bit_width, out) ? nomem(err) : 0;
+}
+
 int pm_pq_enc_bool_append(pm_buf *out, int *bit_pos, int value, pm_error *err) {
   if (*bit_pos == 0) {
     if (pm_buf_push_u8(out, 0)) return nomem(err);

@@ -24,6 +24,8 @@ int pm_pq_enc_bit_width(uint64_t max_value);
  * group zero-padded), as parquet-mr and arrow write them. */
 int pm_pq_enc_rle_u32(const uint32_t *vals, size_t n, int bit_width, pm_buf *out, pm_error *err);
 int pm_pq_enc_rle_u16(const uint16_t *vals, size_t n, int bit_width, pm_buf *out, pm_error *err);
+/* Same bytes as pm_pq_enc_rle_u32 of n copies of value. */
+int pm_pq_enc_rle_repeat(uint32_t value, size_t n, int bit_width, pm_buf *out, pm_error *err);
 
 /* Appends n bits as Parquet PLAIN booleans (LSB first), continuing a partial
  * byte: *bit_pos is the number of bits already used in out's last byte (0..7). */

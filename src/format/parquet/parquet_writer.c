@@ -91,6 +91,10 @@ typedef struct colw {
 
   /* current page */
   pm_buf defs, reps;   /* uint16 levels */
+  /* Flat columns: def levels of 1 not stored yet. While the page has no
+   * nulls its levels are only counted here (defs stays empty); the first
+   * slice with nulls stores them. */
+  size_t defs_ones;
   size_t n_levels;
   pm_buf plain;        /* PLAIN values (when not dictionary-encoding), from offset PLAIN_HEADROOM */
   int bool_bit;
@@ -572,6 +576,17 @@ static inline int emit_level(colw *c, int def, int rep) {
   return 0;
 }
 
+/* Stores the pending def levels of 1 (before a slice with nulls). */
+static int materialize_defs(colw *c) {
+  if (!c->defs_ones) return 0;
+  if (pm_buf_reserve(&c->defs, c->defs_ones * 2)) return PAIMON_ERR_NOMEM;
+  uint16_t *dl = (uint16_t *)(void *)(c->defs.data + c->defs.len);
+  for (size_t r = 0; r < c->defs_ones; r++) dl[r] = 1;
+  c->defs.len += c->defs_ones * 2;
+  c->defs_ones = 0;
+  return 0;
+}
+
 static int emit_absent(pm_pq_writer *w, const wnode *n, int def, int rep) {
   if (n->kind == NK_LEAF) {
     colw *c = &w->cols[n->leaf_index];
@@ -681,16 +696,16 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
   if (c->contig_start >= 0) {
     /* Consecutive values: types stored as-is are used in place, byte arrays
      * read their offsets in order; the rest go through the index list. */
-    int64_t s0 = c->contig_start;
+    int64_t st = c->contig_start;
     size_t cn = c->contig_n;
     const uint8_t *vb = a->buffers[1];
     switch (n->akind) {
       case AK_I32: case AK_U32: case AK_DATE32: case AK_TIME32_MS: case AK_F32:
-        c->vals = cn ? vb + (size_t)s0 * 4 : vb;
+        c->vals = cn ? vb + (size_t)st * 4 : vb;
         c->nvals = cn;
         return 0;
       case AK_I64: case AK_U64: case AK_TIME64_US: case AK_TIME64_NS: case AK_TS_MS: case AK_TS_US: case AK_F64:
-        c->vals = cn ? vb + (size_t)s0 * 8 : vb;
+        c->vals = cn ? vb + (size_t)st * 8 : vb;
         c->nvals = cn;
         return 0;
       case AK_STR: case AK_BIN: case AK_LSTR: case AK_LBIN: {
@@ -700,20 +715,20 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
         ba_ref *r = (ba_ref *)(void *)c->phys.data;
         int64_t bad = 0;
         if (n->akind == AK_STR || n->akind == AK_BIN) {
-          const int32_t *off = (const int32_t *)(const void *)vb + s0;
+          const int32_t *off = (const int32_t *)(const void *)vb + st;
           for (size_t k = 0; k < cn; k++) {
-            int32_t st = off[k], e = off[k + 1];
-            bad |= st < 0 || e < st;
-            r[k].p = data + st;
-            r[k].len = (size_t)(e - st);
+            int32_t b = off[k], e = off[k + 1];
+            bad |= b < 0 || e < b;
+            r[k].p = data + b;
+            r[k].len = (size_t)(e - b);
           }
         } else {
-          const int64_t *off = (const int64_t *)(const void *)vb + s0;
+          const int64_t *off = (const int64_t *)(const void *)vb + st;
           for (size_t k = 0; k < cn; k++) {
-            int64_t st = off[k], e = off[k + 1];
-            bad |= st < 0 || e < st;
-            r[k].p = data + st;
-            r[k].len = (size_t)(e - st);
+            int64_t b = off[k], e = off[k + 1];
+            bad |= b < 0 || e < b;
+            r[k].p = data + b;
+            r[k].len = (size_t)(e - b);
           }
         }
         if (bad) return bad_array(err, n, "string offsets decrease");
@@ -723,15 +738,14 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
         return 0;
       }
       default:
-        if (pm_buf_reserve(&c->sidx, cn * 8)) return PM_NOMEM(err);
-        int64_t *ix = (int64_t *)(void *)c->sidx.data;
-        for (size_t k = 0; k < cn; k++) ix[k] = s0 + (int64_t)k;
-        c->sidx.len = cn * 8;
         break;
     }
   }
-  size_t cnt = c->sidx.len / 8;
-  const int64_t *ix = (const int64_t *)c->sidx.data;
+  /* Physical index of value k: from the index list, or consecutive from s0. */
+  const int64_t *ix = c->contig_start >= 0 ? NULL : (const int64_t *)(const void *)c->sidx.data;
+  int64_t s0 = c->contig_start;
+  size_t cnt = ix ? c->sidx.len / 8 : c->contig_n;
+#define IXK(k) (ix ? ix[k] : s0 + (int64_t)(k))
   size_t unit = c->width > 0 ? (size_t)c->width : c->width == -1 ? 1 : sizeof(ba_ref);
   c->phys.len = 0;
   if (pm_buf_reserve(&c->phys, cnt * unit + 1)) return PM_NOMEM(err);
@@ -740,7 +754,7 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
   switch (n->akind) {
     case AK_BOOL: {
       const uint8_t *bits = vb;
-      for (size_t k = 0; k < cnt; k++) out[k] = (bits[ix[k] >> 3] >> (ix[k] & 7)) & 1;
+      for (size_t k = 0; k < cnt; k++) out[k] = (bits[IXK(k) >> 3] >> (IXK(k) & 7)) & 1;
       break;
     }
 #define GATHER_CAST(SRC_T, DST_T, EXPR)                  \
@@ -748,7 +762,7 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
     const SRC_T *src = vb;                               \
     DST_T *dst = (DST_T *)(void *)out;                   \
     for (size_t k = 0; k < cnt; k++) {                   \
-      SRC_T v = src[ix[k]];                              \
+      SRC_T v = src[IXK(k)];                              \
       DST_T r = (DST_T)(EXPR);                           \
       memcpy(dst + k, &r, sizeof r);                     \
     }                                                    \
@@ -772,7 +786,7 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
       /* Java Paimon's INT96: truncating division of epoch millis (nanos of day may be negative). */
       const int64_t *src = vb;
       for (size_t k = 0; k < cnt; k++) {
-        int64_t ns = src[ix[k]];
+        int64_t ns = src[IXK(k)];
         int64_t ms = floor_div(ns, 1000000);
         int64_t nom = ns - ms * 1000000;
         int32_t day = (int32_t)(ms / 86400000 + 2440588);
@@ -787,14 +801,26 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
       const uint8_t *src = vb;
       size_t sb = (size_t)n->dec_src_bytes;
       if (n->ptype == PM_PQ_INT32) {
-        for (size_t k = 0; k < cnt; k++) memcpy(out + k * 4, src + (size_t)ix[k] * sb, 4);
+        for (size_t k = 0; k < cnt; k++) memcpy(out + k * 4, src + (size_t)IXK(k) * sb, 4);
       } else if (n->ptype == PM_PQ_INT64) {
-        for (size_t k = 0; k < cnt; k++) memcpy(out + k * 8, src + (size_t)ix[k] * sb, 8);
+        for (size_t k = 0; k < cnt; k++) memcpy(out + k * 8, src + (size_t)IXK(k) * sb, 8);
       } else {
         size_t wdt = (size_t)n->type_length;
         for (size_t k = 0; k < cnt; k++) {
-          const uint8_t *le = src + (size_t)ix[k] * sb;
+          const uint8_t *le = src + (size_t)IXK(k) * sb;
           uint8_t *be = out + k * wdt;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+          if (wdt == 16) {
+            uint64_t lo, hi;
+            memcpy(&lo, le, 8);
+            memcpy(&hi, le + 8, 8);
+            hi = __builtin_bswap64(hi);
+            lo = __builtin_bswap64(lo);
+            memcpy(be, &hi, 8);
+            memcpy(be + 8, &lo, 8);
+            continue;
+          }
+#endif
           for (size_t b = 0; b < wdt; b++) be[b] = le[wdt - 1 - b];
         }
       }
@@ -806,7 +832,7 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
       const uint8_t *data = a->buffers[2];
       ba_ref *r = (ba_ref *)(void *)out;
       for (size_t k = 0; k < cnt; k++) {
-        int32_t s = off[ix[k]], e = off[ix[k] + 1];
+        int32_t s = off[IXK(k)], e = off[IXK(k) + 1];
         if (s < 0 || e < s) return bad_array(err, n, "string offsets decrease");
         r[k].p = data + s;
         r[k].len = (size_t)(e - s);
@@ -819,7 +845,7 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
       const uint8_t *data = a->buffers[2];
       ba_ref *r = (ba_ref *)(void *)out;
       for (size_t k = 0; k < cnt; k++) {
-        int64_t s = off[ix[k]], e = off[ix[k] + 1];
+        int64_t s = off[IXK(k)], e = off[IXK(k) + 1];
         if (s < 0 || e < s) return bad_array(err, n, "string offsets decrease");
         r[k].p = data + s;
         r[k].len = (size_t)(e - s);
@@ -830,7 +856,7 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
       const uint8_t *data = vb;
       ba_ref *r = (ba_ref *)(void *)out;
       for (size_t k = 0; k < cnt; k++) {
-        r[k].p = data + (size_t)ix[k] * (size_t)n->fsb_width;
+        r[k].p = data + (size_t)IXK(k) * (size_t)n->fsb_width;
         r[k].len = (size_t)n->fsb_width;
       }
       break;
@@ -840,6 +866,7 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
   c->vals = c->phys.data;
   c->nvals = cnt;
   return 0;
+#undef IXK
 }
 
 /* Page-level min/max of fixed-width values, NaNs skipped. */
@@ -1253,7 +1280,18 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
     rep_len = body->len;
   }
   if (c->max_def > 0) {
-    PM_TRY(encode_levels(&c->defs, c->n_levels, c->max_def, !v2, body, err));
+    if (c->defs_ones == c->n_levels) { /* all 1, none stored */
+      size_t at = body->len;
+      if (!v2 && pm_buf_append_zeros(body, 4)) return PM_NOMEM(err);
+      PM_TRY(pm_pq_enc_rle_repeat(1, c->n_levels, pm_pq_enc_bit_width((uint64_t)c->max_def), body, err));
+      if (!v2) {
+        uint32_t l = (uint32_t)(body->len - at - 4);
+        memcpy(body->data + at, &l, 4);
+      }
+    } else {
+      if (materialize_defs(c)) return PM_NOMEM(err);
+      PM_TRY(encode_levels(&c->defs, c->n_levels, c->max_def, !v2, body, err));
+    }
     def_len = body->len - rep_len;
   }
   size_t levels_len = body->len;
@@ -1364,6 +1402,7 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
 
   /* reset page state */
   c->defs.len = c->reps.len = 0;
+  c->defs_ones = 0;
   c->n_levels = 0;
   c->plain.len = PLAIN_HEADROOM;
   c->bool_bit = 0;
@@ -1716,10 +1755,12 @@ static int write_slice(pm_pq_writer *w, const struct ArrowArray *batch, int64_t 
       /* flat column: def level = validity, no repetition */
       colw *c = &w->cols[n->leaf_index];
       c->sidx.len = 0;
-      if (c->max_def && pm_buf_reserve(&c->defs, (size_t)nrows * 2)) return PM_NOMEM(err);
       if (!c->max_def || a->null_count == 0 || !a->buffers[0]) {
         /* no nulls: every def level is 1, values are consecutive */
-        if (c->max_def) {
+        if (c->max_def && c->defs.len == 0) {
+          c->defs_ones += (size_t)nrows;
+        } else if (c->max_def) {
+          if (pm_buf_reserve(&c->defs, (size_t)nrows * 2)) return PM_NOMEM(err);
           uint16_t *dl = (uint16_t *)(void *)(c->defs.data + c->defs.len);
           for (int64_t r = 0; r < nrows; r++) dl[r] = 1;
           c->defs.len += (size_t)nrows * 2;
@@ -1732,7 +1773,9 @@ static int write_slice(pm_pq_writer *w, const struct ArrowArray *batch, int64_t 
         c->contig_n = (size_t)nrows;
         continue;
       }
-      if (pm_buf_reserve(&c->sidx, (size_t)nrows * 8)) return PM_NOMEM(err);
+      if (c->max_def && materialize_defs(c)) return PM_NOMEM(err);
+      if ((c->max_def && pm_buf_reserve(&c->defs, (size_t)nrows * 2)) || pm_buf_reserve(&c->sidx, (size_t)nrows * 8))
+        return PM_NOMEM(err);
       int64_t *ix = (int64_t *)(void *)c->sidx.data;
       size_t m = 0;
       if (c->max_def) {
