@@ -352,6 +352,10 @@ static void test_pk_mor(void) {
       snprintf(range, sizeof range, "%lld,%lld", (long long)a->time_millis, (long long)b->time_millis);
       check_read("timestamps 2,4 diff", name, "incremental-between-timestamp", range, MODE, "diff", NULL, NULL, 0,
                  d24, 1);
+      /* a start before the first snapshot (id 1): a batch read of the end snapshot */
+      snprintf(range, sizeof range, "0,%lld", (long long)b->time_millis);
+      check_read("timestamps 0,4 diff", name, "incremental-between-timestamp", range, MODE, "diff", NULL, NULL, 0, s4,
+                 0);
     }
     pm_snapshot_free(a);
     pm_snapshot_free(b);
@@ -425,6 +429,24 @@ static void test_pk_mor(void) {
   CHECK_EQ_INT(rc, PAIMON_ERR_UNSUPPORTED);
   rc = plan_status(name, IB, "2,4", MODE, "delta", NULL, NULL, 0, msg, sizeof msg);
   CHECK_EQ_INT(rc, 0);
+
+  /* snapshot 1 expired (earliest = 2): a start before it diffs from the earliest snapshot */
+  {
+    char root[512], cmd[1200], range[64];
+    table_root(name, root, sizeof root);
+    snprintf(cmd, sizeof cmd, "rm '%s/snapshot/snapshot-1' && printf 2 > '%s/snapshot/EARLIEST'", root, root);
+    CHECK_EQ_INT(system(cmd), 0);
+    pm_error err;
+    pm_error_clear(&err);
+    pm_snapshot *b = NULL;
+    CHECK_OK(pm_snapshot_read(root, NULL, 4, &b, &err), &err);
+    if (b) {
+      snprintf(range, sizeof range, "0,%lld", (long long)b->time_millis);
+      check_read("timestamps 0,4 diff, 1 expired", name, "incremental-between-timestamp", range, MODE, "diff", NULL,
+                 NULL, 0, d24, 1);
+    }
+    pm_snapshot_free(b);
+  }
 
   json_decref(none);
   json_decref(d24);
