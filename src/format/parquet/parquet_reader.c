@@ -1761,15 +1761,21 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
     const int slots_of[1] = {1};
     PM_TRY(give_buffers(c->r, out, bufs, slots_of, 1, c->err));
   } else if (lr->out_kind == OUT_BOOL) {
-    uint8_t *bits = pm_aligned_alloc((slots + 7) / 8 + 8);
-    if (!bits) return PM_NOMEM(c->err);
-    memset(bits, 0, (slots + 7) / 8 + 8);
-    const uint8_t *vals = o->values.data;
-    size_t j = 0;
-    for (size_t i = 0; i < slots; i++) {
-      if (valid[i]) {
-        if (vals[j]) bits[i >> 3] |= (uint8_t)(1u << (i & 7));
-        j++;
+    const uint8_t *vals = o->values.data; /* 0/1 bytes */
+    uint8_t *bits;
+    if (nulls == 0) {
+      bits = pack_bitmap(vals, slots);
+      if (!bits) return PM_NOMEM(c->err);
+    } else {
+      bits = pm_aligned_alloc((slots + 7) / 8 + 8);
+      if (!bits) return PM_NOMEM(c->err);
+      memset(bits, 0, (slots + 7) / 8 + 8);
+      size_t j = 0;
+      for (size_t i = 0; i < slots; i++) { /* branch-free: random booleans mispredict */
+        uint8_t v = valid[i];
+        uint8_t x = j < nv ? vals[j] : 0;
+        bits[i >> 3] |= (uint8_t)((v & x) << (i & 7));
+        j += v;
       }
     }
     pm_array_set_buffer(out, 1, bits);
