@@ -129,7 +129,8 @@ paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t
  * HH:MM:SS[.fff]"), "scan.version"; at most one), incremental reads
  * ("incremental-between" = "start,end" snapshot ids or tags,
  * "incremental-between-timestamp", "incremental-between-scan-mode" =
- * auto|delta|changelog), split sizing ("source.split.target-size",
+ * auto|delta|changelog|diff; two tags are a diff unless
+ * "incremental-between-tag-to-snapshot" = true), split sizing ("source.split.target-size",
  * "source.split.open-file-cost"), "read.batch-size", "path-rewrite" =
  * "FROM=TO[;...]" (prefix rewrite of stored absolute paths for this read,
  * e.g. external data paths or bucket paths of splits serialized elsewhere),
@@ -246,8 +247,11 @@ void paimon_predicate_free(paimon_predicate *p);
 /* Plans the read: selects the snapshot (latest, or per time-travel options;
  * a selector that resolves to no snapshot is an error, more than one
  * selector is PAIMON_ERR_INVALID_ARGUMENT), prunes manifests and files with
- * the filter and packs the files into splits. *out owned by the caller:
- * paimon_plan_free. */
+ * the filter and packs the files into splits. An incremental read with diff
+ * semantics (scan mode diff, or a tag pair) plans incremental splits instead
+ * (Java IncrementalSplit: the before/after files of one partition + bucket;
+ * see paimon_split_is_incremental); a plan holds one kind only.
+ * *out owned by the caller: paimon_plan_free. */
 paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_plan **out, paimon_error *err);
 void paimon_plan_free(paimon_plan *plan);
 size_t paimon_plan_num_splits(const paimon_plan *plan);
@@ -259,18 +263,28 @@ int paimon_plan_snapshot_id(const paimon_plan *plan, int64_t *id);
  * *text owned by the caller (paimon_free_string). */
 paimon_status paimon_plan_explain(const paimon_plan *plan, char **text, paimon_error *err);
 
-/* Split properties. */
+/* Split properties. For an incremental split the files are its "after"
+ * files (the end snapshot's side). */
+/* 1 if the split is an incremental (diff) split, 0 for a DataSplit. */
+int paimon_split_is_incremental(const paimon_split *split);
 int32_t paimon_split_bucket(const paimon_split *split);
 size_t paimon_split_num_files(const paimon_split *split);
 int64_t paimon_split_row_count(const paimon_split *split); /* sum of file row counts (before merging) */
 int64_t paimon_split_snapshot_id(const paimon_split *split);
 int paimon_split_is_streaming(const paimon_split *split);
-int paimon_split_raw_convertible(const paimon_split *split);
+int paimon_split_raw_convertible(const paimon_split *split); /* always 0 for incremental splits */
 
-/* Java DataSplit binary encoding (version 9), so splits can be shipped to
- * other processes (or Java). *bytes owned by the caller (paimon_free_bytes). */
+/* Java binary encoding, so splits can be shipped to other processes (or
+ * Java): a DataSplit as DataSplit version 9 (DataSplit.serialize); an
+ * incremental split as a SplitSerializer record (magic "SPLIT_V1", type 2,
+ * IncrementalSplit version 2). *bytes owned by the caller (paimon_free_bytes). */
 paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes, size_t *len, paimon_error *err);
-/* Decodes a serialized split (versions 1..9). *out owned by the caller: paimon_split_free. */
+/* Decodes a serialized split. Bytes starting with the int64 SplitSerializer
+ * magic 0x53504C49545F5631 ("SPLIT_V1") are a SplitSerializer record (type 1
+ * DataSplit or 2 IncrementalSplit; other types are PAIMON_ERR_UNSUPPORTED);
+ * anything else is a DataSplit (versions 2..9 start with the DataSplit magic,
+ * version 1 with its snapshot id, which cannot be that value in practice).
+ * *out owned by the caller: paimon_split_free. */
 paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_split **out, paimon_error *err);
 /* Frees a split from paimon_split_deserialize (never one owned by a plan). */
 void paimon_split_free(paimon_split *split);
@@ -281,7 +295,11 @@ void paimon_split_free(paimon_split *split);
 paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, struct ArrowSchema *out,
                                               paimon_error *err);
 /* Reads splits (borrowed; copied internally) as an Arrow stream with the
- * builder's projection, filter, limit and row-kind settings. *out owned by
+ * builder's projection, filter, limit and row-kind settings. Incremental
+ * splits yield the diff (per key the end-side row when it was added or
+ * changed; with row kinds also a "-D" for each removed key); the splits of
+ * one call must all be DataSplits or all incremental, else
+ * PAIMON_ERR_INVALID_ARGUMENT. *out owned by
  * the caller (out->release(out)); it keeps working after the builder, the
  * plan and the splits are freed. Errors while reading are reported by
  * get_next (errno + get_last_error). */

@@ -40,15 +40,18 @@ struct paimon_predicate {
   pm_predicate *p;
 };
 
+/* Exactly one of s (a DataSplit) and inc (a PM_SPLIT_INCREMENTAL split) is set. */
 struct paimon_split {
   pm_data_split *s;
+  pm_split *inc;
   int owned;
   const char *fallback_branch; /* plan splits from scan.fallback-branch (owned by the plan) */
 };
 
 struct paimon_plan {
   pm_plan *p;
-  paimon_split *splits;
+  paimon_split *splits; /* the plan's DataSplits, or its incremental splits (a plan has one kind) */
+  size_t n_splits;
 };
 
 const char *paimon_version(void) { return PAIMON_VERSION_STRING; }
@@ -600,11 +603,19 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
   CHECK_ARG(rb, "builder is NULL");
   paimon_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return (paimon_status)PM_NOMEM(err);
-  int rc = pm_scan_plan(rb->t, rb->filter, rb->limit, &plan->p, err);
-  if (!rc && plan->p->n_splits) {
-    plan->splits = calloc(plan->p->n_splits, sizeof *plan->splits);
+  int rc = pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &plan->p, err);
+  if (!rc && plan->p->n_splits && plan->p->n_incremental_splits)
+    rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "plan of %s holds both DataSplits and incremental splits",
+                   rb->table->identifier);
+  if (!rc) plan->n_splits = plan->p->n_incremental_splits ? plan->p->n_incremental_splits : plan->p->n_splits;
+  if (!rc && plan->n_splits) {
+    plan->splits = calloc(plan->n_splits, sizeof *plan->splits);
     if (!plan->splits) rc = PM_NOMEM(err);
-    for (size_t i = 0; !rc && i < plan->p->n_splits; i++) {
+    for (size_t i = 0; !rc && i < plan->n_splits; i++) {
+      if (plan->p->n_incremental_splits) {
+        plan->splits[i].inc = plan->p->incremental_splits[i];
+        continue;
+      }
       plan->splits[i].s = plan->p->splits[i];
       if (i >= plan->p->fallback_start) plan->splits[i].fallback_branch = plan->p->fallback_branch;
     }
@@ -624,9 +635,9 @@ void paimon_plan_free(paimon_plan *plan) {
   free(plan);
 }
 
-size_t paimon_plan_num_splits(const paimon_plan *plan) { return plan ? plan->p->n_splits : 0; }
+size_t paimon_plan_num_splits(const paimon_plan *plan) { return plan ? plan->n_splits : 0; }
 const paimon_split *paimon_plan_split(const paimon_plan *plan, size_t i) {
-  return plan && i < plan->p->n_splits ? &plan->splits[i] : NULL;
+  return plan && i < plan->n_splits ? &plan->splits[i] : NULL;
 }
 int paimon_plan_snapshot_id(const paimon_plan *plan, int64_t *id) {
   if (!plan || !plan->p->has_snapshot) return 0;
@@ -652,16 +663,34 @@ paimon_status paimon_plan_explain(const paimon_plan *plan, char **text, paimon_e
   return (paimon_status)rc;
 }
 
-int32_t paimon_split_bucket(const paimon_split *split) { return split ? split->s->bucket : -1; }
-size_t paimon_split_num_files(const paimon_split *split) { return split ? split->s->n_data_files : 0; }
+int paimon_split_is_incremental(const paimon_split *split) { return split && split->inc ? 1 : 0; }
+int32_t paimon_split_bucket(const paimon_split *split) {
+  if (!split) return -1;
+  return split->inc ? split->inc->incremental.bucket : split->s->bucket;
+}
+size_t paimon_split_num_files(const paimon_split *split) {
+  if (!split) return 0;
+  return split->inc ? split->inc->incremental.n_after_files : split->s->n_data_files;
+}
 int64_t paimon_split_row_count(const paimon_split *split) {
+  if (!split) return 0;
+  const pm_data_file_meta *files = split->inc ? split->inc->incremental.after_files : split->s->data_files;
+  size_t n_files = paimon_split_num_files(split);
   int64_t n = 0;
-  for (size_t i = 0; split && i < split->s->n_data_files; i++) n += split->s->data_files[i].row_count;
+  for (size_t i = 0; i < n_files; i++) n += files[i].row_count;
   return n;
 }
-int64_t paimon_split_snapshot_id(const paimon_split *split) { return split ? split->s->snapshot_id : 0; }
-int paimon_split_is_streaming(const paimon_split *split) { return split ? split->s->is_streaming : 0; }
-int paimon_split_raw_convertible(const paimon_split *split) { return split ? split->s->raw_convertible : 0; }
+int64_t paimon_split_snapshot_id(const paimon_split *split) {
+  if (!split) return 0;
+  return split->inc ? split->inc->incremental.snapshot_id : split->s->snapshot_id;
+}
+int paimon_split_is_streaming(const paimon_split *split) {
+  if (!split) return 0;
+  return split->inc ? split->inc->incremental.is_streaming : split->s->is_streaming;
+}
+int paimon_split_raw_convertible(const paimon_split *split) {
+  return split && !split->inc ? split->s->raw_convertible : 0;
+}
 
 paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes, size_t *len, paimon_error *err) {
   CHECK_ARG(split && bytes && len, "NULL argument");
@@ -669,7 +698,7 @@ paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes,
   *len = 0;
   pm_buf b;
   pm_buf_init(&b);
-  int rc = pm_data_split_encode(split->s, &b, err);
+  int rc = split->inc ? pm_split_encode(split->inc, &b, err) : pm_data_split_encode(split->s, &b, err);
   if (!rc) {
     *bytes = malloc(b.len ? b.len : 1);
     if (!*bytes) rc = PM_NOMEM(err);
@@ -682,14 +711,45 @@ paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes,
   return (paimon_status)rc;
 }
 
+/* SplitSerializer records start with the int64 magic "SPLIT_V1"; a DataSplit
+ * starts with its own magic (versions >= 2) or with its snapshot id (version 1,
+ * which would have to be 0x53504C49545F5631 = 6e18 to be mistaken). */
+static int is_split_serializer_record(const uint8_t *bytes, size_t len) {
+  if (len < 8) return 0;
+  uint64_t v = 0;
+  for (int i = 0; i < 8; i++) v = v << 8 | bytes[i];
+  return (int64_t)v == PM_SPLIT_MAGIC;
+}
+
 paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_split **out, paimon_error *err) {
   CHECK_ARG(out, "out is NULL");
   *out = NULL;
   CHECK_ARG(bytes || len == 0, "bytes is NULL");
   paimon_split *s = calloc(1, sizeof *s);
   if (!s) return (paimon_status)PM_NOMEM(err);
-  int rc = pm_data_split_decode(bytes, len, &s->s, err);
+  int rc = 0;
+  if (is_split_serializer_record(bytes, len)) {
+    pm_split *rec = NULL;
+    rc = pm_split_decode(bytes, len, &rec, err);
+    if (!rc && rec->type == PM_SPLIT_INCREMENTAL) {
+      s->inc = rec;
+      rec = NULL;
+    } else if (!rc && rec->type == PM_SPLIT_DATA && rec->data) {
+      s->s = rec->data; /* the record's DataSplit stands alone (its own arena) */
+      rec->data = NULL;
+    } else if (!rc) {
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                     "split bytes: SplitSerializer record of type %d (only 1 DataSplit and 2 IncrementalSplit are "
+                     "supported)",
+                     (int)rec->type);
+    }
+    pm_split_free(rec);
+  } else {
+    rc = pm_data_split_decode(bytes, len, &s->s, err);
+  }
   if (rc) {
+    pm_data_split_free(s->s);
+    pm_split_free(s->inc);
     free(s);
     return (paimon_status)rc;
   }
@@ -701,6 +761,7 @@ paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_
 void paimon_split_free(paimon_split *split) {
   if (!split || !split->owned) return;
   pm_data_split_free(split->s);
+  pm_split_free(split->inc);
   free(split);
 }
 
@@ -732,6 +793,8 @@ typedef struct read_part {
   pm_predicate *filter; /* bound to this part's table */
   pm_data_split **splits;
   size_t n_splits;
+  pm_split **inc_splits; /* incremental reads: copies of the PM_SPLIT_INCREMENTAL splits */
+  size_t n_inc_splits;
   struct ArrowArrayStream inner;
   int started;
 } read_part;
@@ -754,6 +817,8 @@ static void owned_read_free(void *state) {
     if (p->inner.release) p->inner.release(&p->inner);
     for (size_t i = 0; i < p->n_splits; i++) pm_data_split_free(p->splits[i]);
     free(p->splits);
+    for (size_t i = 0; i < p->n_inc_splits; i++) pm_split_free(p->inc_splits[i]);
+    free(p->inc_splits);
     pm_pred_free(p->filter);
     pm_table_free(p->t);
   }
@@ -792,6 +857,15 @@ static int copy_split(const pm_data_split *src, pm_data_split **dst, pm_error *e
   return rc;
 }
 
+static int copy_incremental_split(const pm_split *src, pm_split **dst, pm_error *err) {
+  pm_buf b;
+  pm_buf_init(&b);
+  int rc = pm_split_encode(src, &b, err);
+  if (!rc) rc = pm_split_decode(b.data, b.len, dst, err);
+  pm_buf_free(&b);
+  return rc;
+}
+
 /* Binds a copy of the builder's filter to table t (by column name). */
 static int bind_filter(const paimon_read_builder *rb, const pm_table *t, pm_predicate **out, pm_error *err) {
   *out = NULL;
@@ -816,10 +890,17 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
   r->limit = rb->limit;
   int rc = 0;
   const char *fallback = NULL;
-  for (size_t i = 0; i < n; i++) {
+  size_t n_inc = 0;
+  for (size_t i = 0; i < n && !rc; i++) {
     if (!splits[i]) rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "split %zu is NULL", i);
+    else if (splits[i]->inc) n_inc++;
     else if (splits[i]->fallback_branch) fallback = splits[i]->fallback_branch;
   }
+  /* the two kinds are read by different readers with different semantics */
+  if (!rc && n_inc && n_inc < n)
+    rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                   "cannot read %zu incremental splits and %zu DataSplits in one call (read each kind separately)",
+                   n_inc, n - n_inc);
   if (!rc && rb->n_columns) {
     r->columns = calloc(rb->n_columns, sizeof *r->columns);
     if (!r->columns) rc = PM_NOMEM(err);
@@ -829,16 +910,23 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
       r->n_columns = i + 1;
     }
   }
-  r->n_parts = fallback ? 2 : 1;
+  r->n_parts = fallback && !n_inc ? 2 : 1;
   for (size_t k = 0; !rc && k < r->n_parts; k++) {
     read_part *p = &r->parts[k];
     rc = pm_table_reopen(rb->t, k == 0 ? rb->t->branch : fallback, NULL, &p->t, err);
     if (!rc) rc = bind_filter(rb, p->t, &p->filter, err);
-    if (!rc && n) {
+    if (!rc && n_inc) {
+      p->inc_splits = calloc(n_inc, sizeof *p->inc_splits);
+      if (!p->inc_splits) rc = PM_NOMEM(err);
+      for (size_t i = 0; !rc && i < n; i++) {
+        rc = copy_incremental_split(splits[i]->inc, &p->inc_splits[p->n_inc_splits], err);
+        if (!rc) p->n_inc_splits++;
+      }
+    } else if (!rc && n) {
       p->splits = calloc(n, sizeof *p->splits);
       if (!p->splits) rc = PM_NOMEM(err);
     }
-    for (size_t i = 0; !rc && i < n; i++) {
+    for (size_t i = 0; !rc && !n_inc && i < n; i++) {
       if ((k == 1) != (splits[i]->fallback_branch != NULL)) continue;
       rc = copy_split(splits[i]->s, &p->splits[p->n_splits], err);
       if (!rc) p->n_splits++;
@@ -851,7 +939,8 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
       o.filter = p->filter;
       o.limit = rb->limit;
       o.with_row_kind = rb->row_kind;
-      rc = pm_read_splits(p->t, p->splits, p->n_splits, &o, &p->inner, err);
+      rc = n_inc ? pm_read_incremental_splits(p->t, p->inc_splits, p->n_inc_splits, &o, &p->inner, err)
+                 : pm_read_splits(p->t, p->splits, p->n_splits, &o, &p->inner, err);
     }
   }
   if (rc) {
@@ -871,7 +960,7 @@ paimon_status paimon_read_builder_read_system_table(const paimon_read_builder *r
 paimon_status paimon_read_plan(const paimon_read_builder *rb, const paimon_plan *plan, struct ArrowArrayStream *out,
                                paimon_error *err) {
   CHECK_ARG(rb && plan && out, "NULL argument");
-  size_t n = plan->p->n_splits;
+  size_t n = plan->n_splits;
   const paimon_split **v = n ? calloc(n, sizeof *v) : NULL;
   if (n && !v) return (paimon_status)PM_NOMEM(err);
   for (size_t i = 0; i < n; i++) v[i] = &plan->splits[i];
