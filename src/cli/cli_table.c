@@ -28,6 +28,8 @@ static void usage(FILE *out) {
         "TIME-TRAVEL: --snapshot N | --tag NAME | --timestamp 'YYYY-MM-DD HH:MM:SS' | --timestamp-millis N |\n"
         "             --version V\n"
         "EXPR: id > 5 and name like 'a%' or x in (1, 2) ...\n"
+        "Incremental reads: --option incremental-between=A,B (snapshot ids, or tags: two tags read the\n"
+        "             diff) [--option incremental-between-scan-mode=delta|changelog|diff] [--row-kind]\n"
         "The warehouse is -w PATH or $PAIMON_WAREHOUSE.\n",
         out);
 }
@@ -382,7 +384,7 @@ static int cmd_read_or_explain(paimon_catalog *cat, pm_catalog *icat, const tabl
         const paimon_split *s = paimon_plan_split(plan, i);
         printf("split %zu: bucket %d, %zu files, %lld rows, %s\n", i, (int)paimon_split_bucket(s),
                paimon_split_num_files(s), (long long)paimon_split_row_count(s),
-               paimon_split_raw_convertible(s) ? "raw" : "merge");
+               paimon_split_is_incremental(s) ? "diff" : paimon_split_raw_convertible(s) ? "raw" : "merge");
       }
     }
     paimon_free_string(text);
