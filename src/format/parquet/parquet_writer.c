@@ -64,6 +64,44 @@ typedef struct wnode {
 
 /* ---- column writer state ------------------------------------------------------ */
 
+/* Bytes kept in fixed-size blocks: appending never moves what is already
+ * stored (no realloc copies of a growing chunk, no fresh memory for each
+ * doubling), blocks are reused by the next chunk, and they go to the file
+ * 1 MiB at a time. */
+#define BLOCK_SIZE ((size_t)1 << 20)
+typedef struct blocks {
+  uint8_t **blk;
+  size_t n_blk;  /* allocated blocks */
+  size_t len;    /* bytes stored */
+} blocks;
+
+static int blocks_append(blocks *b, const void *src, size_t n) {
+  const uint8_t *p = src;
+  while (n) {
+    size_t bi = b->len / BLOCK_SIZE, at = b->len % BLOCK_SIZE;
+    if (bi == b->n_blk) {
+      uint8_t **nb = realloc(b->blk, (b->n_blk + 1) * sizeof *nb);
+      if (!nb) return PAIMON_ERR_NOMEM;
+      b->blk = nb;
+      b->blk[b->n_blk] = malloc(BLOCK_SIZE);
+      if (!b->blk[b->n_blk]) return PAIMON_ERR_NOMEM;
+      b->n_blk++;
+    }
+    size_t take = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
+    memcpy(b->blk[bi] + at, p, take);
+    b->len += take;
+    p += take;
+    n -= take;
+  }
+  return 0;
+}
+
+static void blocks_free(blocks *b) {
+  for (size_t k = 0; k < b->n_blk; k++) free(b->blk[k]);
+  free(b->blk);
+  memset(b, 0, sizeof *b);
+}
+
 typedef struct page_entry {
   uint64_t rel_off; /* offset within the chunk's data page buffer */
   int32_t size;     /* header + compressed body */
@@ -115,7 +153,7 @@ typedef struct colw {
   pm_pq_enc_dict dict;
 
   /* current chunk */
-  pm_buf data;         /* data pages, header + body */
+  blocks data;         /* data pages, header + body */
   page_entry *pages;
   size_t n_pages, cap_pages;
   pm_buf ci_bytes;     /* truncated page min/max values */
@@ -1390,7 +1428,7 @@ static int flush_page(pm_pq_writer *w, colw *c, pm_error *err) {
     if (push_i64(&c->hist, c->page_def_hist[k])) return PM_NOMEM(err);
     c->chunk_def_hist[k] += c->page_def_hist[k];
   }
-  if (pm_buf_append(&c->data, w->hdr.data, w->hdr.len) || pm_buf_append(&c->data, comp->data, comp->len))
+  if (blocks_append(&c->data, w->hdr.data, w->hdr.len) || blocks_append(&c->data, comp->data, comp->len))
     return PM_NOMEM(err);
   c->data_uncompressed += w->hdr.len + uncompressed;
   c->chunk_nulls += c->page_nulls;
@@ -1494,7 +1532,10 @@ static int flush_chunk(pm_pq_writer *w, colw *c, chunk_meta *cm, pm_error *err) 
     total_comp += w->hdr.len + w->comp.len;
   }
   uint64_t data_off = pm_out_pos(w->out);
-  PM_TRY(pm_out_write(w->out, c->data.data, c->data.len, err));
+  for (size_t k = 0; k * BLOCK_SIZE < c->data.len; k++) {
+    size_t n = c->data.len - k * BLOCK_SIZE < BLOCK_SIZE ? c->data.len - k * BLOCK_SIZE : BLOCK_SIZE;
+    PM_TRY(pm_out_write(w->out, c->data.blk[k], n, err));
+  }
   cm->file_offset = start;
 
   /* ColumnMetaData */
@@ -2132,7 +2173,7 @@ static void colw_free(colw *c) {
   pm_buf_free(&c->reps);
   pm_buf_free(&c->plain);
   pm_buf_free(&c->idx);
-  pm_buf_free(&c->data);
+  blocks_free(&c->data);
   pm_buf_free(&c->ci_bytes);
   pm_buf_free(&c->hist);
   pm_buf_free(&c->sidx);
