@@ -605,7 +605,7 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
   if (!plan) return (paimon_status)PM_NOMEM(err);
   int rc = pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &plan->p, err);
   if (!rc && plan->p->n_splits && plan->p->n_incremental_splits)
-    rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "plan of %s holds both DataSplits and incremental splits",
+    rc = pm_errorf(err, PAIMON_ERR_INTERNAL, "plan of %s holds both DataSplits and incremental splits",
                    rb->table->identifier);
   if (!rc) plan->n_splits = plan->p->n_incremental_splits ? plan->p->n_incremental_splits : plan->p->n_splits;
   if (!rc && plan->n_splits) {
