@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <sys/mman.h>
 #include <zstd.h>
 
 #include "arrow/arrow.h"
@@ -64,34 +65,71 @@ typedef struct wnode {
 
 /* ---- column writer state ------------------------------------------------------ */
 
-/* Bytes kept in fixed-size blocks: appending never moves what is already
- * stored (no realloc copies of a growing chunk, no fresh memory for each
- * doubling), blocks are reused by the next chunk, and they go to the file
- * 1 MiB at a time. */
-#define BLOCK_SIZE ((size_t)1 << 20)
+/* Bytes kept in blocks: appending never moves what is already stored (no
+ * realloc copies of a growing chunk, no fresh memory for each doubling),
+ * blocks are reused by the next chunk, and they go to the file 1 MiB at a
+ * time. The first block of a column is small (small files stay small); the
+ * others are 2 MiB, aligned and advised for huge pages: one page fault per
+ * block instead of 512. */
+#define FIRST_BLOCK ((size_t)256 << 10)
+#define BLOCK_SIZE ((size_t)2 << 20)
+#define WRITE_PIECE ((size_t)1 << 20)
 typedef struct blocks {
   uint8_t **blk;
   size_t n_blk;  /* allocated blocks */
   size_t len;    /* bytes stored */
+  size_t cur, at; /* block being filled and the bytes used in it */
 } blocks;
+
+static size_t block_cap(size_t k) { return k ? BLOCK_SIZE : FIRST_BLOCK; }
+
+static uint8_t *block_alloc(size_t k) {
+  if (k == 0) return malloc(FIRST_BLOCK);
+  void *p = NULL;
+  if (posix_memalign(&p, BLOCK_SIZE, BLOCK_SIZE) != 0) return NULL;
+#ifdef MADV_HUGEPAGE
+  madvise(p, BLOCK_SIZE, MADV_HUGEPAGE); /* advice only: failure is harmless */
+#endif
+  return p;
+}
+
+static void blocks_clear(blocks *b) { b->len = b->cur = b->at = 0; }
 
 static int blocks_append(blocks *b, const void *src, size_t n) {
   const uint8_t *p = src;
   while (n) {
-    size_t bi = b->len / BLOCK_SIZE, at = b->len % BLOCK_SIZE;
-    if (bi == b->n_blk) {
+    if (b->at == block_cap(b->cur) && b->len) {
+      b->cur++;
+      b->at = 0;
+    }
+    if (b->cur == b->n_blk) {
       uint8_t **nb = realloc(b->blk, (b->n_blk + 1) * sizeof *nb);
       if (!nb) return PAIMON_ERR_NOMEM;
       b->blk = nb;
-      b->blk[b->n_blk] = malloc(BLOCK_SIZE);
+      b->blk[b->n_blk] = block_alloc(b->n_blk);
       if (!b->blk[b->n_blk]) return PAIMON_ERR_NOMEM;
       b->n_blk++;
     }
-    size_t take = BLOCK_SIZE - at < n ? BLOCK_SIZE - at : n;
-    memcpy(b->blk[bi] + at, p, take);
+    size_t room = block_cap(b->cur) - b->at, take = room < n ? room : n;
+    memcpy(b->blk[b->cur] + b->at, p, take);
+    b->at += take;
     b->len += take;
     p += take;
     n -= take;
+  }
+  return 0;
+}
+
+/* Writes the stored bytes in order. */
+static int blocks_write(const blocks *b, pm_out_file *out, pm_error *err) {
+  size_t left = b->len;
+  for (size_t k = 0; left; k++) {
+    size_t in_blk = left < block_cap(k) ? left : block_cap(k);
+    for (size_t off = 0; off < in_blk; off += WRITE_PIECE) {
+      size_t n = in_blk - off < WRITE_PIECE ? in_blk - off : WRITE_PIECE;
+      PM_TRY(pm_out_write(out, b->blk[k] + off, n, err));
+    }
+    left -= in_blk;
   }
   return 0;
 }
@@ -1532,10 +1570,7 @@ static int flush_chunk(pm_pq_writer *w, colw *c, chunk_meta *cm, pm_error *err) 
     total_comp += w->hdr.len + w->comp.len;
   }
   uint64_t data_off = pm_out_pos(w->out);
-  for (size_t k = 0; k * BLOCK_SIZE < c->data.len; k++) {
-    size_t n = c->data.len - k * BLOCK_SIZE < BLOCK_SIZE ? c->data.len - k * BLOCK_SIZE : BLOCK_SIZE;
-    PM_TRY(pm_out_write(w->out, c->data.blk[k], n, err));
-  }
+  PM_TRY(blocks_write(&c->data, w->out, err));
   cm->file_offset = start;
 
   /* ColumnMetaData */
@@ -1652,7 +1687,7 @@ static int flush_chunk(pm_pq_writer *w, colw *c, chunk_meta *cm, pm_error *err) 
   c->file_values += c->chunk_values;
 
   /* reset chunk state */
-  c->data.len = 0;
+  blocks_clear(&c->data);
   c->n_pages = 0;
   c->ci_bytes.len = 0;
   c->hist.len = 0;
