@@ -201,6 +201,26 @@ int pm_pq_rle_u32(pm_pq_rle *d, uint32_t *out, size_t n) {
   return 0;
 }
 
+/* True if any of v[0..n) is >= limit (unsigned). */
+static int any_at_least(const uint32_t *v, size_t n, uint32_t limit) {
+  if (limit == 0) return n > 0;
+  size_t i = 0;
+#if defined(__SSE2__)
+  /* unsigned v > limit - 1 as a signed compare of both sides offset by 2^31 */
+  const __m128i bias = _mm_set1_epi32((int)0x80000000u);
+  const __m128i lim = _mm_xor_si128(_mm_set1_epi32((int)(limit - 1)), bias);
+  __m128i bad = _mm_setzero_si128();
+  for (; i + 4 <= n; i += 4) {
+    __m128i x = _mm_xor_si128(_mm_loadu_si128((const __m128i *)(const void *)(v + i)), bias);
+    bad = _mm_or_si128(bad, _mm_cmpgt_epi32(x, lim));
+  }
+  if (_mm_movemask_epi8(bad)) return 1;
+#endif
+  uint32_t mx = 0;
+  for (; i < n; i++) mx = v[i] > mx ? v[i] : mx;
+  return mx >= limit;
+}
+
 int pm_pq_rle_u32_checked(pm_pq_rle *d, uint32_t *out, size_t n, uint32_t limit) {
   if (d->bit_width == 0) {
     if (n && limit == 0) return -2;
@@ -218,9 +238,7 @@ int pm_pq_rle_u32_checked(pm_pq_rle *d, uint32_t *out, size_t n, uint32_t limit)
     } else if (d->packed_left) {
       size_t k = n - done < d->packed_left ? n - done : d->packed_left;
       pm_pq_unpack32(d->packed, d->packed_len, d->bit_width, d->packed_pos, out + done, k);
-      uint32_t mx = 0;
-      for (size_t i = 0; i < k; i++) mx = out[done + i] > mx ? out[done + i] : mx;
-      if (mx >= limit) return -2;
+      if (any_at_least(out + done, k, limit)) return -2;
       d->packed_pos += k;
       d->packed_left -= (uint32_t)k;
       done += k;
