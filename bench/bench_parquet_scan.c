@@ -1,11 +1,14 @@
 /* Full single-threaded scan of a Parquet file with our reader: every selected
  * column decoded into Arrow arrays and discarded. Best of RUNS after a warm-up.
- *   bench_parquet_scan FILE [RUNS] [col,col,...] [--string-view]
- * --string-view (anywhere after FILE) returns strings as Arrow string views. */
+ *   bench_parquet_scan FILE [RUNS] [col,col,...] [--string-view] [--batch-rows N]
+ * --string-view (anywhere after FILE) returns strings as Arrow string views;
+ * --batch-rows sets the rows per batch (default: the reader's). */
 #include <string.h>
 
 #include "bench_util.h"
 #include "format/parquet/parquet_reader.h"
+
+static long long batch_rows; /* --batch-rows N; 0 = the reader's default */
 
 static int scan_once(const char *path, const char *const *cols, size_t n_cols, int string_view, long long *rows) {
   pm_error err;
@@ -14,6 +17,7 @@ static int scan_once(const char *path, const char *const *cols, size_t n_cols, i
   opt.columns = cols;
   opt.n_columns = n_cols;
   opt.string_view = string_view;
+  if (batch_rows > 0) opt.batch_rows = batch_rows;
   pm_pq_reader *r;
   if (pm_pq_reader_open_path(path, &opt, &r, &err)) {
     fprintf(stderr, "%s\n", err.message);
@@ -43,10 +47,15 @@ int main(int argc, char **argv) {
       for (int k = i; k + 1 < argc; k++) argv[k] = argv[k + 1];
       argc--;
       i--;
+    } else if (!strcmp(argv[i], "--batch-rows") && i + 1 < argc) {
+      batch_rows = atoll(argv[i + 1]);
+      for (int k = i; k + 2 < argc; k++) argv[k] = argv[k + 2];
+      argc -= 2;
+      i--;
     }
   }
   if (argc < 2) {
-    fprintf(stderr, "usage: %s FILE [RUNS] [col,col,...] [--string-view]\n", argv[0]);
+    fprintf(stderr, "usage: %s FILE [RUNS] [col,col,...] [--string-view] [--batch-rows N]\n", argv[0]);
     return 2;
   }
   int runs = argc > 2 ? atoi(argv[2]) : 5;
