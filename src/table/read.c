@@ -328,8 +328,8 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   c->col_seq = c->col_kind = c->col_row_id = c->col_level = -1;
   int rc = 0;
   int64_t bs = opt->batch_rows;
-  if (bs <= 0) rc = pm_options_get_int64(&t->options, "read.batch-size", 65536, &bs, err);
-  if (!rc && bs <= 0) bs = 65536;
+  if (bs <= 0) rc = pm_options_get_int64(&t->options, "read.batch-size", PM_READ_DEFAULT_BATCH_ROWS, &bs, err);
+  if (!rc && bs <= 0) bs = PM_READ_DEFAULT_BATCH_ROWS;
   c->batch_rows = bs;
   int32_t par = opt->parallelism;
   if (!rc && par <= 0) rc = pm_options_get_int(&t->options, "read.parallelism", 1, &par, err);
