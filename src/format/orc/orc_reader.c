@@ -59,6 +59,7 @@ struct col_reader {
   uint64_t *dict_offsets; /* dict_size + 1 */
   const uint8_t *dict_data;
   size_t dict_data_len;
+  size_t dict_data_cap; /* readable bytes behind dict_data (>= len): lets short values be copied 16 bytes at a time */
   /* builder */
   pm_buf validity, values, offsets, strdata;
   int64_t length, null_count;
@@ -1381,6 +1382,7 @@ static int load_dictionary(pm_orc_reader *r, col_reader *c, pm_error *err) {
   free(lens);
   c->dict_data = db->data;
   c->dict_data_len = db->len;
+  c->dict_data_cap = db->cap;
   return rc;
 }
 
@@ -2027,10 +2029,17 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
       const uint8_t *src = c->raw.data + c->raw.pos;
       if (!notnull) {
         memcpy(dst, src, n * w);
+      } else if (w == 8) { /* constant width: each copy is one 8-byte move */
+        for (size_t i = 0, j = 0; i < n; i++) {
+          uint64_t v = 0;
+          if (notnull[i]) memcpy(&v, src + (j++) * 8, 8);
+          memcpy(dst + i * 8, &v, 8);
+        }
       } else {
         for (size_t i = 0, j = 0; i < n; i++) {
-          if (notnull[i]) memcpy(dst + i * w, src + (j++) * w, w);
-          else memset(dst + i * w, 0, w);
+          uint32_t v = 0;
+          if (notnull[i]) memcpy(&v, src + (j++) * 4, 4);
+          memcpy(dst + i * 4, &v, 4);
         }
       }
       c->raw.pos += nn * w;
@@ -2062,16 +2071,34 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
         }
         if (total + (uint64_t)cur > INT32_MAX)
           return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: batch holds more than 2 GiB of string data", c->label[SK_DATA]);
-        if (pm_buf_reserve(&c->strdata, (size_t)total + 1)) return PM_NOMEM(err);
+        /* 16 spare bytes: a short value is copied as one fixed 16-byte block
+         * (one vector move instead of a variable-length memcpy call). */
+        if (pm_buf_reserve(&c->strdata, (size_t)total + 17)) return PM_NOMEM(err);
         uint8_t *sd = c->strdata.data;
-        for (size_t i = 0, j = 0; i < n; i++) {
-          if (!notnull || notnull[i]) {
-            uint64_t ix = (uint64_t)c->scratch[j++];
-            size_t l = (size_t)(c->dict_offsets[ix + 1] - c->dict_offsets[ix]);
-            memcpy(sd + cur, c->dict_data + c->dict_offsets[ix], l);
+        const uint8_t *dd = c->dict_data;
+        const uint64_t *doff = c->dict_offsets;
+        size_t dcap = c->dict_data_cap;
+        const int64_t *ixs = c->scratch;
+        if (!notnull) {
+          for (size_t i = 0; i < n; i++) {
+            uint64_t ix = (uint64_t)ixs[i], s = doff[ix];
+            size_t l = (size_t)(doff[ix + 1] - s);
+            if (l <= 16 && s + 16 <= dcap) memcpy(sd + cur, dd + s, 16);
+            else memcpy(sd + cur, dd + s, l);
             cur += (int64_t)l;
+            off[i] = (int32_t)cur;
           }
-          off[i] = (int32_t)cur;
+        } else {
+          for (size_t i = 0, j = 0; i < n; i++) {
+            if (notnull[i]) {
+              uint64_t ix = (uint64_t)ixs[j++], s = doff[ix];
+              size_t l = (size_t)(doff[ix + 1] - s);
+              if (l <= 16 && s + 16 <= dcap) memcpy(sd + cur, dd + s, 16);
+              else memcpy(sd + cur, dd + s, l);
+              cur += (int64_t)l;
+            }
+            off[i] = (int32_t)cur;
+          }
         }
       } else {
         PM_TRY(pm_orc_int_rle_next(&c->lens, c->scratch, nn, err));
