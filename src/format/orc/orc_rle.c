@@ -191,6 +191,7 @@ static int unpack_bits(pm_orc_stream *s, int w, uint32_t count, int64_t *out, pm
   size_t nbytes = (size_t)((total_bits + 7) / 8);
   if (nbytes > s->len - s->pos) return pm_orc_stream_error(s, err, "integer RLE: bit-packed values run past the end");
   const uint8_t *p = s->data + s->pos;
+  size_t readable = s->len - s->pos; /* the window may look past this run into later stream bytes */
   s->pos += nbytes;
   if (w == 8) {
     for (uint32_t i = 0; i < count; i++) out[i] = p[i];
@@ -215,10 +216,12 @@ static int unpack_bits(pm_orc_stream *s, int w, uint32_t count, int64_t *out, pm
     uint32_t i = 0;
     for (; i < count; i++, bitpos += (uint64_t)w) {
       size_t byte = (size_t)(bitpos >> 3);
-      if (byte + 8 > nbytes) break;
-      const uint8_t *q = p + byte;
-      uint64_t win = ((uint64_t)q[0] << 56) | ((uint64_t)q[1] << 48) | ((uint64_t)q[2] << 40) | ((uint64_t)q[3] << 32) |
-                     ((uint64_t)q[4] << 24) | ((uint64_t)q[5] << 16) | ((uint64_t)q[6] << 8) | (uint64_t)q[7];
+      if (byte + 8 > readable) break;
+      uint64_t win;
+      memcpy(&win, p + byte, 8);
+#if !defined(__BYTE_ORDER__) || __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      win = __builtin_bswap64(win);
+#endif
       out[i] = (int64_t)((win >> (64 - (int)(bitpos & 7) - w)) & mask);
     }
     /* The rest bit by byte. */
@@ -297,7 +300,9 @@ static int read_v1_run(pm_orc_int_rle *d, pm_error *err) {
   return 0;
 }
 
-static int read_v2_run(pm_orc_int_rle *d, pm_error *err) {
+/* Decodes one run into lits (lits, or the caller's output when it has room
+ * for a whole run) and sets d->n_lits to its length. */
+static int read_v2_run(pm_orc_int_rle *d, int64_t *lits, pm_error *err) {
   pm_orc_stream *s = &d->s;
   uint8_t h = 0;
   PM_TRY(read_byte(s, &h, err));
@@ -309,7 +314,7 @@ static int read_v2_run(pm_orc_int_rle *d, pm_error *err) {
     uint64_t v = 0;
     PM_TRY(read_be(s, width, &v, err));
     int64_t val = d->is_signed ? unzigzag(v) : (int64_t)v;
-    for (uint32_t i = 0; i < n; i++) d->lits[i] = val;
+    for (uint32_t i = 0; i < n; i++) lits[i] = val;
     d->n_lits = n;
     return 0;
   }
@@ -319,9 +324,9 @@ static int read_v2_run(pm_orc_int_rle *d, pm_error *err) {
   int ew = (h >> 1) & 0x1f;
   if (kind == 1) { /* direct */
     int w = pm_orc_decode_bit_width(ew);
-    PM_TRY(unpack_bits(s, w, n, d->lits, err));
+    PM_TRY(unpack_bits(s, w, n, lits, err));
     if (d->is_signed)
-      for (uint32_t i = 0; i < n; i++) d->lits[i] = unzigzag((uint64_t)d->lits[i]);
+      for (uint32_t i = 0; i < n; i++) lits[i] = unzigzag((uint64_t)lits[i]);
     d->n_lits = n;
     return 0;
   }
@@ -339,7 +344,7 @@ static int read_v2_run(pm_orc_int_rle *d, pm_error *err) {
     PM_TRY(read_be(s, bw, &ub, err));
     uint64_t msb = (uint64_t)1 << (bw * 8 - 1);
     int64_t base = (ub & msb) ? -(int64_t)(ub & ~msb) : (int64_t)ub;
-    PM_TRY(unpack_bits(s, w, n, d->lits, err));
+    PM_TRY(unpack_bits(s, w, n, lits, err));
     int64_t patches[32];
     if (pl > 0) PM_TRY(unpack_bits(s, pm_orc_closest_fixed_bits(pw + pgw), pl, patches, err));
     uint64_t pmask = pw >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << pw) - 1);
@@ -350,9 +355,9 @@ static int read_v2_run(pm_orc_int_rle *d, pm_error *err) {
       pos += gap;
       if (patch == 0) continue; /* gap-only entry (gap 255) */
       if (pos >= n) return pm_orc_stream_error(s, err, "integer RLE v2: patch position past the run");
-      d->lits[pos] = (int64_t)((uint64_t)d->lits[pos] | (patch << w));
+      lits[pos] = (int64_t)((uint64_t)lits[pos] | (patch << w));
     }
-    for (uint32_t i = 0; i < n; i++) d->lits[i] = (int64_t)((uint64_t)base + (uint64_t)d->lits[i]);
+    for (uint32_t i = 0; i < n; i++) lits[i] = (int64_t)((uint64_t)base + (uint64_t)lits[i]);
     d->n_lits = n;
     return 0;
   }
@@ -363,17 +368,17 @@ static int read_v2_run(pm_orc_int_rle *d, pm_error *err) {
   int64_t first = d->is_signed ? unzigzag(u) : (int64_t)u;
   PM_TRY(pm_orc_read_uvarint(s, &u, err));
   int64_t delta_base = unzigzag(u);
-  d->lits[0] = first;
+  lits[0] = first;
   if (w == 0) {
-    for (uint32_t i = 1; i < n; i++) d->lits[i] = (int64_t)((uint64_t)d->lits[i - 1] + (uint64_t)delta_base);
+    for (uint32_t i = 1; i < n; i++) lits[i] = (int64_t)((uint64_t)lits[i - 1] + (uint64_t)delta_base);
   } else {
     if (n < 2) return pm_orc_stream_error(s, err, "integer RLE v2: delta run shorter than 2 values");
-    d->lits[1] = (int64_t)((uint64_t)first + (uint64_t)delta_base);
+    lits[1] = (int64_t)((uint64_t)first + (uint64_t)delta_base);
     if (n > 2) {
-      PM_TRY(unpack_bits(s, w, n - 2, d->lits + 2, err));
+      PM_TRY(unpack_bits(s, w, n - 2, lits + 2, err));
       for (uint32_t i = 2; i < n; i++) {
-        uint64_t dv = (uint64_t)d->lits[i];
-        d->lits[i] = delta_base < 0 ? (int64_t)((uint64_t)d->lits[i - 1] - dv) : (int64_t)((uint64_t)d->lits[i - 1] + dv);
+        uint64_t dv = (uint64_t)lits[i];
+        lits[i] = delta_base < 0 ? (int64_t)((uint64_t)lits[i - 1] - dv) : (int64_t)((uint64_t)lits[i - 1] + dv);
       }
     }
   }
@@ -385,7 +390,15 @@ int pm_orc_int_rle_next(pm_orc_int_rle *d, int64_t *out, size_t n, pm_error *err
   while (n > 0) {
     if (d->idx == d->n_lits) {
       if (d->s.pos >= d->s.len) return pm_orc_stream_error(&d->s, err, "integer RLE: more values requested than the stream holds");
-      PM_TRY(d->v2 ? read_v2_run(d, err) : read_v1_run(d, err));
+      if (d->v2 && n >= PM_ORC_RLE_MAX_RUN) { /* a whole run fits: decode in place, no copy out of lits */
+        PM_TRY(read_v2_run(d, out, err));
+        size_t k = d->n_lits;
+        d->n_lits = d->idx = 0;
+        out += k;
+        n -= k;
+        continue;
+      }
+      PM_TRY(d->v2 ? read_v2_run(d, d->lits, err) : read_v1_run(d, err));
     }
     size_t k = d->n_lits - d->idx;
     if (k > n) k = n;
@@ -401,7 +414,7 @@ int pm_orc_int_rle_skip(pm_orc_int_rle *d, uint64_t n, pm_error *err) {
   while (n > 0) {
     if (d->idx == d->n_lits) {
       if (d->s.pos >= d->s.len) return pm_orc_stream_error(&d->s, err, "integer RLE: skip past the end of the stream");
-      PM_TRY(d->v2 ? read_v2_run(d, err) : read_v1_run(d, err));
+      PM_TRY(d->v2 ? read_v2_run(d, d->lits, err) : read_v1_run(d, err));
     }
     uint64_t k = d->n_lits - d->idx;
     if (k > n) k = n;
