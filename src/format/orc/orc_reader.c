@@ -724,7 +724,7 @@ static void mark_selected(pm_orc_reader *r, uint32_t id) {
 }
 
 static int apply_options(pm_orc_reader *r, const pm_orc_read_options *o, pm_error *err) {
-  r->batch_size = o && o->batch_size > 0 ? o->batch_size : 8192;
+  r->batch_size = o && o->batch_size > 0 ? o->batch_size : 16384;
   char def_unit = o && o->default_ts_unit ? o->default_ts_unit : 'n';
   if (!strchr("smun", def_unit)) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "bad timestamp unit '%c'", def_unit);
   for (size_t i = 0; i < r->n_types; i++) r->types[i].ts_unit = def_unit;

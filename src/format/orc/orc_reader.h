@@ -123,7 +123,7 @@ typedef struct pm_orc_read_options {
   size_t n_columns;
   const int32_t *field_ids;
   size_t n_field_ids;
-  int64_t batch_size; /* rows per batch; 0 = 8192 */
+  int64_t batch_size; /* rows per batch; 0 = 16384 (as the Parquet reader) */
   const pm_orc_predicate *predicates;
   size_t n_predicates;
   /* Row ranges: n_row_ranges pairs [start, end) of file row positions,
