@@ -1832,6 +1832,13 @@ static void col_reset_builder(col_reader *c) {
   c->has_validity = 0;
 }
 
+/* Packs 8 bytes of 0/1 into one LSB-first bitmap byte with one multiply. */
+static inline uint8_t pack8_bits(const uint8_t *b) {
+  uint64_t x = 0;
+  for (int k = 0; k < 8; k++) x |= (uint64_t)b[k] << (8 * k); /* a plain load on little-endian targets */
+  return (uint8_t)((x * 0x0102040810204080ULL) >> 56);
+}
+
 /* Appends n validity bits (from notnull bytes, or all valid when NULL). */
 static int append_validity(col_reader *c, const uint8_t *notnull, size_t n, size_t nn, pm_error *err) {
   int64_t start = c->length;
@@ -1852,7 +1859,10 @@ static int append_validity(col_reader *c, const uint8_t *notnull, size_t n, size
       c->validity.len = need;
     }
     uint8_t *bits = c->validity.data;
-    for (size_t i = 0; i < n; i++) {
+    size_t i = 0;
+    if ((start & 7) == 0) /* whole bytes at a time */
+      for (; i + 8 <= n; i += 8) bits[(start + (int64_t)i) >> 3] = notnull ? pack8_bits(notnull + i) : 0xff;
+    for (; i < n; i++) {
       int64_t b = start + (int64_t)i;
       if (!notnull || notnull[i])
         bits[b >> 3] |= (uint8_t)(1u << (b & 7));
@@ -1964,8 +1974,12 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
         c->values.len = need;
       }
       uint8_t *bits = c->values.data;
-      size_t j = 0;
-      for (size_t i = 0; i < n; i++) {
+      size_t j = 0, i = 0;
+      if (!notnull && (start & 7) == 0) { /* whole bytes at a time */
+        for (; i + 8 <= n; i += 8) bits[(start + (int64_t)i) >> 3] = pack8_bits(c->scratch2 + i);
+        j = i;
+      }
+      for (; i < n; i++) {
         int64_t b = start + (int64_t)i;
         uint8_t v = (!notnull || notnull[i]) ? c->scratch2[j++] : 0;
         if (v) bits[b >> 3] |= (uint8_t)(1u << (b & 7));
