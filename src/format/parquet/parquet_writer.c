@@ -945,6 +945,35 @@ static int gather(colw *c, const struct ArrowArray *a, pm_error *err) {
 #undef IXK
 }
 
+/* Float min/max, NaNs skipped (and remembered: no column index then). After
+ * the first non-NaN value, "x < mn ? x : mn" keeps mn on NaN, exactly as the
+ * branchy form, and compiles to minss/minsd. */
+#define DEFINE_FLOAT_STATS(name, T)                                                 \
+  static int name(colw *c, const uint8_t *v, size_t cnt) {                         \
+    size_t k = 0;                                                                   \
+    T x, mn, mx;                                                                    \
+    int nan = 0;                                                                    \
+    for (; k < cnt; k++) {                                                          \
+      memcpy(&x, v + sizeof(T) * k, sizeof(T));                                     \
+      if (!isnan(x)) break;                                                         \
+      nan = 1;                                                                      \
+    }                                                                               \
+    if (nan) c->nan_seen = 1;                                                       \
+    if (k == cnt) return 0;                                                         \
+    mn = mx = x;                                                                    \
+    for (k++; k < cnt; k++) {                                                       \
+      memcpy(&x, v + sizeof(T) * k, sizeof(T));                                     \
+      nan |= x != x;                                                                \
+      mn = x < mn ? x : mn;                                                         \
+      mx = x > mx ? x : mx;                                                         \
+    }                                                                               \
+    if (nan) c->nan_seen = 1;                                                       \
+    return mm_merge(c->leaf, &c->pst, (uint8_t *)&mn, sizeof(T), (uint8_t *)&mx, sizeof(T)); \
+  }
+DEFINE_FLOAT_STATS(stats_f32, float)
+DEFINE_FLOAT_STATS(stats_f64, double)
+#undef DEFINE_FLOAT_STATS
+
 /* Page-level min/max of fixed-width values, NaNs skipped. */
 static int stats_fixed(colw *c, const uint8_t *v, size_t cnt) {
   const wnode *n = c->leaf;
@@ -974,50 +1003,8 @@ static int stats_fixed(colw *c, const uint8_t *v, size_t cnt) {
     }
     return mm_merge(n, &c->pst, (uint8_t *)&mn, 8, (uint8_t *)&mx, 8);
   }
-  /* Floats: NaNs are skipped. After the first non-NaN value, "x < mn ? x : mn"
-   * keeps mn on NaN, exactly as the branchy form, and compiles to minss/minsd. */
-  if (n->ptype == PM_PQ_FLOAT) {
-    size_t k = 0;
-    float x, mn, mx;
-    int nan = 0;
-    for (; k < cnt; k++) {
-      memcpy(&x, v + 4 * k, 4);
-      if (!isnan(x)) break;
-      nan = 1;
-    }
-    if (nan) c->nan_seen = 1;
-    if (k == cnt) return 0;
-    mn = mx = x;
-    for (k++; k < cnt; k++) {
-      memcpy(&x, v + 4 * k, 4);
-      nan |= x != x;
-      mn = x < mn ? x : mn;
-      mx = x > mx ? x : mx;
-    }
-    if (nan) c->nan_seen = 1;
-    return mm_merge(n, &c->pst, (uint8_t *)&mn, 4, (uint8_t *)&mx, 4);
-  }
-  if (n->ptype == PM_PQ_DOUBLE) {
-    size_t k = 0;
-    double x, mn, mx;
-    int nan = 0;
-    for (; k < cnt; k++) {
-      memcpy(&x, v + 8 * k, 8);
-      if (!isnan(x)) break;
-      nan = 1;
-    }
-    if (nan) c->nan_seen = 1;
-    if (k == cnt) return 0;
-    mn = mx = x;
-    for (k++; k < cnt; k++) {
-      memcpy(&x, v + 8 * k, 8);
-      nan |= x != x;
-      mn = x < mn ? x : mn;
-      mx = x > mx ? x : mx;
-    }
-    if (nan) c->nan_seen = 1;
-    return mm_merge(n, &c->pst, (uint8_t *)&mn, 8, (uint8_t *)&mx, 8);
-  }
+  if (n->ptype == PM_PQ_FLOAT) return stats_f32(c, v, cnt);
+  if (n->ptype == PM_PQ_DOUBLE) return stats_f64(c, v, cnt);
   /* unsigned ints, FLBA: generic comparison */
   const uint8_t *mn = v, *mx = v;
   for (size_t k = 1; k < cnt; k++) {
