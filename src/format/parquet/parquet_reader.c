@@ -38,18 +38,10 @@ enum out_kind { OUT_FIXED, OUT_BOOL, OUT_BINARY };
 enum conv_kind { CV_COPY, CV_I32_TO_8, CV_I32_TO_16, CV_I32_DEC, CV_I64_DEC, CV_INT96, CV_FIXED_DEC, CV_BIN_DEC, CV_BOOL, CV_BINARY };
 enum value_source { VS_NONE, VS_FIXED, VS_DICT, VS_BINARY };
 
-typedef struct col_values {
-  pm_buf def, rep; /* int16 levels */
-  int def_all_max; /* def levels not stored: every level so far equals max_def (flat columns) */
-  size_t n_levels;
-  pm_buf values;  /* dense non-null values: fixed width, 1-byte bools, or bytes of binaries */
-  pm_buf offsets; /* int32 offsets for binaries (n_values + 1 entries once started) */
-  size_t n_values;
-} col_values;
-
-/* Bytes shared between the reader and the batches whose string views point
- * into them (a column chunk's dictionary). Freed by the last holder; batches
- * may be released from any thread, hence the atomic count. */
+/* Bytes shared between the reader and the batches whose buffers point into
+ * them (a column chunk's dictionary for string views, a decompressed page of
+ * plain fixed-width values). Freed by the last holder; batches may be
+ * released from any thread, hence the atomic count. */
 typedef struct view_block {
   atomic_int refs;
   size_t len;
@@ -59,6 +51,35 @@ typedef struct view_block {
 
 static void vblock_unref(view_block *b) {
   if (b && atomic_fetch_sub(&b->refs, 1) == 1) free(b);
+}
+
+static void vblock_unref_owner(void *b) { vblock_unref(b); }
+
+typedef struct col_values {
+  pm_buf def, rep; /* int16 levels */
+  int def_all_max; /* def levels not stored: every level so far equals max_def (flat columns) */
+  size_t n_levels;
+  pm_buf values;  /* dense non-null values: fixed width, 1-byte bools, or bytes of binaries */
+  pm_buf offsets; /* int32 offsets for binaries (n_values + 1 entries once started) */
+  size_t n_values;
+  /* Fixed-width values taken in one piece from a shared page: the batch's
+   * values are ext_ptr[0..n_values) (values stays empty) until more values
+   * arrive or nulls must be spread, when they are copied into values. */
+  view_block *ext;
+  const uint8_t *ext_ptr;
+} col_values;
+
+/* Copies a shared slice into the values buffer and drops the reference. */
+static int col_values_materialize(col_values *o, size_t width, pm_error *err) {
+  if (!o->ext) return 0;
+  size_t bytes = o->n_values * width;
+  PM_TRY(pm_buf_reserve(&o->values, bytes + 16));
+  memcpy(o->values.data, o->ext_ptr, bytes);
+  o->values.len = bytes;
+  vblock_unref(o->ext);
+  o->ext = NULL;
+  o->ext_ptr = NULL;
+  return 0;
 }
 
 typedef struct leaf_reader {
@@ -94,6 +115,8 @@ typedef struct leaf_reader {
   /* current page */
   uint8_t *page_buf;
   size_t page_buf_cap;
+  view_block *pblock; /* decompressed page of plain fixed-width values, lent to batches */
+  int page_shared;    /* the current page's values are in pblock */
   int16_t *page_def, *page_rep;
   size_t levels_cap;
   size_t page_levels, level_pos;
@@ -515,6 +538,7 @@ static void lr_reset_chunk(leaf_reader *lr) {
   lr->page_levels = lr->level_pos = 0;
   lr->page_nvals = lr->value_pos = 0;
   lr->vsource = VS_NONE;
+  lr->page_shared = 0;
 }
 
 static int lr_open_chunk(pm_pq_reader *r, leaf_reader *lr, int rg, pm_error *err) {
@@ -875,6 +899,32 @@ static int plausible_size(pm_codec codec, const uint8_t *src, size_t clen, size_
   return clen > 0 && usize / ratio <= clen;
 }
 
+/* Plain pages of flat 4/8-byte values that need no conversion are
+ * decompressed into a block that batches may point into instead of copying
+ * the values out (take_values); other pages use the reader's own buffer. */
+static int page_can_be_shared(const leaf_reader *lr, const pm_pq_page_header *h) {
+  return (h->type == PM_PQ_PAGE_DATA || h->type == PM_PQ_PAGE_DATA_V2) && h->encoding == PM_PQ_ENC_PLAIN &&
+         lr->max_rep == 0 && lr->out_kind == OUT_FIXED && lr->conv == CV_COPY && !lr->view &&
+         (lr->phys == PM_PQ_INT32 || lr->phys == PM_PQ_INT64 || lr->phys == PM_PQ_FLOAT || lr->phys == PM_PQ_DOUBLE) &&
+         lr->width == lr->phys_width;
+}
+
+/* Makes lr->pblock a block of at least `need` bytes that no batch holds
+ * (a count of 1 can only stay 1: batches never take new references). */
+static int page_block(leaf_reader *lr, size_t need, pm_error *err) {
+  view_block *b = lr->pblock;
+  if (b && atomic_load(&b->refs) == 1 && b->cap >= need) return 0;
+  vblock_unref(b);
+  lr->pblock = NULL;
+  b = malloc(sizeof *b + need);
+  if (!b) return PM_NOMEM(err);
+  atomic_init(&b->refs, 1);
+  b->cap = need;
+  b->len = 0;
+  lr->pblock = b;
+  return 0;
+}
+
 /* Loads the next data page. *skip_rows (may be NULL) lets whole pages whose
  * row count is known be skipped without decoding: they are subtracted.
  * Returns 0 with lr->page_levels > 0, or 1 at the end of the chunk. */
@@ -922,7 +972,13 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
     uint8_t *data;
     size_t dlen = (size_t)h.uncompressed_size - levels_len;
     int compressed = lr->codec != PM_CODEC_NONE && (!v2 || h.is_compressed);
-    if (compressed) {
+    lr->page_shared = 0;
+    if (compressed && page_can_be_shared(lr, &h)) {
+      PM_TRY(page_block(lr, dlen + 16, err));
+      PM_TRY(decompress(r, lr, body + levels_len, clen - levels_len, lr->pblock->data, dlen, err));
+      data = lr->pblock->data;
+      lr->page_shared = 1;
+    } else if (compressed) {
       PM_TRY(GROW(lr->page_buf, lr->page_buf_cap, dlen + 16, err));
       PM_TRY(decompress(r, lr, body + levels_len, clen - levels_len, lr->page_buf, dlen, err));
       data = lr->page_buf;
@@ -1179,6 +1235,19 @@ static int take_values(pm_pq_reader *r, leaf_reader *lr, size_t k, pm_error *err
   if (lr->view) return take_views(r, lr, k, err);
   if (lr->out_kind != OUT_BINARY) {
     size_t w = (size_t)lr->width;
+    if (lr->vsource == VS_FIXED && lr->page_shared && o->n_values == 0) {
+      /* The batch's first values, from a shared page: point into it. The
+       * slice is aligned for its type, or copied as usual. */
+      const uint8_t *src = lr->vfixed + lr->value_pos * w;
+      if (((uintptr_t)src & (w - 1)) == 0) {
+        atomic_fetch_add(&lr->pblock->refs, 1);
+        o->ext = lr->pblock;
+        o->ext_ptr = src;
+        o->n_values = k;
+        return 0;
+      }
+    }
+    PM_TRY(col_values_materialize(o, w, err));
     PM_TRY(pm_buf_reserve(&o->values, k * w + 16));
     uint8_t *dst = o->values.data + o->values.len;
     if (lr->vsource == VS_FIXED && lr->vraw) {
@@ -1552,6 +1621,7 @@ static void view_owner_free(void *p) {
 }
 
 static void col_values_free(col_values *o) {
+  vblock_unref(o->ext);
   pm_buf_free(&o->def);
   pm_buf_free(&o->rep);
   pm_buf_free(&o->values);
@@ -1560,6 +1630,9 @@ static void col_values_free(col_values *o) {
 }
 
 static void col_values_reset(col_values *o) {
+  vblock_unref(o->ext);
+  o->ext = NULL;
+  o->ext_ptr = NULL;
   o->def.len = o->rep.len = o->values.len = o->offsets.len = 0;
   o->n_levels = o->n_values = 0;
   o->def_all_max = 1;
@@ -1736,8 +1809,14 @@ static int build_leaf(asm_ctx *c, const anode *n, struct ArrowArray *out, int64_
     lr->n_vsrc = 0;
     lr->copy_idx = -1;
     pm_array_set_owner(out, own, view_owner_free);
+  } else if (lr->out_kind == OUT_FIXED && o->ext && !nulls) {
+    out->buffers[1] = o->ext_ptr; /* not owned by the array: the block reference is */
+    pm_array_set_owner(out, o->ext, vblock_unref_owner);
+    o->ext = NULL;
+    o->ext_ptr = NULL;
   } else if (lr->out_kind == OUT_FIXED) {
     size_t w = (size_t)lr->width;
+    PM_TRY(col_values_materialize(o, w, c->err));
     PM_TRY(pm_buf_reserve(&o->values, (slots - nv) * w + 16));
     uint8_t *d = o->values.data;
     if (nulls) {
@@ -2551,6 +2630,7 @@ void pm_pq_reader_close(pm_pq_reader *r) {
     free(lr->dict);
     free(lr->dict_offsets);
     free(lr->page_buf);
+    vblock_unref(lr->pblock);
     free(lr->page_def);
     free(lr->page_rep);
     free(lr->idx);
