@@ -899,9 +899,9 @@ static int plausible_size(pm_codec codec, const uint8_t *src, size_t clen, size_
   return clen > 0 && usize / ratio <= clen;
 }
 
-/* Plain pages of flat 4/8-byte values that need no conversion are
- * decompressed into a block that batches may point into instead of copying
- * the values out (take_values); other pages use the reader's own buffer. */
+/* Pages are decompressed into a reference-counted block. Batches may point
+ * into it instead of copying values out (take_values) when the page holds
+ * plain flat 4/8-byte values that need no conversion. */
 static int page_can_be_shared(const leaf_reader *lr, const pm_pq_page_header *h) {
   return (h->type == PM_PQ_PAGE_DATA || h->type == PM_PQ_PAGE_DATA_V2) && h->encoding == PM_PQ_ENC_PLAIN &&
          lr->max_rep == 0 && lr->out_kind == OUT_FIXED && lr->conv == CV_COPY && !lr->view &&
@@ -914,12 +914,15 @@ static int page_can_be_shared(const leaf_reader *lr, const pm_pq_page_header *h)
 static int page_block(leaf_reader *lr, size_t need, pm_error *err) {
   view_block *b = lr->pblock;
   if (b && atomic_load(&b->refs) == 1 && b->cap >= need) return 0;
+  /* headroom: pages of a column differ a little in size */
+  size_t cap = need + need / 4;
+  if (b && b->cap > cap) cap = b->cap;
   vblock_unref(b);
   lr->pblock = NULL;
-  b = malloc(sizeof *b + need);
+  b = malloc(sizeof *b + cap);
   if (!b) return PM_NOMEM(err);
   atomic_init(&b->refs, 1);
-  b->cap = need;
+  b->cap = cap;
   b->len = 0;
   lr->pblock = b;
   return 0;
@@ -973,15 +976,14 @@ static int lr_next_page(pm_pq_reader *r, leaf_reader *lr, int64_t *skip_rows, pm
     size_t dlen = (size_t)h.uncompressed_size - levels_len;
     int compressed = lr->codec != PM_CODEC_NONE && (!v2 || h.is_compressed);
     lr->page_shared = 0;
-    if (compressed && page_can_be_shared(lr, &h)) {
+    if (compressed) {
+      /* The batch being built may hold the previous page: copy its values
+       * out so that the block is reused rather than a new one allocated. */
+      if (lr->out.ext && lr->out.ext == lr->pblock) PM_TRY(col_values_materialize(&lr->out, (size_t)lr->width, err));
       PM_TRY(page_block(lr, dlen + 16, err));
       PM_TRY(decompress(r, lr, body + levels_len, clen - levels_len, lr->pblock->data, dlen, err));
       data = lr->pblock->data;
-      lr->page_shared = 1;
-    } else if (compressed) {
-      PM_TRY(GROW(lr->page_buf, lr->page_buf_cap, dlen + 16, err));
-      PM_TRY(decompress(r, lr, body + levels_len, clen - levels_len, lr->page_buf, dlen, err));
-      data = lr->page_buf;
+      lr->page_shared = page_can_be_shared(lr, &h);
     } else {
       if (clen != (size_t)h.uncompressed_size) return lr_fail(r, lr, err, "uncompressed page sizes differ");
       data = body + levels_len;
