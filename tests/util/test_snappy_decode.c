@@ -255,6 +255,57 @@ static void test_hand_built(void) {
   for (int i = 0; i < 67; i++) want[i] = (uint8_t)"abc"[i % 3];
   memset(want + 67, want[66], 10);
   expect_output(&S, want, 77, "copy-2 and copy-4");
+
+  /* INT64 pages: "1-byte literal, copy 7 from offset 8" per value (decoded
+   * as one 8-byte step), broken now and then by other elements, after a
+   * prefix of every length 0..16 (the first pairs may reach before the
+   * output's start, or only just not). */
+  for (size_t prefix = 0; prefix <= 16; prefix++) {
+    static uint8_t want64[8 * 3000 + 64];
+    S.len = 0;
+    size_t n = prefix;
+    memcpy(want64, text, prefix);
+    size_t total = prefix + 8 * 2000 + 8 * 200;
+    put_varint(&S, (uint32_t)total);
+    if (prefix) put_literal(&S, text, (uint32_t)prefix, 0);
+    for (int v = 0; v < 2200; v++) {
+      uint8_t low = (uint8_t)(v * 37);
+      if (n < 8 || v % 97 == 0) {
+        put_literal(&S, text + 300 + (size_t)v % 50, 8, 0); /* a whole value */
+        memcpy(want64 + n, text + 300 + (size_t)v % 50, 8);
+      } else if (v % 89 == 0) {
+        put_literal(&S, &low, 1, 0);
+        put_literal(&S, text + 500, 7, 0); /* literal then literal */
+        want64[n] = low;
+        memcpy(want64 + n + 1, text + 500, 7);
+      } else if (v % 83 == 0) {
+        uint8_t two[2] = {low, (uint8_t)(v >> 3)};
+        put_literal(&S, two, 2, 0); /* two changing bytes */
+        put_copy(&S, 1, 8, 6);
+        memcpy(want64 + n, two, 2);
+        memcpy(want64 + n + 2, want64 + n + 2 - 8, 6);
+      } else {
+        put_literal(&S, &low, 1, 0);
+        put_copy(&S, 1, 8, 7);
+        want64[n] = low;
+        memcpy(want64 + n + 1, want64 + n + 1 - 8, 7);
+      }
+      n += 8;
+    }
+    CHECK_EQ_INT(n, total);
+    char what[64];
+    snprintf(what, sizeof what, "INT64-like pairs after %zu bytes", prefix);
+    expect_output(&S, want64, n, what);
+  }
+  /* The same pair at the very start reaches before the output. */
+  S.len = 0;
+  put_varint(&S, 8 * 1000);
+  for (int v = 0; v < 1000; v++) {
+    uint8_t low = (uint8_t)v;
+    put_literal(&S, &low, 1, 0);
+    put_copy(&S, 1, 8, 7);
+  }
+  expect_error(&S, 8 * 1000, PM_SNAPPY_BAD_OFFSET, "pair before the output's start");
 }
 
 /* Random valid element streams: every tag kind, literal length encoding,
