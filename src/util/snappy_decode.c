@@ -75,12 +75,6 @@ static inline uint32_t load_le32(const uint8_t *p) {
   return v;
 }
 
-static inline uint64_t load_le64(const uint8_t *p) {
-  uint64_t v;
-  memcpy(&v, p, 8);
-  return v;
-}
-
 static inline void copy16(uint8_t *dst, const uint8_t *src) { memcpy(dst, src, 16); }
 
 int pm_snappy_uncompressed_length(const uint8_t *src, size_t src_len, size_t *out_len, size_t *preamble_len) {
