@@ -2160,17 +2160,22 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
       } else {
         PM_TRY(pm_orc_int_rle_next(&c->second, c->scratch, nn, err));
       }
+      /* Locals, not the stream's fields: stores through dst (bytes) could
+       * alias them, which kept the position going through memory. */
+      const int64_t *scr = c->scratch;
+      const uint8_t *rdata = c->raw.data;
+      size_t rpos = c->raw.pos, rlen = c->raw.len;
       for (size_t i = 0, j = 0; i < n; i++) {
         __int128 v = 0;
         if (!notnull || notnull[i]) {
           if (c->decimal64) {
-            v = c->scratch[j++];
+            v = scr[j++];
           } else {
             /* Inline fast paths: up to 8 varint bytes (56 bits) decoded
              * without a branch per byte, then up to 9 bytes (63 bits). */
-            const uint8_t *vp = c->raw.data + c->raw.pos;
+            const uint8_t *vp = rdata + rpos;
             int done = 0;
-            if (c->raw.len - c->raw.pos >= 8) {
+            if (rlen - rpos >= 8) {
               uint64_t w = load_le64(vp);
               uint64_t stops = ~w & 0x8080808080808080ULL; /* bytes without a continuation bit */
               if (stops) {
@@ -2181,17 +2186,17 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
                 x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
                 x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
                 x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
-                c->raw.pos += (size_t)nbytes;
+                rpos += (size_t)nbytes;
                 v = (__int128)((int64_t)(x >> 1) ^ -(int64_t)(x & 1));
                 done = 1;
               }
             }
-            if (!done && c->raw.len - c->raw.pos >= 9) {
+            if (!done && rlen - rpos >= 9) {
               uint64_t u = 0;
               for (int b = 0; b < 9; b++) {
                 u |= (uint64_t)(vp[b] & 0x7f) << (7 * b);
                 if (!(vp[b] & 0x80)) {
-                  c->raw.pos += (size_t)b + 1;
+                  rpos += (size_t)b + 1;
                   v = (__int128)((int64_t)(u >> 1) ^ -(int64_t)(u & 1));
                   done = 1;
                   break;
@@ -2200,10 +2205,12 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
             }
             if (!done) {
               __int128 big; /* v's address is never taken: it stays in registers */
+              c->raw.pos = rpos;
               PM_TRY(read_varint128(&c->raw, &big, err));
+              rpos = c->raw.pos;
               v = big;
             }
-            int64_t sc = c->scratch[j++];
+            int64_t sc = scr[j++];
             if (sc < -64 || sc > 64) return pm_orc_stream_error(&c->second.s, err, "decimal scale out of range");
             int32_t diff = tscale - (int32_t)sc;
             while (diff > 0) { /* wrapping multiply: garbage scales must not be undefined behaviour */
@@ -2224,6 +2231,7 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
         memcpy(dst + i * 16, &lo, 8);
         memcpy(dst + i * 16 + 8, &hi, 8);
       }
+      c->raw.pos = rpos;
       c->values.len += n * 16;
       return 0;
     }
