@@ -320,7 +320,15 @@ static void make_batch(struct ArrowArray *b, int64_t n) {
   /* decimal(20,3) */
   pm_array_init(b->children[5], n, 2, 0, &err);
   __int128 *dv = zalloc((size_t)n * 16);
-  for (int64_t i = 0; i < n; i++) dv[i] = ((__int128)(i - 12000) * 1000000007) * 1000 + (i % 1000);
+  /* unscaled magnitudes from a few bits to 20 digits: varints of 1 to 10 bytes */
+  for (int64_t i = 0; i < n; i++) {
+    if (i % 4 == 1)
+      dv[i] = (__int128)((i * 7919) % 9000 + 1000) * 1000000000000000LL + i; /* 1e18..1e19: 9-10 bytes */
+    else if (i % 4 == 2)
+      dv[i] = -((__int128)((i * 7919) % 90000 + 10000) * 1000000000000000LL + i); /* -1e19..-1e20: 10 bytes */
+    else
+      dv[i] = ((__int128)(i - 12000) * 1000000007) * 1000 + (i % 1000);
+  }
   pm_array_set_buffer(b->children[5], 1, dv);
   set_valid(b->children[5], n, every7);
   /* timestamps: before and after 1970, with sub-millisecond parts */

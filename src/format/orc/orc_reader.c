@@ -1923,6 +1923,14 @@ static inline uint64_t load_le64(const uint8_t *p) {
   return v;
 }
 
+/* Packs the low 7 bits of each of 8 little-endian bytes (high bits clear)
+ * into 56 contiguous bits: pairs, quads, then halves. */
+static inline uint64_t squeeze_varint7(uint64_t x) {
+  x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
+  x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
+  return (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
+}
+
 static int read_varint128(pm_orc_stream *s, __int128 *out, pm_error *err) {
   /* Fast path: up to 9 bytes fit 63 bits. */
   if (s->len - s->pos >= 9) {
@@ -2178,17 +2186,30 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
             if (rlen - rpos >= 8) {
               uint64_t w = load_le64(vp);
               uint64_t stops = ~w & 0x8080808080808080ULL; /* bytes without a continuation bit */
+              uint64_t x = w & 0x7f7f7f7f7f7f7f7fULL;
               if (stops) {
                 int nbytes = __builtin_ctzll(stops) / 8 + 1;
-                uint64_t x = w & 0x7f7f7f7f7f7f7f7fULL;
                 if (nbytes < 8) x &= ((uint64_t)1 << (8 * nbytes)) - 1;
-                /* squeeze the 7-bit groups together: pairs, quads, then halves */
-                x = (x & 0x007f007f007f007fULL) | ((x & 0x7f007f007f007f00ULL) >> 1);
-                x = (x & 0x00003fff00003fffULL) | ((x & 0x3fff00003fff0000ULL) >> 2);
-                x = (x & 0x000000000fffffffULL) | ((x & 0x0fffffff00000000ULL) >> 4);
+                x = squeeze_varint7(x);
                 rpos += (size_t)nbytes;
                 v = (__int128)((int64_t)(x >> 1) ^ -(int64_t)(x & 1));
                 done = 1;
+              } else if (rlen - rpos >= 10) {
+                /* 9 or 10 bytes (wide decimals): eight 7-bit groups, then one or two more */
+                x = squeeze_varint7(x);
+                uint8_t b8 = vp[8], b9 = vp[9];
+                if (!(b8 & 0x80)) {
+                  uint64_t u = x | ((uint64_t)b8 << 56);
+                  rpos += 9;
+                  v = (__int128)((int64_t)(u >> 1) ^ -(int64_t)(u & 1));
+                  done = 1;
+                } else if (!(b9 & 0x80)) {
+                  unsigned __int128 u = (unsigned __int128)x | ((unsigned __int128)(b8 & 0x7f) << 56) |
+                                        ((unsigned __int128)b9 << 63);
+                  rpos += 10;
+                  v = (__int128)(u >> 1) ^ -(__int128)(u & 1);
+                  done = 1;
+                }
               }
             }
             if (!done && rlen - rpos >= 9) {
