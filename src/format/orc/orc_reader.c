@@ -2191,7 +2191,18 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
                 int nbytes = __builtin_ctzll(stops) / 8 + 1;
                 if (nbytes < 8) x &= ((uint64_t)1 << (8 * nbytes)) - 1;
                 x = squeeze_varint7(x);
-                rpos += (size_t)nbytes;
+                /* A predicted branch per length: the next value's load does
+                 * not wait for this one's length to be computed. */
+                switch (nbytes) {
+                  case 1: rpos += 1; break;
+                  case 2: rpos += 2; break;
+                  case 3: rpos += 3; break;
+                  case 4: rpos += 4; break;
+                  case 5: rpos += 5; break;
+                  case 6: rpos += 6; break;
+                  case 7: rpos += 7; break;
+                  default: rpos += 8; break;
+                }
                 v = (__int128)((int64_t)(x >> 1) ^ -(int64_t)(x & 1));
                 done = 1;
               } else if (rlen - rpos >= 10) {
