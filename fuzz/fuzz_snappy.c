@@ -3,7 +3,8 @@
  * same bytes. First input byte: odd = the rest is raw data, compressed with
  * libsnappy and then (if the byte's bit 1 is set) damaged at one position
  * derived from the input, so valid and nearly-valid streams are explored
- * deeply; even = the rest is a snappy stream as is. */
+ * deeply; even = the rest is a snappy stream as is. Odd with bit 2 set: the
+ * rest first becomes INT64-column-like data (see below). */
 #include <snappy-c.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -54,11 +55,29 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     compare(data, size);
     return 0;
   }
-  size_t cap = snappy_max_compressed_length(size);
+  const uint8_t *raw = data;
+  size_t raw_len = size;
+  uint8_t *column = NULL;
+  if (mode & 4) {
+    /* Column-like data, as Parquet INT64 pages hold: one 8-byte value per
+     * input byte, each the previous one plus that byte as a signed delta
+     * (runs of values differing in their low bytes only). */
+    column = malloc(size * 8 + 8);
+    if (!column) abort();
+    uint64_t v = 0;
+    if (size >= 8) memcpy(&v, data, 8);
+    for (size_t i = 0; i < size; i++) {
+      v += (uint64_t)(int64_t)(int8_t)data[i];
+      memcpy(column + 8 * i, &v, 8);
+    }
+    raw = column;
+    raw_len = size * 8;
+  }
+  size_t cap = snappy_max_compressed_length(raw_len);
   char *comp = malloc(cap + 1);
   if (!comp) abort();
   size_t clen = cap;
-  if (snappy_compress((const char *)data, size, comp, &clen) != SNAPPY_OK) abort();
+  if (snappy_compress((const char *)raw, raw_len, comp, &clen) != SNAPPY_OK) abort();
   if ((mode & 2) && clen > 0 && size >= 4) {
     uint32_t where;
     memcpy(&where, data, 4);
@@ -66,5 +85,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   }
   compare((const uint8_t *)comp, clen);
   free(comp);
+  free(column);
   return 0;
 }
