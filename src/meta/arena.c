@@ -4,6 +4,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 struct pm_arena_chunk {
   pm_arena_chunk *next;
@@ -13,7 +14,8 @@ struct pm_arena_chunk {
 
 #define CHUNK_HDR ((sizeof(pm_arena_chunk) + 15) & ~(size_t)15)
 #define MIN_CHUNK (64 * 1024)
-#define MAX_CHUNK (1024 * 1024)
+#define HUGE_PAGE ((size_t)2 << 20)
+#define MAX_CHUNK (HUGE_PAGE - CHUNK_HDR)
 
 /* A cache of freed full-size chunks and large buffers, shared by the arenas
  * and containers of one planning pass. Decoding a big manifest touches tens
@@ -131,7 +133,16 @@ void *pm_arena_alloc(pm_arena *a, size_t n) {
     if (sz > SIZE_MAX - CHUNK_HDR) return NULL;
     pm_arena_chunk *c = sz == MAX_CHUNK ? cache_take_chunk(a->cache) : NULL;
     if (!c) {
-      c = malloc(CHUNK_HDR + sz);
+      if (sz == MAX_CHUNK) {
+        /* one aligned huge page: one fault instead of 512 where the kernel
+         * backs it with a huge page (decoded manifests fill many of these) */
+        c = aligned_alloc(HUGE_PAGE, HUGE_PAGE);
+#ifdef MADV_HUGEPAGE
+        if (c) madvise(c, HUGE_PAGE, MADV_HUGEPAGE);
+#endif
+      } else {
+        c = malloc(CHUNK_HDR + sz);
+      }
       if (!c) return NULL;
       c->size = sz;
     }
