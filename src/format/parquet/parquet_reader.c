@@ -115,8 +115,8 @@ typedef struct leaf_reader {
   /* current page */
   uint8_t *page_buf;
   size_t page_buf_cap;
-  view_block *pblock; /* decompressed page of plain fixed-width values, lent to batches */
-  int page_shared;    /* the current page's values are in pblock */
+  view_block *pblock; /* the current page, decompressed; batches may hold it (page_block) */
+  int page_shared;    /* its values may be lent to batches (page_can_be_shared) */
   int16_t *page_def, *page_rep;
   size_t levels_cap;
   size_t page_levels, level_pos;
