@@ -236,6 +236,26 @@ static void test_plain_and_bss(void) {
   CHECK_EQ_INT(used, sizeof buf);
   uint8_t bad[] = {9, 0, 0, 0, 'x'};
   CHECK(pm_pq_plain_byte_array_compact(bad, sizeof bad, 1, offs, &used, &why) != 0);
+  /* Many values of 0..70 bytes (short ones are moved in 16-byte steps, up
+   * to the page's last bytes): compacted bytes and offsets as built here. */
+  enum { NV = 400 };
+  static uint8_t page[NV * 74], want[NV * 70];
+  static uint32_t woffs[NV + 1], goffs[NV + 1];
+  size_t in = 0, wl = 0;
+  woffs[0] = 0;
+  for (int i = 0; i < NV; i++) {
+    uint32_t l = (uint32_t)((i * 37 + i / 7) % 71);
+    memcpy(page + in, &l, 4);
+    in += 4;
+    for (uint32_t k = 0; k < l; k++) page[in + k] = want[wl + k] = (uint8_t)(i * 31 + k * 7 + 1);
+    in += l;
+    wl += l;
+    woffs[i + 1] = (uint32_t)wl;
+  }
+  CHECK_EQ_INT(pm_pq_plain_byte_array_compact(page, in, NV, goffs, &used, &why), 0);
+  CHECK_EQ_INT(used, in);
+  CHECK(!memcmp(goffs, woffs, sizeof woffs));
+  CHECK(!memcmp(page, want, wl));
   /* BYTE_STREAM_SPLIT of two floats */
   float f[2] = {1.5f, -2.25f}, g[2];
   uint8_t raw[8], split[8];
