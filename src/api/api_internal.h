@@ -1,0 +1,66 @@
+/* Internal to src/api: the public handles' definitions, shared by the api_*.c files. */
+#ifndef PAIMON_API_INTERNAL_H
+#define PAIMON_API_INTERNAL_H
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "arrow/arrow.h"
+#include "arrow/stream.h"
+#include "data/predicate.h"
+#include "io/file.h"
+#include "meta/snapshot.h"
+#include "meta/split.h"
+#include "paimon/paimon.h"
+#include "table/catalog.h"
+#include "table/read.h"
+#include "table/scan.h"
+#include "table/system_tables.h"
+
+struct paimon_catalog {
+  pm_catalog *c;
+};
+
+struct paimon_table {
+  pm_table *t;
+  char *identifier;
+};
+
+struct paimon_read_builder {
+  const paimon_table *table;
+  pm_table *t; /* table reopened with the dynamic options (owned) */
+  char **columns;
+  size_t n_columns;
+  pm_predicate *filter;
+  int64_t limit;
+  int case_sensitive;
+  int row_kind;
+};
+
+struct paimon_predicate {
+  pm_predicate *p;
+};
+
+/* Exactly one of s (a DataSplit) and inc (a PM_SPLIT_INCREMENTAL split) is set. */
+struct paimon_split {
+  pm_data_split *s;
+  pm_split *inc;
+  int owned;
+  const char *fallback_branch; /* plan splits from scan.fallback-branch (owned by the plan) */
+};
+
+struct paimon_plan {
+  pm_plan *p;
+  paimon_split *splits; /* the plan's DataSplits, or its incremental splits (a plan has one kind) */
+  size_t n_splits;
+};
+
+/* Converts public options to pm_options (out is initialised; cleared on error). */
+int pm_api_to_options(const paimon_option *o, size_t n, pm_options *out, pm_error *err);
+
+#define CHECK_ARG(cond, what) \
+  if (!(cond)) return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: %s", __func__, what)
+
+#endif
