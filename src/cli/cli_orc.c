@@ -5,7 +5,7 @@
 #include <time.h>
 
 #include "arrow/arrow.h"
-#include "arrow/print.h"
+#include "cli/print/print.h"
 #include "cli/cli.h"
 #include "format/orc/orc_reader.h"
 #include "format/orc/orc_writer.h"

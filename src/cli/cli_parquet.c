@@ -9,7 +9,7 @@
 #include <time.h>
 
 #include "arrow/arrow.h"
-#include "arrow/print.h"
+#include "cli/print/print.h"
 #include "cli/cli.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_reader.h"

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "arrow/arrow.h"
-#include "arrow/print.h"
+#include "cli/print/print.h"
 #include "arrow/stream.h"
 #include "cli/cli.h"
 #include "paimon/paimon.h"

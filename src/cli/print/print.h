@@ -23,14 +23,21 @@
  *   truncated with "...". Column widths are fixed by the first batch printed.
  *
  * Sliced arrays (offset != 0, at any level) are honoured.
+ *
+ * The printer belongs to the CLI layer (libpaimon never prints); it is the
+ * static library pm_print, linked by the CLI and by tests that compare
+ * output with fixtures. Files: format.c (numbers, dates), value.c (one value),
+ * text.c (JSONL, CSV), table.c (table layout), printer.c (this interface).
  */
-#ifndef PM_ARROW_PRINT_H
-#define PM_ARROW_PRINT_H
+#ifndef PM_CLI_PRINT_PRINT_H
+#define PM_CLI_PRINT_PRINT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
 #include "arrow/type.h"
+#include "cli/print/format.h"
+#include "cli/print/value.h"
 #include "paimon/arrow_c.h"
 #include "util/buf.h"
 #include "util/error.h"
@@ -76,19 +83,5 @@ int pm_print_batch(const struct ArrowSchema *schema, const struct ArrowArray *ba
                    FILE *f, pm_error *err);
 int pm_print_batch_to_buf(const struct ArrowSchema *schema, const struct ArrowArray *batch,
                           const pm_print_options *opts, pm_buf *out, pm_error *err);
-
-/* Appends the JSON encoding of value `row` (logical index, honours offsets)
- * of array `a` typed `t` to out. fraction_digits < 0 = from the unit. */
-int pm_json_append_value(const pm_type *t, const struct ArrowArray *a, int64_t row, int fraction_digits, pm_buf *out,
-                         pm_error *err);
-
-/* Low-level formatters (no NUL terminator added; return bytes written).
- * Buffers must hold at least 48 bytes (decimal: 48, timestamp: 48). */
-int pm_format_double(double v, char *buf);
-int pm_format_float(float v, char *buf);
-int pm_format_decimal128(const uint8_t bytes16[16], int32_t scale, char *buf);
-int pm_format_date(int64_t days, char *buf);
-int pm_format_time(int64_t value, pm_time_unit unit, int fraction_digits, char *buf);
-int pm_format_timestamp(int64_t value, pm_time_unit unit, int fraction_digits, int zoned, char *buf);
 
 #endif
