@@ -227,7 +227,7 @@ static int write_manifest(const shape *sh, const char *path, int64_t first, size
   int rc = 0;
   for (size_t i = 0; !rc && i < n; i++) rc = gen_entry(sh, first + (int64_t)i, &a, &entries[i], err);
   pm_manifest_file_meta meta;
-  if (!rc) rc = pm_manifest_write(path, entries, n, sh->partition_type, 0, NULL, &meta_arena, &meta, err);
+  if (!rc) rc = pm_manifest_write(pm_fs_local(), path, entries, n, sh->partition_type, 0, NULL, &meta_arena, &meta, err);
   pm_arena_free(&a);
   pm_arena_free(&meta_arena);
   free(entries);

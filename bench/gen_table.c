@@ -165,12 +165,12 @@ static int commit(const char *root, const pm_manifest_entry *entries, size_t n, 
   pm_manifest_file_meta meta;
   int64_t size = 0;
   snprintf(path, sizeof path, "%s/manifest-%s-0", dir, uuid);
-  int rc = pm_manifest_write(path, entries, n, NULL, 0, NULL, &arena, &meta, err);
+  int rc = pm_manifest_write(pm_fs_local(), path, entries, n, NULL, 0, NULL, &arena, &meta, err);
   snprintf(path, sizeof path, "%s/manifest-list-%s-0", dir, uuid);
-  if (!rc) rc = pm_manifest_list_write(path, NULL, 0, NULL, &size, err);
+  if (!rc) rc = pm_manifest_list_write(pm_fs_local(), path, NULL, 0, NULL, &size, err);
   int64_t base_size = size;
   snprintf(path, sizeof path, "%s/manifest-list-%s-1", dir, uuid);
-  if (!rc) rc = pm_manifest_list_write(path, &meta, 1, NULL, &size, err);
+  if (!rc) rc = pm_manifest_list_write(pm_fs_local(), path, &meta, 1, NULL, &size, err);
   pm_snapshot *s = NULL;
   if (!rc) rc = pm_snapshot_new(&s, err);
   if (!rc) {
@@ -197,7 +197,7 @@ static int commit(const char *root, const pm_manifest_entry *entries, size_t n, 
     s->has_changelog_record_count = 1;
     if (!s->base_manifest_list || !s->delta_manifest_list || !s->commit_user || !s->commit_kind)
       rc = PM_NOMEM(err);
-    if (!rc) rc = pm_snapshot_commit(root, NULL, s, err);
+    if (!rc) rc = pm_snapshot_commit(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, s, err);
   }
   pm_snapshot_free(s);
   pm_arena_free(&arena);
@@ -261,7 +261,7 @@ static int fill_append(void *vctx, pm_builder *b, int64_t row, pm_error *err) {
 static int gen_append(const char *root, int64_t rows, int files, pm_error *err) {
   pm_table_schema *schema = NULL;
   PM_TRY(pm_schema_parse(APPEND_SCHEMA, strlen(APPEND_SCHEMA), "append schema", &schema, err));
-  int rc = pm_schema_write(root, NULL, schema, err);
+  int rc = pm_schema_write(&(pm_schema_manager){pm_fs_local(), root, NULL}, schema, err);
   char dir[2048], path[2400];
   snprintf(dir, sizeof dir, "%s/bucket-0", root);
   if (!rc) rc = pm_mkdirs(dir, err);
@@ -335,7 +335,7 @@ static int new_field(pm_data_field *f, int32_t id, const char *name, const char 
 static int gen_pk(const char *root, int64_t rows_per_run, int runs, pm_error *err) {
   pm_table_schema *schema = NULL;
   PM_TRY(pm_schema_parse(PK_SCHEMA, strlen(PK_SCHEMA), "pk schema", &schema, err));
-  int rc = pm_schema_write(root, NULL, schema, err);
+  int rc = pm_schema_write(&(pm_schema_manager){pm_fs_local(), root, NULL}, schema, err);
   /* physical file schema: _KEY_id, _SEQUENCE_NUMBER, _VALUE_KIND, table columns */
   pm_data_field file_fields[7];
   size_t n_file_fields = 0;

@@ -32,8 +32,8 @@ const char *paimon_table_option(const paimon_table *table, const char *key) {
 
 paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t *id, paimon_error *err) {
   CHECK_ARG(table && id, "NULL argument");
-  const char *br = strcmp(table->t->branch, "main") ? table->t->branch : NULL;
-  return (paimon_status)pm_snapshot_latest_id(table->t->root, br, id, err);
+  pm_snapshot_manager sm = pm_table_snapshots(table->t);
+  return (paimon_status)pm_snapshot_latest_id(&sm, id, err);
 }
 
 /* -------------------------------------------------------- read builder */

@@ -292,12 +292,12 @@ int pm_dv_decode(const uint8_t *data, size_t len, int64_t meta_length, const cha
   return 0;
 }
 
-int pm_dv_read(const char *path, int64_t offset, int64_t length, pm_deletion_vector **out, pm_error *err) {
+int pm_dv_read(pm_fs *fs, const char *path, int64_t offset, int64_t length, pm_deletion_vector **out, pm_error *err) {
   if (offset < 0 || length < 0 || length > (int64_t)DV_MAX_BYTES)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: bad deletion vector range (%lld, %lld)", path,
                      (long long)offset, (long long)length);
   pm_file *f = NULL;
-  PM_TRY(pm_file_open(path, &f, err));
+  PM_TRY(pm_fs_open(fs, path, &f, err));
   uint8_t head[8];
   int rc = pm_file_read_at(f, (uint64_t)offset, head, 8, err);
   uint8_t *buf = NULL;

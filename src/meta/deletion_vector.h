@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/fs.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -30,7 +31,7 @@ int pm_dv_is_bitmap64(const pm_deletion_vector *dv);
 int pm_dv_decode(const uint8_t *data, size_t len, int64_t meta_length, const char *name,
                  pm_deletion_vector **out, pm_error *err);
 /* Reads the DV at (offset, length) of an index file. */
-int pm_dv_read(const char *path, int64_t offset, int64_t length, pm_deletion_vector **out, pm_error *err);
+int pm_dv_read(pm_fs *fs, const char *path, int64_t offset, int64_t length, pm_deletion_vector **out, pm_error *err);
 
 /* Adds a deleted position (positions >= 2^31 need a 64-bit vector). */
 int pm_dv_add(pm_deletion_vector *dv, int64_t position, pm_error *err);

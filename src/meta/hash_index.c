@@ -23,10 +23,10 @@ int pm_hash_index_decode(const uint8_t *data, size_t len, const char *name, int3
   return 0;
 }
 
-int pm_hash_index_read(const char *path, int32_t **hashes, size_t *n, pm_error *err) {
+int pm_hash_index_read(pm_fs *fs, const char *path, int32_t **hashes, size_t *n, pm_error *err) {
   pm_buf b;
   pm_buf_init(&b);
-  int rc = pm_read_file(path, &b, 0, err);
+  int rc = pm_fs_read_file(fs, path, &b, 0, err);
   if (!rc) rc = pm_hash_index_decode(b.data, b.len, path, hashes, n, err);
   pm_buf_free(&b);
   return rc;

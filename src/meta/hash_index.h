@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/fs.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -13,7 +14,7 @@
  * that is not a multiple of 4 is PAIMON_ERR_CORRUPT naming `name`. */
 int pm_hash_index_decode(const uint8_t *data, size_t len, const char *name, int32_t **hashes, size_t *n, pm_error *err);
 /* Reads a HASH index file. */
-int pm_hash_index_read(const char *path, int32_t **hashes, size_t *n, pm_error *err);
+int pm_hash_index_read(pm_fs *fs, const char *path, int32_t **hashes, size_t *n, pm_error *err);
 /* Appends the encoding of n hashes (in the given order). */
 int pm_hash_index_encode(const int32_t *hashes, size_t n, pm_buf *out, pm_error *err);
 

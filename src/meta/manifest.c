@@ -435,9 +435,9 @@ static int open_reader(const uint8_t *data, size_t len, const char *name, pm_fil
 /* Reads a whole file into memory then calls fn. */
 typedef int (*decode_fn)(const uint8_t *, size_t, const char *, void *, pm_error *);
 
-static int read_whole(const char *path, pm_buf *b, pm_error *err) {
+static int read_whole(pm_fs *fs, const char *path, pm_buf *b, pm_error *err) {
   pm_buf_init(b);
-  return pm_read_file(path, b, 0, err);
+  return pm_fs_read_file(fs, path, b, 0, err);
 }
 
 /* ------------------------------------------------------------------ */
@@ -881,19 +881,19 @@ int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *nam
   return rc;
 }
 
-int pm_manifest_read_filtered(const char *path, const pm_manifest_filters *filters, pm_manifest_entries *out,
+int pm_manifest_read_filtered(pm_fs *fs, const char *path, const pm_manifest_filters *filters, pm_manifest_entries *out,
                               pm_error *err) {
   pm_buf b;
-  int rc = read_whole(path, &b, err);
+  int rc = read_whole(fs, path, &b, err);
   if (!rc) rc = pm_manifest_decode_filtered(b.data, b.len, path, filters, out, err);
   pm_buf_free(&b);
   return rc;
 }
 
-int pm_manifest_read(const char *path, pm_entry_filter_fn filter, void *filter_ctx, pm_manifest_entries *out,
+int pm_manifest_read(pm_fs *fs, const char *path, pm_entry_filter_fn filter, void *filter_ctx, pm_manifest_entries *out,
                      pm_error *err) {
   pm_buf b;
-  int rc = read_whole(path, &b, err);
+  int rc = read_whole(fs, path, &b, err);
   if (!rc) rc = pm_manifest_decode(b.data, b.len, path, filter, filter_ctx, out, err);
   pm_buf_free(&b);
   return rc;
@@ -981,9 +981,9 @@ int pm_manifest_list_decode(const uint8_t *data, size_t len, const char *name, p
   return rc;
 }
 
-int pm_manifest_list_read(const char *path, pm_manifest_file_metas *out, pm_error *err) {
+int pm_manifest_list_read(pm_fs *fs, const char *path, pm_manifest_file_metas *out, pm_error *err) {
   pm_buf b;
-  int rc = read_whole(path, &b, err);
+  int rc = read_whole(fs, path, &b, err);
   if (!rc) rc = pm_manifest_list_decode(b.data, b.len, path, out, err);
   pm_buf_free(&b);
   return rc;
@@ -1140,9 +1140,9 @@ int pm_index_manifest_decode(const uint8_t *data, size_t len, const char *name, 
   return rc;
 }
 
-int pm_index_manifest_read(const char *path, pm_index_entries *out, pm_error *err) {
+int pm_index_manifest_read(pm_fs *fs, const char *path, pm_index_entries *out, pm_error *err) {
   pm_buf b;
-  int rc = read_whole(path, &b, err);
+  int rc = read_whole(fs, path, &b, err);
   if (!rc) rc = pm_index_manifest_decode(b.data, b.len, path, out, err);
   pm_buf_free(&b);
   return rc;

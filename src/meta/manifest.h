@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "data/types.h"
+#include "io/fs.h"
 #include "meta/arena.h"
 #include "util/buf.h"
 #include "util/compress.h"
@@ -213,11 +214,11 @@ typedef struct pm_entry_head {
 /* Returns nonzero to keep the entry. */
 typedef int (*pm_entry_filter_fn)(void *ctx, const pm_entry_head *head);
 
-/* ---- readers (Avro, or ORC detected by magic) ---- */
+/* ---- readers (Avro, or ORC detected by magic); files are read through fs ---- */
 
 /* Appends the entries of manifest file `path` to out (objects in out->arena).
  * filter may be NULL (keep all). Entries are kept in file order. */
-int pm_manifest_read(const char *path, pm_entry_filter_fn filter, void *filter_ctx, pm_manifest_entries *out,
+int pm_manifest_read(pm_fs *fs, const char *path, pm_entry_filter_fn filter, void *filter_ctx, pm_manifest_entries *out,
                      pm_error *err);
 /* Same from memory; name is used in messages. */
 int pm_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_entry_filter_fn filter,
@@ -235,17 +236,17 @@ typedef struct pm_manifest_filters {
 } pm_manifest_filters;
 
 /* pm_manifest_read / pm_manifest_decode with two-stage filters (filters may be NULL). */
-int pm_manifest_read_filtered(const char *path, const pm_manifest_filters *filters, pm_manifest_entries *out,
+int pm_manifest_read_filtered(pm_fs *fs, const char *path, const pm_manifest_filters *filters, pm_manifest_entries *out,
                               pm_error *err);
 int pm_manifest_decode_filtered(const uint8_t *data, size_t len, const char *name,
                                 const pm_manifest_filters *filters, pm_manifest_entries *out, pm_error *err);
 
 /* Appends the rows of a manifest list. */
-int pm_manifest_list_read(const char *path, pm_manifest_file_metas *out, pm_error *err);
+int pm_manifest_list_read(pm_fs *fs, const char *path, pm_manifest_file_metas *out, pm_error *err);
 int pm_manifest_list_decode(const uint8_t *data, size_t len, const char *name, pm_manifest_file_metas *out,
                             pm_error *err);
 /* Appends the entries of an index manifest. */
-int pm_index_manifest_read(const char *path, pm_index_entries *out, pm_error *err);
+int pm_index_manifest_read(pm_fs *fs, const char *path, pm_index_entries *out, pm_error *err);
 int pm_index_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_index_entries *out,
                              pm_error *err);
 
@@ -271,13 +272,13 @@ int pm_index_manifest_encode(const pm_index_manifest_entry *entries, size_t n,
  * default_schema_id if n == 0). meta strings go to `arena`.
  * partition_type is a ROW type of the partition columns (NULL or 0 fields for
  * unpartitioned tables). */
-int pm_manifest_write(const char *path, const pm_manifest_entry *entries, size_t n,
+int pm_manifest_write(pm_fs *fs, const char *path, const pm_manifest_entry *entries, size_t n,
                       const pm_data_type *partition_type, int64_t default_schema_id,
                       const pm_manifest_write_opts *opts, pm_arena *arena, pm_manifest_file_meta *meta,
                       pm_error *err);
-int pm_manifest_list_write(const char *path, const pm_manifest_file_meta *metas, size_t n,
+int pm_manifest_list_write(pm_fs *fs, const char *path, const pm_manifest_file_meta *metas, size_t n,
                            const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err);
-int pm_index_manifest_write(const char *path, const pm_index_manifest_entry *entries, size_t n,
+int pm_index_manifest_write(pm_fs *fs, const char *path, const pm_index_manifest_entry *entries, size_t n,
                             const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err);
 
 /* ---- copies into another arena ---- */

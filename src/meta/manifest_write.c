@@ -445,14 +445,14 @@ static int partition_stats(const pm_manifest_entry *entries, size_t n, const pm_
   return rc;
 }
 
-int pm_manifest_write(const char *path, const pm_manifest_entry *entries, size_t n,
+int pm_manifest_write(pm_fs *fs, const char *path, const pm_manifest_entry *entries, size_t n,
                       const pm_data_type *partition_type, int64_t default_schema_id,
                       const pm_manifest_write_opts *opts, pm_arena *arena, pm_manifest_file_meta *meta,
                       pm_error *err) {
   pm_buf b;
   pm_buf_init(&b);
   int rc = pm_manifest_encode(entries, n, opts, &b, err);
-  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc) rc = pm_fs_write_file(fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
   if (!rc && meta) {
     memset(meta, 0, sizeof(*meta));
     meta->file_name = pm_arena_strdup(arena, base_name(path));
@@ -485,23 +485,23 @@ int pm_manifest_write(const char *path, const pm_manifest_entry *entries, size_t
   return rc;
 }
 
-int pm_manifest_list_write(const char *path, const pm_manifest_file_meta *metas, size_t n,
+int pm_manifest_list_write(pm_fs *fs, const char *path, const pm_manifest_file_meta *metas, size_t n,
                            const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
   pm_buf b;
   pm_buf_init(&b);
   int rc = pm_manifest_list_encode(metas, n, opts, &b, err);
-  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc) rc = pm_fs_write_file(fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
   if (!rc && file_size) *file_size = (int64_t)b.len;
   pm_buf_free(&b);
   return rc;
 }
 
-int pm_index_manifest_write(const char *path, const pm_index_manifest_entry *entries, size_t n,
+int pm_index_manifest_write(pm_fs *fs, const char *path, const pm_index_manifest_entry *entries, size_t n,
                             const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
   pm_buf b;
   pm_buf_init(&b);
   int rc = pm_index_manifest_encode(entries, n, opts, &b, err);
-  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc) rc = pm_fs_write_file(fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
   if (!rc && file_size) *file_size = (int64_t)b.len;
   pm_buf_free(&b);
   return rc;

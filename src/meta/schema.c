@@ -401,13 +401,13 @@ static char *join3(const char *a, const char *b, const char *c) {
   return p;
 }
 
-int pm_meta_list_names(const char *dir, const char *prefix, char ***names, size_t *n, pm_error *err) {
+int pm_meta_list_names(pm_fs *fs, const char *dir, const char *prefix, char ***names, size_t *n, pm_error *err) {
   *names = NULL;
   *n = 0;
   char **all = NULL;
   size_t cnt = 0;
   pm_error e2 = {0};
-  int rc = pm_list_dir(dir, &all, &cnt, &e2);
+  int rc = pm_fs_list(fs, dir, prefix, &all, &cnt, &e2);
   if (rc == PAIMON_ERR_NOT_FOUND) return 0;
   if (rc) {
     if (err) *err = e2;
@@ -427,23 +427,23 @@ int pm_meta_list_names(const char *dir, const char *prefix, char ***names, size_
   return 0;
 }
 
-int pm_branch_list(const char *table_root, char ***names, size_t *n, pm_error *err) {
+int pm_branch_list(pm_fs *fs, const char *table_root, char ***names, size_t *n, pm_error *err) {
   *names = NULL;
   *n = 0;
   char *dir = join3(table_root, "/branch", "");
   if (!dir) return PM_NOMEM(err);
-  int rc = pm_meta_list_names(dir, "branch-", names, n, err);
+  int rc = pm_meta_list_names(fs, dir, "branch-", names, n, err);
   free(dir);
   return rc;
 }
 
-int pm_meta_list_ids(const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err) {
+int pm_meta_list_ids(pm_fs *fs, const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err) {
   *ids = NULL;
   *n = 0;
   char **names = NULL;
   size_t cnt = 0;
   pm_error e2 = {0};
-  int rc = pm_list_dir(dir, &names, &cnt, &e2);
+  int rc = pm_fs_list(fs, dir, prefix, &names, &cnt, &e2);
   if (rc == PAIMON_ERR_NOT_FOUND) return 0;
   if (rc) {
     if (err) *err = e2;
@@ -493,16 +493,16 @@ static char *schema_dir(const char *table_root, const char *branch) {
   return d;
 }
 
-int pm_schema_list_ids(const char *table_root, const char *branch, int64_t **ids, size_t *n, pm_error *err) {
-  char *dir = schema_dir(table_root, branch);
+int pm_schema_list_ids(const pm_schema_manager *m, int64_t **ids, size_t *n, pm_error *err) {
+  char *dir = schema_dir(m->table_root, m->branch);
   if (!dir) return PM_NOMEM(err);
-  int rc = pm_meta_list_ids(dir, "schema-", ids, n, err);
+  int rc = pm_meta_list_ids(m->fs, dir, "schema-", ids, n, err);
   free(dir);
   return rc;
 }
 
-int pm_schema_read(const char *table_root, const char *branch, int64_t id, pm_table_schema **out, pm_error *err) {
-  char *dir = schema_dir(table_root, branch);
+int pm_schema_read(const pm_schema_manager *m, int64_t id, pm_table_schema **out, pm_error *err) {
+  char *dir = schema_dir(m->table_root, m->branch);
   if (!dir) return PM_NOMEM(err);
   size_t n = strlen(dir) + 40;
   char *path = malloc(n);
@@ -514,29 +514,30 @@ int pm_schema_read(const char *table_root, const char *branch, int64_t id, pm_ta
   free(dir);
   pm_buf b;
   pm_buf_init(&b);
-  int rc;
-  if (!pm_path_exists(path)) rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: schema %lld not found", path, (long long)id);
-  else rc = pm_read_file(path, &b, PM_META_FILE_LIMIT, err);
+  int rc = pm_fs_read_file(m->fs, path, &b, PM_META_FILE_LIMIT, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: schema %lld not found", path, (long long)id);
   if (!rc) rc = pm_schema_parse((const char *)b.data, b.len, path, out, err);
   pm_buf_free(&b);
   free(path);
   return rc;
 }
 
-int pm_schema_read_latest(const char *table_root, const char *branch, pm_table_schema **out, pm_error *err) {
+int pm_schema_read_latest(const pm_schema_manager *m, pm_table_schema **out, pm_error *err) {
   int64_t *ids = NULL;
   size_t n = 0;
-  PM_TRY(pm_schema_list_ids(table_root, branch, &ids, &n, err));
-  if (!n) return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: no schema found (branch %s)", table_root, branch ? branch : "main");
+  PM_TRY(pm_schema_list_ids(m, &ids, &n, err));
+  if (!n)
+    return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: no schema found (branch %s)", m->table_root,
+                     m->branch ? m->branch : "main");
   int64_t id = ids[n - 1];
   free(ids);
-  return pm_schema_read(table_root, branch, id, out, err);
+  return pm_schema_read(m, id, out, err);
 }
 
-int pm_schema_write(const char *table_root, const char *branch, const pm_table_schema *s, pm_error *err) {
-  char *dir = schema_dir(table_root, branch);
+int pm_schema_write(const pm_schema_manager *m, const pm_table_schema *s, pm_error *err) {
+  char *dir = schema_dir(m->table_root, m->branch);
   if (!dir) return PM_NOMEM(err);
-  int rc = pm_mkdirs(dir, err);
+  int rc = pm_fs_mkdirs(m->fs, dir, err);
   size_t n = strlen(dir) + 40;
   char *path = malloc(n);
   if (!path) rc = rc ? rc : PM_NOMEM(err);
@@ -546,7 +547,7 @@ int pm_schema_write(const char *table_root, const char *branch, const pm_table_s
     snprintf(path, n, "%s/schema-%lld", dir, (long long)s->id);
     rc = pm_schema_to_json(s, &b, err);
   }
-  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc) rc = pm_fs_write_file(m->fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
   pm_buf_free(&b);
   free(path);
   free(dir);

@@ -1,8 +1,9 @@
 /*
  * Table schema files `schema/schema-<id>` (FORMAT.md 2) and table options.
  *
- * Paths: `table_root` is the table directory; `branch` NULL, "" or "main"
- * means the main branch, otherwise metadata lives in
+ * Where: a pm_schema_manager value {fs, table root, branch} (as Java's
+ * SchemaManager): every file is read and written through fs. `branch` NULL,
+ * "" or "main" means the main branch, otherwise metadata lives in
  * `<table_root>/branch/branch-<branch>/` (FORMAT.md 1.5).
  */
 #ifndef PM_META_SCHEMA_H
@@ -12,6 +13,7 @@
 #include <stdint.h>
 
 #include "data/types.h"
+#include "io/fs.h"
 #include "util/buf.h"
 #include "util/error.h"
 
@@ -87,14 +89,27 @@ int pm_schema_to_json(const pm_table_schema *s, pm_buf *out, pm_error *err);
 void pm_schema_free(pm_table_schema *s); /* NULL ok */
 int pm_table_schema_copy(const pm_table_schema *src, pm_table_schema **out, pm_error *err);
 
+/* The schema files of one branch of a table. A small value: every pointer is borrowed
+ * (must outlive the uses); build one with pm_schema_manager_of. */
+typedef struct pm_schema_manager {
+  pm_fs *fs;
+  const char *table_root;
+  const char *branch; /* NULL / "" / "main" = main */
+} pm_schema_manager;
+
+static inline pm_schema_manager pm_schema_manager_of(pm_fs *fs, const char *table_root, const char *branch) {
+  pm_schema_manager m = {fs, table_root, branch};
+  return m;
+}
+
 /* Reads `<meta dir>/schema/schema-<id>`. Missing file ⇒ PAIMON_ERR_NOT_FOUND. */
-int pm_schema_read(const char *table_root, const char *branch, int64_t id, pm_table_schema **out, pm_error *err);
+int pm_schema_read(const pm_schema_manager *m, int64_t id, pm_table_schema **out, pm_error *err);
 /* All schema ids of the table/branch, ascending (*ids malloc'd, free()). Missing dir ⇒ 0 ids. */
-int pm_schema_list_ids(const char *table_root, const char *branch, int64_t **ids, size_t *n, pm_error *err);
+int pm_schema_list_ids(const pm_schema_manager *m, int64_t **ids, size_t *n, pm_error *err);
 /* Latest schema (highest id). No schema ⇒ PAIMON_ERR_NOT_FOUND. */
-int pm_schema_read_latest(const char *table_root, const char *branch, pm_table_schema **out, pm_error *err);
+int pm_schema_read_latest(const pm_schema_manager *m, pm_table_schema **out, pm_error *err);
 /* Writes schema-<s->id> create-if-absent (PAIMON_ERR_CONFLICT if it exists); creates directories. */
-int pm_schema_write(const char *table_root, const char *branch, const pm_table_schema *s, pm_error *err);
+int pm_schema_write(const pm_schema_manager *m, const pm_table_schema *s, pm_error *err);
 
 /* ---- lookups ---- */
 /* Index of a top-level field by name, or -1. */
@@ -118,13 +133,13 @@ void pm_free_strings(char **names, size_t n);
 char *pm_branch_dir(const char *table_root, const char *branch);
 /* 1 if branch names the main branch (NULL, "", "main"). */
 int pm_branch_is_main(const char *branch);
-/* Names of the branches of a table (directories branch/branch-<b>), sorted; pm_free_names. */
-int pm_branch_list(const char *table_root, char ***names, size_t *n, pm_error *err);
+/* Names of the branches of a table (directories branch/branch-<b> of fs), sorted; pm_free_names. */
+int pm_branch_list(pm_fs *fs, const char *table_root, char ***names, size_t *n, pm_error *err);
 
 /* Directory helpers shared by the metadata modules. A missing directory lists nothing.
  * Ids of entries "<prefix><digits>", ascending (*ids malloc'd, caller frees). */
-int pm_meta_list_ids(const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err);
+int pm_meta_list_ids(pm_fs *fs, const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err);
 /* Names of entries "<prefix><name>" with the prefix removed, sorted; free with pm_free_names. */
-int pm_meta_list_names(const char *dir, const char *prefix, char ***names, size_t *n, pm_error *err);
+int pm_meta_list_names(pm_fs *fs, const char *dir, const char *prefix, char ***names, size_t *n, pm_error *err);
 
 #endif

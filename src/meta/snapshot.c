@@ -234,47 +234,57 @@ static char *meta_path(const char *table_root, const char *branch, const char *s
   return p;
 }
 
-char *pm_snapshot_path(const char *table_root, const char *branch, int64_t id) {
+char *pm_snapshot_path(const pm_snapshot_manager *m, int64_t id) {
   char name[48];
   snprintf(name, sizeof name, "snapshot-%lld", (long long)id);
-  return meta_path(table_root, branch, "snapshot", name);
+  return meta_path(m->table_root, m->branch, "snapshot", name);
 }
 
-static int read_json_file(const char *path, const char *what, pm_snapshot **out, pm_error *err) {
-  if (!pm_path_exists(path)) return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: %s not found", path, what);
+static int read_json_file(pm_fs *fs, const char *path, const char *what, pm_snapshot **out, pm_error *err) {
   pm_buf b;
   pm_buf_init(&b);
-  int rc = pm_read_file(path, &b, SNAP_FILE_LIMIT, err);
+  int rc = pm_fs_read_file(fs, path, &b, SNAP_FILE_LIMIT, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: %s not found", path, what);
   if (!rc) rc = pm_snapshot_parse((const char *)b.data, b.len, path, out, err);
   pm_buf_free(&b);
   return rc;
 }
 
-int pm_snapshot_read(const char *table_root, const char *branch, int64_t id, pm_snapshot **out, pm_error *err) {
-  char *path = pm_snapshot_path(table_root, branch, id);
+int pm_snapshot_read(const pm_snapshot_manager *m, int64_t id, pm_snapshot **out, pm_error *err) {
+  char *path = pm_snapshot_path(m, id);
   if (!path) return PM_NOMEM(err);
-  int rc = read_json_file(path, "snapshot", out, err);
+  int rc = read_json_file(m->fs, path, "snapshot", out, err);
   free(path);
   return rc;
 }
 
-int pm_snapshot_list_ids(const char *table_root, const char *branch, int64_t **ids, size_t *n, pm_error *err) {
-  char *dir = meta_path(table_root, branch, "snapshot", NULL);
+int pm_snapshot_exists(const pm_snapshot_manager *m, int64_t id, int *exists, pm_error *err) {
+  *exists = 0;
+  char *path = pm_snapshot_path(m, id);
+  if (!path) return PM_NOMEM(err);
+  int rc = pm_fs_exists(m->fs, path, exists, err);
+  free(path);
+  return rc;
+}
+
+int pm_snapshot_list_ids(const pm_snapshot_manager *m, int64_t **ids, size_t *n, pm_error *err) {
+  char *dir = meta_path(m->table_root, m->branch, "snapshot", NULL);
   if (!dir) return PM_NOMEM(err);
-  int rc = pm_meta_list_ids(dir, "snapshot-", ids, n, err);
+  int rc = pm_meta_list_ids(m->fs, dir, "snapshot-", ids, n, err);
   free(dir);
   return rc;
 }
 
-/* Reads a hint file; *id = -1 when missing or unparsable. */
-static void read_hint(const char *table_root, const char *branch, const char *name, int64_t *id) {
+/* Reads a hint file; *id = -1 when missing or unparsable (hints are only hints: the
+ * callers fall back to listing). */
+static void read_hint(const pm_snapshot_manager *m, const char *name, int64_t *id) {
   *id = -1;
-  char *p = meta_path(table_root, branch, "snapshot", name);
+  char *p = meta_path(m->table_root, m->branch, "snapshot", name);
   if (!p) return;
   pm_buf b;
   pm_buf_init(&b);
   pm_error e = {0};
-  if (pm_path_exists(p) && pm_read_file(p, &b, 64, &e) == 0 && b.len > 0 && b.len < 32) {
+  if (pm_fs_read_file(m->fs, p, &b, 64, &e) == 0 && b.len > 0 && b.len < 32) {
     char tmp[32];
     memcpy(tmp, b.data, b.len);
     tmp[b.len] = 0;
@@ -288,57 +298,59 @@ static void read_hint(const char *table_root, const char *branch, const char *na
   free(p);
 }
 
-static int snapshot_exists(const char *table_root, const char *branch, int64_t id) {
-  char *p = pm_snapshot_path(table_root, branch, id);
-  int e = p && pm_path_exists(p);
-  free(p);
-  return e;
-}
-
-int pm_snapshot_latest_id(const char *table_root, const char *branch, int64_t *id, pm_error *err) {
+int pm_snapshot_latest_id(const pm_snapshot_manager *m, int64_t *id, pm_error *err) {
   int64_t h;
-  read_hint(table_root, branch, "LATEST", &h);
-  if (h > 0 && !snapshot_exists(table_root, branch, h + 1) && snapshot_exists(table_root, branch, h)) {
-    *id = h;
-    return 0;
+  read_hint(m, "LATEST", &h);
+  if (h > 0) {
+    int next = 1, cur = 0;
+    PM_TRY(pm_snapshot_exists(m, h + 1, &next, err));
+    if (!next) PM_TRY(pm_snapshot_exists(m, h, &cur, err));
+    if (!next && cur) {
+      *id = h;
+      return 0;
+    }
   }
   int64_t *ids = NULL;
   size_t n = 0;
-  PM_TRY(pm_snapshot_list_ids(table_root, branch, &ids, &n, err));
+  PM_TRY(pm_snapshot_list_ids(m, &ids, &n, err));
   *id = n ? ids[n - 1] : 0;
   free(ids);
   return 0;
 }
 
-int pm_snapshot_earliest_id(const char *table_root, const char *branch, int64_t *id, pm_error *err) {
+int pm_snapshot_earliest_id(const pm_snapshot_manager *m, int64_t *id, pm_error *err) {
   int64_t h;
-  read_hint(table_root, branch, "EARLIEST", &h);
-  if (h > 0 && snapshot_exists(table_root, branch, h)) {
-    *id = h;
-    return 0;
+  read_hint(m, "EARLIEST", &h);
+  if (h > 0) {
+    int cur = 0;
+    PM_TRY(pm_snapshot_exists(m, h, &cur, err));
+    if (cur) {
+      *id = h;
+      return 0;
+    }
   }
   int64_t *ids = NULL;
   size_t n = 0;
-  PM_TRY(pm_snapshot_list_ids(table_root, branch, &ids, &n, err));
+  PM_TRY(pm_snapshot_list_ids(m, &ids, &n, err));
   *id = n ? ids[0] : 0;
   free(ids);
   return 0;
 }
 
-int pm_snapshot_read_latest(const char *table_root, const char *branch, pm_snapshot **out, pm_error *err) {
+int pm_snapshot_read_latest(const pm_snapshot_manager *m, pm_snapshot **out, pm_error *err) {
   int64_t id;
   *out = NULL;
-  PM_TRY(pm_snapshot_latest_id(table_root, branch, &id, err));
+  PM_TRY(pm_snapshot_latest_id(m, &id, err));
   if (id <= 0) return 0;
-  return pm_snapshot_read(table_root, branch, id, out, err);
+  return pm_snapshot_read(m, id, out, err);
 }
 
-int pm_snapshot_read_at_or_before(const char *table_root, const char *branch, int64_t ts_millis,
-                                  pm_snapshot **out, pm_error *err) {
+int pm_snapshot_read_at_or_before(const pm_snapshot_manager *m, int64_t ts_millis, pm_snapshot **out,
+                                  pm_error *err) {
   *out = NULL;
   int64_t *ids = NULL;
   size_t n = 0;
-  PM_TRY(pm_snapshot_list_ids(table_root, branch, &ids, &n, err));
+  PM_TRY(pm_snapshot_list_ids(m, &ids, &n, err));
   /* binary search over existing ids: timeMillis grows with the id */
   size_t lo = 0, hi = n; /* answer: last index with time <= ts */
   pm_snapshot *best = NULL;
@@ -346,7 +358,7 @@ int pm_snapshot_read_at_or_before(const char *table_root, const char *branch, in
   while (lo < hi) {
     size_t mid = lo + (hi - lo) / 2;
     pm_snapshot *s = NULL;
-    rc = pm_snapshot_read(table_root, branch, ids[mid], &s, err);
+    rc = pm_snapshot_read(m, ids[mid], &s, err);
     if (rc) break;
     if (s->time_millis <= ts_millis) {
       pm_snapshot_free(best);
@@ -366,82 +378,91 @@ int pm_snapshot_read_at_or_before(const char *table_root, const char *branch, in
   return 0;
 }
 
-int pm_snapshot_write_hint(const char *table_root, const char *branch, const char *name, int64_t id, pm_error *err) {
-  char *p = meta_path(table_root, branch, "snapshot", name);
+int pm_snapshot_write_hint(const pm_snapshot_manager *m, const char *name, int64_t id, pm_error *err) {
+  char *p = meta_path(m->table_root, m->branch, "snapshot", name);
   if (!p) return PM_NOMEM(err);
   char tmp[32];
   int n = snprintf(tmp, sizeof tmp, "%lld", (long long)id);
-  int rc = pm_write_file(p, tmp, (size_t)n, 0, err);
+  int rc = pm_fs_write_file(m->fs, p, tmp, (size_t)n, PM_OUT_OVERWRITE, err);
   free(p);
   return rc;
 }
 
-int pm_snapshot_commit(const char *table_root, const char *branch, const pm_snapshot *s, pm_error *err) {
-  char *dir = meta_path(table_root, branch, "snapshot", NULL);
+int pm_snapshot_commit(const pm_snapshot_manager *m, const pm_snapshot *s, pm_error *err) {
+  char *dir = meta_path(m->table_root, m->branch, "snapshot", NULL);
   if (!dir) return PM_NOMEM(err);
-  int rc = pm_mkdirs(dir, err);
+  int rc = pm_fs_mkdirs(m->fs, dir, err);
   free(dir);
   if (rc) return rc;
-  char *path = pm_snapshot_path(table_root, branch, s->id);
+  char *path = pm_snapshot_path(m, s->id);
   if (!path) return PM_NOMEM(err);
   pm_buf b;
   pm_buf_init(&b);
   rc = pm_snapshot_to_json(s, &b, err);
-  if (!rc) rc = pm_write_file(path, b.data, b.len, 1, err);
+  if (!rc) rc = pm_fs_write_file(m->fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
   pm_buf_free(&b);
   free(path);
   if (rc) return rc;
   /* hints are best effort: the snapshot file is the commit */
   pm_error ignore = {0};
-  pm_snapshot_write_hint(table_root, branch, "LATEST", s->id, &ignore);
+  pm_snapshot_write_hint(m, "LATEST", s->id, &ignore);
   int64_t e;
-  read_hint(table_root, branch, "EARLIEST", &e);
-  if (e < 0) pm_snapshot_write_hint(table_root, branch, "EARLIEST", s->id, &ignore);
+  read_hint(m, "EARLIEST", &e);
+  if (e < 0) pm_snapshot_write_hint(m, "EARLIEST", s->id, &ignore);
   return 0;
 }
 
 /* ---------------- tags ---------------- */
 
-char *pm_tag_path(const char *table_root, const char *branch, const char *tag) {
+char *pm_tag_path(const pm_snapshot_manager *m, const char *tag) {
   size_t n = strlen(tag) + 8;
   char *name = malloc(n);
   if (!name) return NULL;
   snprintf(name, n, "tag-%s", tag);
-  char *p = meta_path(table_root, branch, "tag", name);
+  char *p = meta_path(m->table_root, m->branch, "tag", name);
   free(name);
   return p;
 }
 
-int pm_tag_read(const char *table_root, const char *branch, const char *tag, pm_snapshot **out, pm_error *err) {
-  char *path = pm_tag_path(table_root, branch, tag);
+int pm_tag_read(const pm_snapshot_manager *m, const char *tag, pm_snapshot **out, pm_error *err) {
+  char *path = pm_tag_path(m, tag);
   if (!path) return PM_NOMEM(err);
-  int rc = read_json_file(path, "tag", out, err);
+  int rc = read_json_file(m->fs, path, "tag", out, err);
   free(path);
   return rc;
 }
 
-int pm_tag_list(const char *table_root, const char *branch, char ***names, size_t *n, pm_error *err) {
+int pm_tag_exists(const pm_snapshot_manager *m, const char *tag, int *exists, pm_error *err) {
+  *exists = 0;
+  char *path = pm_tag_path(m, tag);
+  if (!path) return PM_NOMEM(err);
+  int rc = pm_fs_exists(m->fs, path, exists, err);
+  free(path);
+  return rc;
+}
+
+int pm_tag_list(const pm_snapshot_manager *m, char ***names, size_t *n, pm_error *err) {
   *names = NULL;
   *n = 0;
-  char *dir = meta_path(table_root, branch, "tag", NULL);
+  char *dir = meta_path(m->table_root, m->branch, "tag", NULL);
   if (!dir) return PM_NOMEM(err);
-  int rc = pm_meta_list_names(dir, "tag-", names, n, err);
+  int rc = pm_meta_list_names(m->fs, dir, "tag-", names, n, err);
   free(dir);
   return rc;
 }
 
-int pm_tag_write(const char *table_root, const char *branch, const char *tag, const pm_snapshot *s, pm_error *err) {
-  char *dir = meta_path(table_root, branch, "tag", NULL);
+int pm_tag_write(const pm_snapshot_manager *m, const char *tag, const pm_snapshot *s, pm_error *err) {
+  char *dir = meta_path(m->table_root, m->branch, "tag", NULL);
   if (!dir) return PM_NOMEM(err);
-  int rc = pm_mkdirs(dir, err);
+  int rc = pm_fs_mkdirs(m->fs, dir, err);
   free(dir);
   if (rc) return rc;
-  char *path = pm_tag_path(table_root, branch, tag);
+  char *path = pm_tag_path(m, tag);
   if (!path) return PM_NOMEM(err);
   pm_buf b;
   pm_buf_init(&b);
   rc = pm_snapshot_to_json(s, &b, err);
-  if (!rc) rc = pm_write_file(path, b.data, b.len, 0, err);
+  if (!rc) rc = pm_fs_write_file(m->fs, path, b.data, b.len, PM_OUT_OVERWRITE, err);
   pm_buf_free(&b);
   free(path);
   return rc;

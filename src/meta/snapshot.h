@@ -2,8 +2,9 @@
  * Snapshot files `snapshot/snapshot-<id>` (FORMAT.md 3), their LATEST /
  * EARLIEST hints, tags `tag/tag-<name>` (3.5) and snapshot lookup.
  *
- * Paths: table_root + branch as in meta/schema.h (branch NULL/""/"main" =
- * main branch).
+ * Where: a pm_snapshot_manager value {fs, table root, branch} (as Java's
+ * SnapshotManager and TagManager); branch NULL/""/"main" = main branch.
+ * Every file is read and written through fs.
  */
 #ifndef PM_META_SNAPSHOT_H
 #define PM_META_SNAPSHOT_H
@@ -73,37 +74,54 @@ int pm_snapshot_copy(const pm_snapshot *src, pm_snapshot **out, pm_error *err);
 /* A zeroed snapshot with version 3 (caller fills it). */
 int pm_snapshot_new(pm_snapshot **out, pm_error *err);
 
+/* The snapshot, hint and tag files of one branch of a table. A small value: every pointer is
+ * borrowed (must outlive the uses); build one with pm_snapshot_manager_of. */
+typedef struct pm_snapshot_manager {
+  pm_fs *fs;
+  const char *table_root;
+  const char *branch; /* NULL / "" / "main" = main */
+} pm_snapshot_manager;
+
+static inline pm_snapshot_manager pm_snapshot_manager_of(pm_fs *fs, const char *table_root, const char *branch) {
+  pm_snapshot_manager m = {fs, table_root, branch};
+  return m;
+}
+
 /* <branch dir>/snapshot/snapshot-<id>, malloc'd. */
-char *pm_snapshot_path(const char *table_root, const char *branch, int64_t id);
+char *pm_snapshot_path(const pm_snapshot_manager *m, int64_t id);
 /* Reads one snapshot. Missing ⇒ PAIMON_ERR_NOT_FOUND. */
-int pm_snapshot_read(const char *table_root, const char *branch, int64_t id, pm_snapshot **out, pm_error *err);
+int pm_snapshot_read(const pm_snapshot_manager *m, int64_t id, pm_snapshot **out, pm_error *err);
+/* 1 when snapshot-<id> exists (an I/O error other than "not found" is returned). */
+int pm_snapshot_exists(const pm_snapshot_manager *m, int64_t id, int *exists, pm_error *err);
 /* Sorted ids of all `snapshot-<digits>` files (*ids malloc'd, free()). Missing dir ⇒ 0 ids. */
-int pm_snapshot_list_ids(const char *table_root, const char *branch, int64_t **ids, size_t *n, pm_error *err);
+int pm_snapshot_list_ids(const pm_snapshot_manager *m, int64_t **ids, size_t *n, pm_error *err);
 /* Latest / earliest id via the hints, falling back to listing (3.3).
  * *id = 0 when the table has no snapshot (returns 0). */
-int pm_snapshot_latest_id(const char *table_root, const char *branch, int64_t *id, pm_error *err);
-int pm_snapshot_earliest_id(const char *table_root, const char *branch, int64_t *id, pm_error *err);
+int pm_snapshot_latest_id(const pm_snapshot_manager *m, int64_t *id, pm_error *err);
+int pm_snapshot_earliest_id(const pm_snapshot_manager *m, int64_t *id, pm_error *err);
 /* Latest snapshot; *out = NULL (return 0) when there is none. */
-int pm_snapshot_read_latest(const char *table_root, const char *branch, pm_snapshot **out, pm_error *err);
+int pm_snapshot_read_latest(const pm_snapshot_manager *m, pm_snapshot **out, pm_error *err);
 /* Latest snapshot whose timeMillis <= ts (Java earlierOrEqualTimeMills);
  * *out = NULL (return 0) when none qualifies. */
-int pm_snapshot_read_at_or_before(const char *table_root, const char *branch, int64_t ts_millis,
-                                  pm_snapshot **out, pm_error *err);
+int pm_snapshot_read_at_or_before(const pm_snapshot_manager *m, int64_t ts_millis, pm_snapshot **out,
+                                  pm_error *err);
 
 /* Atomically creates snapshot-<s->id> (create-if-absent: PAIMON_ERR_CONFLICT
  * when it exists), then best-effort rewrites LATEST (and EARLIEST when missing). */
-int pm_snapshot_commit(const char *table_root, const char *branch, const pm_snapshot *s, pm_error *err);
+int pm_snapshot_commit(const pm_snapshot_manager *m, const pm_snapshot *s, pm_error *err);
 /* Overwrites snapshot/LATEST or snapshot/EARLIEST (name = "LATEST"/"EARLIEST") with the decimal id. */
-int pm_snapshot_write_hint(const char *table_root, const char *branch, const char *name, int64_t id, pm_error *err);
+int pm_snapshot_write_hint(const pm_snapshot_manager *m, const char *name, int64_t id, pm_error *err);
 
 /* ---- tags ---- */
 /* <branch dir>/tag/tag-<name>, malloc'd. */
-char *pm_tag_path(const char *table_root, const char *branch, const char *tag);
+char *pm_tag_path(const pm_snapshot_manager *m, const char *tag);
 /* Reads a tag as a snapshot (tag fields filled when present). Missing ⇒ NOT_FOUND. */
-int pm_tag_read(const char *table_root, const char *branch, const char *tag, pm_snapshot **out, pm_error *err);
+int pm_tag_read(const pm_snapshot_manager *m, const char *tag, pm_snapshot **out, pm_error *err);
+/* 1 when the tag exists (an I/O error other than "not found" is returned). */
+int pm_tag_exists(const pm_snapshot_manager *m, const char *tag, int *exists, pm_error *err);
 /* Tag names (without "tag-"), sorted; pm_free_names. Missing dir ⇒ 0 names. */
-int pm_tag_list(const char *table_root, const char *branch, char ***names, size_t *n, pm_error *err);
+int pm_tag_list(const pm_snapshot_manager *m, char ***names, size_t *n, pm_error *err);
 /* Writes tag/tag-<name> (overwrite) with the snapshot JSON. */
-int pm_tag_write(const char *table_root, const char *branch, const char *tag, const pm_snapshot *s, pm_error *err);
+int pm_tag_write(const pm_snapshot_manager *m, const char *tag, const pm_snapshot *s, pm_error *err);
 
 #endif

@@ -24,9 +24,10 @@ static char *path_join(const char *a, const char *b) {
   return p;
 }
 
-static int is_dir(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+static int is_dir(pm_fs *fs, const char *path) {
+  pm_file_stat st;
+  pm_error e;
+  return pm_fs_stat(fs, path, &st, &e) == 0 && st.is_dir;
 }
 
 static char **dup_strings(char *const *src, size_t n, int *fail) {
@@ -50,6 +51,10 @@ static void free_strings(char **s, size_t n) {
 /* ------------------------------------------------------------- catalog */
 
 int pm_catalog_open(const pm_options *options, pm_catalog **out, pm_error *err) {
+  return pm_catalog_open_with_fs(pm_fs_local(), options, out, err);
+}
+
+int pm_catalog_open_with_fs(pm_fs *fs, const pm_options *options, pm_catalog **out, pm_error *err) {
   *out = NULL;
   const char *wh = options ? pm_options_get(options, "warehouse") : NULL;
   if (!wh || !*wh) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "catalog: option 'warehouse' is required");
@@ -58,10 +63,11 @@ int pm_catalog_open(const pm_options *options, pm_catalog **out, pm_error *err) 
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "catalog: metastore '%s' is not supported (only filesystem)", ms);
   if (!strncasecmp(wh, "file://", 7)) wh += 7;
   else if (!strncasecmp(wh, "file:", 5)) wh += 5;
-  if (!is_dir(wh)) return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "catalog: warehouse directory %s does not exist", wh);
+  if (!is_dir(fs, wh)) return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "catalog: warehouse directory %s does not exist", wh);
   pm_catalog *c = calloc(1, sizeof *c);
   if (!c) return PM_NOMEM(err);
   pm_options_init(&c->options);
+  c->fs = pm_fs_ref(fs);
   c->warehouse = strdup(wh);
   if (!c->warehouse) {
     pm_catalog_free(c);
@@ -80,6 +86,7 @@ void pm_catalog_free(pm_catalog *c) {
   if (!c) return;
   free(c->warehouse);
   pm_options_clear(&c->options);
+  pm_fs_unref(c->fs);
   free(c);
 }
 
@@ -88,12 +95,12 @@ int pm_catalog_list_databases(const pm_catalog *c, char ***names, size_t *n, pm_
   size_t count = 0;
   *names = NULL;
   *n = 0;
-  PM_TRY(pm_list_dir(c->warehouse, &all, &count, err));
+  PM_TRY(pm_fs_list(c->fs, c->warehouse, NULL, &all, &count, err));
   size_t k = 0;
   for (size_t i = 0; i < count; i++) {
     size_t l = strlen(all[i]);
     char *full = path_join(c->warehouse, all[i]);
-    int ok = l > 3 && !strcmp(all[i] + l - 3, ".db") && full && is_dir(full);
+    int ok = l > 3 && !strcmp(all[i] + l - 3, ".db") && full && is_dir(c->fs, full);
     free(full);
     if (ok) {
       all[i][l - 3] = 0;
@@ -122,14 +129,14 @@ int pm_catalog_list_tables(const pm_catalog *c, const char *database, char ***na
   char *dbdir = path_join(c->warehouse, dbname);
   free(dbname);
   if (!dbdir) return PM_NOMEM(err);
-  if (!is_dir(dbdir)) {
+  if (!is_dir(c->fs, dbdir)) {
     int rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "database '%s' does not exist (no directory %s)", database, dbdir);
     free(dbdir);
     return rc;
   }
   char **all = NULL;
   size_t count = 0;
-  int rc = pm_list_dir(dbdir, &all, &count, err);
+  int rc = pm_fs_list(c->fs, dbdir, NULL, &all, &count, err);
   if (rc) {
     free(dbdir);
     return rc;
@@ -138,7 +145,7 @@ int pm_catalog_list_tables(const pm_catalog *c, const char *database, char ***na
   for (size_t i = 0; i < count; i++) {
     char *tdir = path_join(dbdir, all[i]);
     char *sdir = tdir ? path_join(tdir, "schema") : NULL;
-    int ok = sdir && is_dir(sdir);
+    int ok = sdir && is_dir(c->fs, sdir);
     free(tdir);
     free(sdir);
     if (ok) all[k++] = all[i];
@@ -231,10 +238,10 @@ int pm_catalog_get_table(const pm_catalog *c, const char *identifier, const pm_o
   char *root = pm_catalog_table_path(c, id.database, id.table);
   int rc = 0;
   if (!root) rc = PM_NOMEM(err);
-  else if (!is_dir(root))
+  else if (!is_dir(c->fs, root))
     rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s does not exist (no directory %s)", id.database, id.table,
                    root);
-  if (!rc) rc = pm_table_open_path(root, id.database, id.table, id.branch, dynamic, &c->options, out, err);
+  if (!rc) rc = pm_table_open_fs(c->fs, root, id.database, id.table, id.branch, dynamic, &c->options, out, err);
   free(root);
   pm_identifier_clear(&id);
   return rc;
@@ -299,6 +306,7 @@ static void split_csv(const char *s, char ***out, size_t *n, int *fail) {
 
 void pm_table_free(pm_table *t) {
   if (!t) return;
+  pm_fs_unref(t->fs);
   free(t->warehouse);
   free(t->database);
   free(t->name);
@@ -338,9 +346,15 @@ static const char *base_name(const char *path, char *buf, size_t cap) {
 
 int pm_table_open_path(const char *root, const char *database, const char *name, const char *branch,
                        const pm_options *dynamic, const pm_options *catalog, pm_table **out, pm_error *err) {
+  return pm_table_open_fs(pm_fs_local(), root, database, name, branch, dynamic, catalog, out, err);
+}
+
+int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const char *name, const char *branch,
+                     const pm_options *dynamic, const pm_options *catalog, pm_table **out, pm_error *err) {
   *out = NULL;
   pm_table *t = calloc(1, sizeof *t);
   if (!t) return PM_NOMEM(err);
+  t->fs = pm_fs_ref(fs);
   pthread_mutex_init(&t->schema_lock, NULL);
   pm_options_init(&t->options);
   pm_options_init(&t->dynamic_options);
@@ -374,13 +388,14 @@ int pm_table_open_path(const char *root, const char *database, const char *name,
     pm_table_free(t);
     return PM_NOMEM(err);
   }
-  if (!pm_branch_is_main(branch) && !is_dir(t->meta_root)) {
+  if (!pm_branch_is_main(branch) && !is_dir(fs, t->meta_root)) {
     rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: branch '%s' does not exist (no directory %s)",
                    t->database, t->name, branch, t->meta_root);
     pm_table_free(t);
     return rc;
   }
-  rc = pm_schema_read_latest(root, pm_branch_is_main(branch) ? NULL : branch, &t->schema, err);
+  pm_schema_manager sm = pm_table_schemas(t);
+  rc = pm_schema_read_latest(&sm, &t->schema, err);
   if (rc) {
     if (rc == PAIMON_ERR_NOT_FOUND)
       pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: no schema file in %s/schema", t->database, t->name,
@@ -484,7 +499,7 @@ int pm_table_reopen(const pm_table *t, const char *branch, const pm_options *ext
   int rc = pm_options_copy(&t->dynamic_options, &dyn, err);
   for (size_t i = 0; !rc && extra_dynamic && i < extra_dynamic->n; i++)
     rc = pm_options_set(&dyn, extra_dynamic->keys[i], extra_dynamic->values[i], err);
-  if (!rc) rc = pm_table_open_path(t->root, t->database, t->name, branch, &dyn, NULL, out, err);
+  if (!rc) rc = pm_table_open_fs(t->fs, t->root, t->database, t->name, branch, &dyn, NULL, out, err);
   pm_options_clear(&dyn);
   return rc;
 }
@@ -503,9 +518,12 @@ int pm_table_schema_by_id(pm_table *t, int64_t schema_id, const pm_table_schema 
       return 0;
     }
   pm_table_schema *s = NULL;
-  const char *br = strcmp(t->branch, "main") ? t->branch : NULL;
-  int rc = pm_schema_read(t->root, br, schema_id, &s, err);
-  if (rc == PAIMON_ERR_NOT_FOUND && br) rc = pm_schema_read(t->root, NULL, schema_id, &s, err);
+  pm_schema_manager sm = pm_table_schemas(t);
+  int rc = pm_schema_read(&sm, schema_id, &s, err);
+  if (rc == PAIMON_ERR_NOT_FOUND && sm.branch) {
+    sm.branch = NULL;
+    rc = pm_schema_read(&sm, schema_id, &s, err);
+  }
   if (rc == PAIMON_ERR_NOT_FOUND)
     pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: schema %lld does not exist (no file %s/schema/schema-%lld)",
               t->database, t->name, (long long)schema_id, t->meta_root, (long long)schema_id);

@@ -18,12 +18,16 @@
 typedef struct pm_catalog {
   char *warehouse;    /* catalog root (option "warehouse") */
   pm_options options; /* all catalog options (e.g. "path-rewrite") */
+  pm_fs *fs;          /* every file of the catalog and its tables (a reference; tables take their own) */
 } pm_catalog;
 
-/* Opens a filesystem catalog. Option "warehouse" is required; "metastore"
- * must be absent or "filesystem". A missing warehouse directory is
- * PAIMON_ERR_NOT_FOUND. */
+/* Opens a filesystem catalog on the local file system. Option "warehouse" is
+ * required; "metastore" must be absent or "filesystem". A missing warehouse
+ * directory is PAIMON_ERR_NOT_FOUND. */
 int pm_catalog_open(const pm_options *options, pm_catalog **out, pm_error *err);
+/* Same on the given file system (the catalog takes a reference): tests hand in a
+ * fault-injecting fs (io/fs_fault.h); object stores will come this way. */
+int pm_catalog_open_with_fs(pm_fs *fs, const pm_options *options, pm_catalog **out, pm_error *err);
 void pm_catalog_free(pm_catalog *c); /* NULL ok */
 
 /* Database names (directories `<name>.db`), sorted. */

@@ -650,15 +650,15 @@ static int avro_decode(avro_file *a, pm_avro_cursor *c, const pm_avro_schema *s,
 }
 
 /* Opens an Avro data file; columns typed from the writer's Paimon schema. */
-static int avro_file_open(const char *path, const pm_table_schema *fs, int64_t batch_rows, const int64_t *ranges,
-                          size_t n_ranges, avro_file **out, pm_error *err) {
+static int avro_file_open(pm_fs *io, const char *path, const pm_table_schema *fs, int64_t batch_rows,
+                          const int64_t *ranges, size_t n_ranges, avro_file **out, pm_error *err) {
   *out = NULL;
   avro_file *a = calloc(1, sizeof *a);
   if (!a) return PM_NOMEM(err);
   a->batch_rows = batch_rows;
   a->ranges = ranges;
   a->n_ranges = n_ranges;
-  int rc = pm_avro_reader_open_path(path, &a->r, err);
+  int rc = pm_avro_reader_open_fs(io, path, &a->r, err);
   if (rc) goto fail;
   a->rec = pm_avro_unwrap_nullable(pm_avro_reader_schema(a->r), NULL);
   if (a->rec->type != PM_AVRO_RECORD) {
@@ -782,7 +782,7 @@ static void blob_file_close(blob_file *b) {
   free(b);
 }
 
-static int blob_file_open(const char *path, const char *column, int32_t field_id, int64_t batch_rows,
+static int blob_file_open(pm_fs *io, const char *path, const char *column, int32_t field_id, int64_t batch_rows,
                           blob_file **out, pm_error *err) {
   *out = NULL;
   blob_file *b = calloc(1, sizeof *b);
@@ -790,7 +790,7 @@ static int blob_file_open(const char *path, const char *column, int32_t field_id
   b->path = path;
   b->batch_rows = batch_rows;
   uint8_t *idx = NULL;
-  int rc = pm_file_open(path, &b->f, err);
+  int rc = pm_fs_open(io, path, &b->f, err);
   uint64_t size = rc ? 0 : pm_file_size(b->f);
   uint8_t tail[5];
   if (!rc && size < 5) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob file of %llu bytes is too short", path, (unsigned long long)size);
@@ -1083,7 +1083,7 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
     char *dvpath = NULL;
     rc = pm_table_resolve_path(c->t, dv->path, &dvpath, err);
     pm_deletion_vector *v = NULL;
-    if (!rc) rc = pm_dv_read(dvpath, dv->offset, dv->length, &v, err);
+    if (!rc) rc = pm_dv_read(c->t->fs, dvpath, dv->offset, dv->length, &v, err);
     if (!rc) {
       size_t n;
       rc = pm_dv_kept_ranges(v, m->row_count, &s->ranges, &n, err);
@@ -1147,7 +1147,7 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
       o.row_ranges = rr;
       o.n_row_ranges = s->n_ranges;
     }
-    rc = pm_pq_reader_open_path(s->path, &o, &s->pq, err);
+    rc = pm_pq_reader_open_fs(c->t->fs, s->path, &o, &s->pq, err);
     if (!rc) {
       /* Files written without field ids (old writers): read every column and
        * map them by name through the file's schema. */
@@ -1162,12 +1162,12 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
         o.n_field_ids = 0;
         o.predicates = NULL; /* they name field ids the file does not have */
         o.n_predicates = 0;
-        rc = pm_pq_reader_open_path(s->path, &o, &s->pq, err);
+        rc = pm_pq_reader_open_fs(c->t->fs, s->path, &o, &s->pq, err);
       }
     }
     free(rr);
   } else if (ends_with(m->file_name, ".orc")) {
-    rc = pm_file_open(s->path, &s->file, err);
+    rc = pm_fs_open(c->t->fs, s->path, &s->file, err);
     pm_orc_read_options o;
     pm_orc_read_options_init(&o);
     pm_orc_reader *probe = NULL;
@@ -1249,9 +1249,9 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
     else if (s->ranges)
       rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on blob files are not supported", s->path);
     else
-      rc = blob_file_open(s->path, col, s->file_schema->fields[fi].id, c->batch_rows, &s->blob, err);
+      rc = blob_file_open(c->t->fs, s->path, col, s->file_schema->fields[fi].id, c->batch_rows, &s->blob, err);
   } else if (ends_with(m->file_name, ".avro")) {
-    rc = avro_file_open(s->path, s->file_schema, c->batch_rows, s->ranges, s->n_ranges, &s->avro, err);
+    rc = avro_file_open(c->t->fs, s->path, s->file_schema, c->batch_rows, s->ranges, s->n_ranges, &s->avro, err);
   } else {
     const char *dot = strrchr(m->file_name, '.');
     rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: data file format \"%s\" is not supported for table reads",
@@ -1813,7 +1813,7 @@ static int de_open_group(de_reader *r, pm_error *err) {
       }
       char *dvpath = NULL;
       rc = pm_table_resolve_path(c->t, dv->path, &dvpath, err);
-      if (!rc) rc = pm_dv_read(dvpath, dv->offset, dv->length, &r->group_dv, err);
+      if (!rc) rc = pm_dv_read(c->t->fs, dvpath, dv->offset, dv->length, &r->group_dv, err);
       free(dvpath);
       if (rc) break;
     }

@@ -27,6 +27,8 @@ static double now_ms(void) {
 }
 
 static const char *branch_arg(const pm_table *t) { return strcmp(t->branch, "main") ? t->branch : NULL; }
+/* The snapshot manager of t's branch (a compound literal: valid in the enclosing block). */
+#define SNAPS(t) (&(pm_snapshot_manager){(t)->fs, (t)->root, branch_arg(t)})
 
 void pm_plan_free(pm_plan *p) {
   if (!p) return;
@@ -76,12 +78,12 @@ static int all_digits(const char *s) {
 }
 
 static int read_snapshot_checked(pm_table *t, int64_t id, const char *what, pm_snapshot **out, pm_error *err) {
-  int rc = pm_snapshot_read(t->root, branch_arg(t), id, out, err);
+  int rc = pm_snapshot_read(SNAPS(t), id, out, err);
   if (rc == PAIMON_ERR_NOT_FOUND && what) {
     int64_t e = 0, l = 0;
     pm_error e2 = {0};
-    pm_snapshot_earliest_id(t->root, branch_arg(t), &e, &e2);
-    pm_snapshot_latest_id(t->root, branch_arg(t), &l, &e2);
+    pm_snapshot_earliest_id(SNAPS(t), &e, &e2);
+    pm_snapshot_latest_id(SNAPS(t), &l, &e2);
     if (l == 0)
       return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: snapshot %lld does not exist (table %s.%s has no snapshot)",
                        what, (long long)id, t->database, t->name);
@@ -93,11 +95,11 @@ static int read_snapshot_checked(pm_table *t, int64_t id, const char *what, pm_s
 
 static int snapshot_by_watermark(pm_table *t, int64_t wm, const char *what, pm_snapshot **out, pm_error *err) {
   int64_t e = 0, l = 0;
-  PM_TRY(pm_snapshot_earliest_id(t->root, branch_arg(t), &e, err));
-  PM_TRY(pm_snapshot_latest_id(t->root, branch_arg(t), &l, err));
+  PM_TRY(pm_snapshot_earliest_id(SNAPS(t), &e, err));
+  PM_TRY(pm_snapshot_latest_id(SNAPS(t), &l, err));
   for (int64_t id = e; l > 0 && id <= l; id++) {
     pm_snapshot *s = NULL;
-    int rc = pm_snapshot_read(t->root, branch_arg(t), id, &s, err);
+    int rc = pm_snapshot_read(SNAPS(t), id, &s, err);
     if (rc == PAIMON_ERR_NOT_FOUND) continue;
     if (rc) return rc;
     if (s->has_watermark && s->watermark >= wm) {
@@ -110,7 +112,7 @@ static int snapshot_by_watermark(pm_table *t, int64_t wm, const char *what, pm_s
 }
 
 static int snapshot_by_tag(pm_table *t, const char *tag, const char *what, pm_snapshot **out, pm_error *err) {
-  int rc = pm_tag_read(t->root, branch_arg(t), tag, out, err);
+  int rc = pm_tag_read(SNAPS(t), tag, out, err);
   if (rc == PAIMON_ERR_NOT_FOUND)
     return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: tag '%s' does not exist in table %s.%s", what, tag, t->database,
                      t->name);
@@ -118,7 +120,7 @@ static int snapshot_by_tag(pm_table *t, const char *tag, const char *what, pm_sn
 }
 
 static int snapshot_by_time(pm_table *t, int64_t ts, const char *what, pm_snapshot **out, pm_error *err) {
-  PM_TRY(pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts, out, err));
+  PM_TRY(pm_snapshot_read_at_or_before(SNAPS(t), ts, out, err));
   if (!*out)
     return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: no snapshot was committed at or before %lld ms (table %s.%s)",
                      what, (long long)ts, t->database, t->name);
@@ -160,9 +162,8 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
       return snapshot_by_time(t, v, what, out, err);
     }
     /* scan.version: tag, then watermark-N, then snapshot id */
-    char *tp = pm_tag_path(t->root, branch_arg(t), val);
-    int tag_exists = tp && pm_path_exists(tp);
-    free(tp);
+    int tag_exists = 0;
+    PM_TRY(pm_tag_exists(SNAPS(t), val, &tag_exists, err));
     if (tag_exists) return snapshot_by_tag(t, val, what, out, err);
     if (!strncmp(val, "watermark-", 10) && all_digits(val + 10)) {
       PM_TRY(parse_i64(key, val + 10, &v, err));
@@ -180,11 +181,11 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
                      mode);
   if (mode && !strcmp(mode, "compacted-full")) {
     int64_t e = 0, l = 0;
-    PM_TRY(pm_snapshot_earliest_id(t->root, branch_arg(t), &e, err));
-    PM_TRY(pm_snapshot_latest_id(t->root, branch_arg(t), &l, err));
+    PM_TRY(pm_snapshot_earliest_id(SNAPS(t), &e, err));
+    PM_TRY(pm_snapshot_latest_id(SNAPS(t), &l, err));
     for (int64_t id = l; l > 0 && id >= e; id--) {
       pm_snapshot *s = NULL;
-      int rc = pm_snapshot_read(t->root, branch_arg(t), id, &s, err);
+      int rc = pm_snapshot_read(SNAPS(t), id, &s, err);
       if (rc == PAIMON_ERR_NOT_FOUND) continue;
       if (rc) return rc;
       if (s->commit_kind && !strcmp(s->commit_kind, "COMPACT")) {
@@ -208,7 +209,7 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
   pm_buf_init(&hb);
   pm_error e2 = {0};
   int64_t hint = 0;
-  if (pm_path_exists(hint_path) && pm_read_file(hint_path, &hb, 64, &e2) == 0 && hb.len > 0 && hb.len < 32) {
+  if (pm_fs_read_file(t->fs, hint_path, &hb, 64, &e2) == 0 && hb.len > 0 && hb.len < 32) {
     char tmp[32];
     memcpy(tmp, hb.data, hb.len);
     tmp[hb.len] = 0;
@@ -220,20 +221,21 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
   pm_buf_free(&hb);
   int rc = 0;
   if (hint > 0) {
-    char *next = pm_snapshot_path(t->root, branch_arg(t), hint + 1);
-    char *cur = pm_snapshot_path(t->root, branch_arg(t), hint);
-    if (!next || !cur) rc = PM_NOMEM(err);
-    else if (!pm_path_exists(next) && !pm_path_exists(cur))
+    int next = 0, cur = 0;
+    rc = pm_snapshot_exists(SNAPS(t), hint + 1, &next, err);
+    if (!rc && !next) rc = pm_snapshot_exists(SNAPS(t), hint, &cur, err);
+    if (!rc && !next && !cur) {
+      char *cp = pm_snapshot_path(SNAPS(t), hint);
       rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: %s names snapshot %lld but %s does not exist",
-                     t->database, t->name, hint_path, (long long)hint, cur);
-    free(next);
-    free(cur);
+                     t->database, t->name, hint_path, (long long)hint, cp ? cp : "it");
+      free(cp);
+    }
   }
   free(hint_path);
   if (rc) return rc;
-  PM_TRY(pm_snapshot_latest_id(t->root, branch_arg(t), &latest, err));
+  PM_TRY(pm_snapshot_latest_id(SNAPS(t), &latest, err));
   if (latest == 0) return 0;
-  return pm_snapshot_read(t->root, branch_arg(t), latest, out, err);
+  return pm_snapshot_read(SNAPS(t), latest, out, err);
 }
 
 /* ------------------------------------------------------ partition helpers */
@@ -846,6 +848,7 @@ static int entry_filter(void *ctx, const pm_entry_head *h) {
 }
 
 typedef struct manifest_job {
+  pm_fs *fs; /* the table's (borrowed) */
   char *path;
   pm_manifest_entries entries;
   entry_filter_ctx fc;
@@ -868,7 +871,7 @@ static void *job_worker(void *arg) {
     pthread_mutex_unlock(&p->lock);
     if (i >= p->n) break;
     manifest_job *j = &p->jobs[i];
-    j->rc = pm_manifest_read(j->path, entry_filter, &j->fc, &j->entries, &j->err);
+    j->rc = pm_manifest_read(j->fs, j->path, entry_filter, &j->fc, &j->entries, &j->err);
   }
   return NULL;
 }
@@ -979,7 +982,7 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
     snprintf(sub, sizeof sub, "manifest/%s", lists[i]);
     char *p = pm_table_root_path(t, sub);
     if (!p) rc = PM_NOMEM(err);
-    else rc = pm_manifest_list_read(p, &metas, err);
+    else rc = pm_manifest_list_read(t->fs, p, &metas, err);
     free(p);
     c->ex->manifest_lists_read++;
   }
@@ -1025,6 +1028,7 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
     char sub[1024];
     snprintf(sub, sizeof sub, "manifest/%s", m->file_name);
     manifest_job *j = &jobs[nj];
+    j->fs = t->fs;
     j->path = pm_table_root_path(t, sub);
     if (!j->path) {
       rc = PM_NOMEM(err);
@@ -1127,7 +1131,7 @@ static int load_dv_index(pm_table *t, const pm_snapshot *snap, dv_index *dv, pm_
   snprintf(sub, sizeof sub, "manifest/%s", snap->index_manifest);
   char *p = pm_table_root_path(t, sub);
   if (!p) return PM_NOMEM(err);
-  int rc = pm_index_manifest_read(p, &dv->entries, err);
+  int rc = pm_index_manifest_read(t->fs, p, &dv->entries, err);
   free(p);
   if (rc) return rc;
   size_t n = 0;
@@ -1709,7 +1713,7 @@ static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snaps
   const char *rw = pm_options_get(&t->dynamic_options, "path-rewrite");
   if (rw) rc = pm_options_set(&opts, "path-rewrite", rw, err);
   pm_table *bt = NULL;
-  if (!rc) rc = pm_table_open_path(t->root, t->database, t->name, fb, &opts, NULL, &bt, err);
+  if (!rc) rc = pm_table_open_fs(t->fs, t->root, t->database, t->name, fb, &opts, NULL, &bt, err);
   pm_options_clear(&opts);
   if (rc) {
     pm_manifest_entries_clear(&main_live);
@@ -1717,8 +1721,9 @@ static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snaps
   }
   pm_snapshot *snap = NULL;
   int64_t latest = 0;
-  rc = pm_snapshot_latest_id(bt->root, fb, &latest, err);
-  if (!rc && latest > 0) rc = pm_snapshot_read(bt->root, fb, latest, &snap, err);
+  pm_snapshot_manager fsm = pm_table_snapshots(bt);
+  rc = pm_snapshot_latest_id(&fsm, &latest, err);
+  if (!rc && latest > 0) rc = pm_snapshot_read(&fsm, latest, &snap, err);
   /* The filter is bound to main's schema; only reuse it when the field lists agree. */
   const pm_predicate *bf = filter;
   if (bf && bt->schema->n_fields != t->schema->n_fields) bf = NULL;
@@ -1797,7 +1802,7 @@ static int tag_if_exists(pm_table *t, const char *name, pm_snapshot **out, pm_er
   if (!*name || strchr(name, '/')) return 0;
   pm_error e2;
   pm_error_clear(&e2);
-  int rc = pm_tag_read(t->root, branch_arg(t), name, out, &e2);
+  int rc = pm_tag_read(SNAPS(t), name, out, &e2);
   if (rc == PAIMON_ERR_NOT_FOUND) {
     *out = NULL;
     return 0;
@@ -1895,11 +1900,11 @@ static int resolve_diff_timestamps(pm_table *t, const char *ibt, int64_t ts0, in
                      (long long)ts0);
   if (latest == 0 || ts0 == ts1) return 0;
   pm_snapshot *first = NULL, *last = NULL;
-  int rc = pm_snapshot_read(t->root, branch_arg(t), earliest, &first, err);
-  if (!rc) rc = pm_snapshot_read(t->root, branch_arg(t), latest, &last, err);
+  int rc = pm_snapshot_read(SNAPS(t), earliest, &first, err);
+  if (!rc) rc = pm_snapshot_read(SNAPS(t), latest, &last, err);
   if (!rc && !(ts0 > last->time_millis || ts1 < first->time_millis)) {
-    rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts0, &sp->before, err);
-    if (!rc) rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts1, &sp->after, err);
+    rc = pm_snapshot_read_at_or_before(SNAPS(t), ts0, &sp->before, err);
+    if (!rc) rc = pm_snapshot_read_at_or_before(SNAPS(t), ts1, &sp->after, err);
     if (!rc && !sp->after) {
       sp->after = last;
       last = NULL;
@@ -1929,7 +1934,7 @@ static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
   if (!ib && !ibt && smode && !strcmp(smode, "latest-delta")) {
     /* the changes of the latest snapshot only (nothing unless it is an APPEND) */
     int64_t latest = 0;
-    PM_TRY(pm_snapshot_latest_id(t->root, branch_arg(t), &latest, err));
+    PM_TRY(pm_snapshot_latest_id(SNAPS(t), &latest, err));
     sp->start = latest > 0 ? latest - 1 : 0;
     sp->end = latest;
     sp->kind = INCR_DELTA;
@@ -1952,8 +1957,8 @@ static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
   PM_TRY(split_pair(ib ? "incremental-between" : "incremental-between-timestamp", ib ? ib : ibt, &a, &b, err));
   int rc = 0;
   int64_t earliest = 0, latest = 0;
-  rc = pm_snapshot_earliest_id(t->root, branch_arg(t), &earliest, err);
-  if (!rc) rc = pm_snapshot_latest_id(t->root, branch_arg(t), &latest, err);
+  rc = pm_snapshot_earliest_id(SNAPS(t), &earliest, err);
+  if (!rc) rc = pm_snapshot_latest_id(SNAPS(t), &latest, err);
   if (!rc && ib) {
     rc = resolve_between_ids(t, ib, a, b, diff_mode, earliest, latest, sp, err);
   } else if (!rc) {
@@ -1964,8 +1969,8 @@ static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
       rc = resolve_diff_timestamps(t, ibt, ts0, ts1, earliest, latest, sp, err);
     } else if (!rc) {
       pm_snapshot *s0 = NULL, *s1 = NULL;
-      rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts0, &s0, err);
-      if (!rc) rc = pm_snapshot_read_at_or_before(t->root, branch_arg(t), ts1, &s1, err);
+      rc = pm_snapshot_read_at_or_before(SNAPS(t), ts0, &s0, err);
+      if (!rc) rc = pm_snapshot_read_at_or_before(SNAPS(t), ts1, &s1, err);
       if (!rc) {
         sp->kind = INCR_DELTA;
         sp->start = s0 ? s0->id : earliest - 1;
@@ -1997,7 +2002,7 @@ static int plan_incremental(pm_table *t, const pm_predicate *filter, int64_t sta
   size_t total = 0;
   for (size_t i = 0; !rc && i < n_snaps; i++) {
     pm_snapshot *s = NULL;
-    rc = pm_snapshot_read(t->root, branch_arg(t), start + 1 + (int64_t)i, &s, err);
+    rc = pm_snapshot_read(SNAPS(t), start + 1 + (int64_t)i, &s, err);
     if (rc) break;
     const char *list = NULL;
     const char *kind = s->commit_kind ? s->commit_kind : "";

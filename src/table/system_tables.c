@@ -70,7 +70,6 @@ static int sys_finish(sys_table *st, struct ArrowArrayStream *out, pm_error *err
   return pm_stream_from_batches(&schema, &batch, 1, out, err);
 }
 
-static const char *branch_arg(const pm_table *t) { return strcmp(t->branch, "main") ? t->branch : NULL; }
 
 static int snapshots_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
   static const col_spec cols[] = {{"snapshot_id", C_I64},          {"schema_id", C_I64},
@@ -84,10 +83,11 @@ static int snapshots_table(pm_table *t, struct ArrowArrayStream *out, pm_error *
   int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
   int64_t *ids = NULL;
   size_t n = 0;
-  if (!rc) rc = pm_snapshot_list_ids(t->root, branch_arg(t), &ids, &n, err);
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  if (!rc) rc = pm_snapshot_list_ids(&sm, &ids, &n, err);
   for (size_t i = 0; !rc && i < n; i++) {
     pm_snapshot *s = NULL;
-    rc = pm_snapshot_read(t->root, branch_arg(t), ids[i], &s, err);
+    rc = pm_snapshot_read(&sm, ids[i], &s, err);
     if (rc) break;
     rc = put_i64(&st, 0, s->id, 1, err);
     if (!rc) rc = put_i64(&st, 1, s->schema_id, 1, err);
@@ -128,7 +128,8 @@ static int schemas_table(pm_table *t, struct ArrowArrayStream *out, pm_error *er
   int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
   int64_t *ids = NULL;
   size_t n = 0;
-  if (!rc) rc = pm_schema_list_ids(t->root, branch_arg(t), &ids, &n, err);
+  pm_schema_manager scm = pm_table_schemas(t);
+  if (!rc) rc = pm_schema_list_ids(&scm, &ids, &n, err);
   for (size_t i = 0; !rc && i < n; i++) {
     const pm_table_schema *s = NULL;
     rc = pm_table_schema_by_id(t, ids[i], &s, err);
@@ -295,10 +296,11 @@ static int tags_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) 
   int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
   char **names = NULL;
   size_t n = 0;
-  if (!rc) rc = pm_tag_list(t->root, branch_arg(t), &names, &n, err);
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  if (!rc) rc = pm_tag_list(&sm, &names, &n, err);
   for (size_t i = 0; !rc && i < n; i++) {
     pm_snapshot *s = NULL;
-    rc = pm_tag_read(t->root, branch_arg(t), names[i], &s, err);
+    rc = pm_tag_read(&sm, names[i], &s, err);
     if (rc) break;
     rc = put_str(&st, 0, names[i], err);
     if (!rc) rc = put_i64(&st, 1, s->id, 1, err);
@@ -320,7 +322,7 @@ static int branches_table(pm_table *t, struct ArrowArrayStream *out, pm_error *e
   int rc = sys_begin(&st, cols, 1, err);
   char **names = NULL;
   size_t n = 0;
-  if (!rc) rc = pm_branch_list(t->root, &names, &n, err);
+  if (!rc) rc = pm_branch_list(t->fs, t->root, &names, &n, err);
   for (size_t i = 0; !rc && i < n; i++) {
     rc = put_str(&st, 0, names[i], err);
     if (!rc) rc = end_row(&st, err);
@@ -346,7 +348,7 @@ static int manifests_table(pm_table *t, struct ArrowArrayStream *out, pm_error *
     char sub[1024];
     snprintf(sub, sizeof sub, "manifest/%s", lists[i]);
     char *p = pm_table_root_path(t, sub);
-    rc = p ? pm_manifest_list_read(p, &metas, err) : PM_NOMEM(err);
+    rc = p ? pm_manifest_list_read(t->fs, p, &metas, err) : PM_NOMEM(err);
     free(p);
   }
   for (size_t i = 0; !rc && i < metas.n; i++) {

@@ -15,8 +15,11 @@
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
+#include "io/fs.h"
 #include "meta/schema.h"
+#include "meta/snapshot.h"
 #include "util/error.h"
 
 /* Options are the ordered string map of meta/schema.h (pm_options_get/set/...). */
@@ -44,6 +47,7 @@ typedef struct pm_path_rewrite {
 } pm_path_rewrite;
 
 typedef struct pm_table {
+  pm_fs *fs;       /* every file of the table is read through it (a reference) */
   char *warehouse; /* catalog root, NULL when opened by path */
   char *database;  /* "default" when opened by path and not derivable */
   char *name;      /* table name without branch suffix */
@@ -103,6 +107,10 @@ typedef struct pm_table {
  */
 int pm_table_open_path(const char *root, const char *database, const char *name, const char *branch,
                        const pm_options *dynamic, const pm_options *catalog, pm_table **out, pm_error *err);
+/* pm_table_open_path on the given file system (the table takes a reference); the path form
+ * uses pm_fs_local(). */
+int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const char *name, const char *branch,
+                     const pm_options *dynamic, const pm_options *catalog, pm_table **out, pm_error *err);
 /* Same table, another branch / extra dynamic options (overlaid on t's dynamic options). */
 int pm_table_reopen(const pm_table *t, const char *branch, const pm_options *extra_dynamic, pm_table **out,
                     pm_error *err);
@@ -118,6 +126,14 @@ static inline int pm_table_has_pk(const pm_table *t) { return t->n_primary_keys 
 /* Schema with the given id (cached; owned by t, valid until pm_table_free).
  * Missing file = PAIMON_ERR_NOT_FOUND naming it. Thread-safe. */
 int pm_table_schema_by_id(pm_table *t, int64_t schema_id, const pm_table_schema **out, pm_error *err);
+
+/* Path managers of the table's branch (values borrowing from t). */
+static inline pm_snapshot_manager pm_table_snapshots(const pm_table *t) {
+  return pm_snapshot_manager_of(t->fs, t->root, strcmp(t->branch, "main") ? t->branch : NULL);
+}
+static inline pm_schema_manager pm_table_schemas(const pm_table *t) {
+  return pm_schema_manager_of(t->fs, t->root, strcmp(t->branch, "main") ? t->branch : NULL);
+}
 
 /* Path of <meta_root>/<sub> (e.g. "snapshot/snapshot-3"). Caller frees. */
 char *pm_table_meta_path(const pm_table *t, const char *sub);

@@ -53,8 +53,8 @@ static int setup_table(void) {
     pm_error err;
     pm_error_clear(&err);
     pm_snapshot *s = NULL;
-    int rc = pm_snapshot_read(root, NULL, tags[i].id, &s, &err);
-    if (!rc) rc = pm_tag_write(root, NULL, tags[i].tag, s, &err);
+    int rc = pm_snapshot_read(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, tags[i].id, &s, &err);
+    if (!rc) rc = pm_tag_write(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, tags[i].tag, s, &err);
     pm_snapshot_free(s);
     if (rc) {
       fprintf(stderr, "tag %s: %s\n", tags[i].tag, err.message);

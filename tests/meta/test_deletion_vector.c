@@ -21,7 +21,7 @@ static void check_sample(const char *path, int is64, const int64_t *offsets, con
   pm_buf_push_u8(&re, 1);
   for (int k = 0; k < 2; k++) {
     pm_deletion_vector *dv = NULL;
-    CHECK_OK(pm_dv_read(path, offsets[k], lengths[k], &dv, &err), &err);
+    CHECK_OK(pm_dv_read(pm_fs_local(), path, offsets[k], lengths[k], &dv, &err), &err);
     if (!dv) continue;
     CHECK_EQ_INT(pm_dv_is_bitmap64(dv), is64);
     CHECK_EQ_INT(pm_dv_cardinality(dv), n_expected[k]);
@@ -64,7 +64,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
   pm_index_entries v;
   pm_index_entries_init(&v);
   pm_error err = {0};
-  int rc = pm_index_manifest_read(path, &v, &err);
+  int rc = pm_index_manifest_read(pm_fs_local(), path, &v, &err);
   if (rc == PAIMON_ERR_UNSUPPORTED && strstr(err.message, "ORC")) return 0; /* ORC manifests: see test_manifest */
   CHECK_MSG(rc == 0, "%s", err.message);
   n_index_files++;
@@ -77,7 +77,7 @@ static int visit(const char *path, const struct stat *st, int flag, struct FTW *
     for (int32_t r = 0; r < im->n_dv_ranges; r++) {
       const pm_dv_range *dr = &im->dv_ranges[r];
       pm_deletion_vector *dv = NULL;
-      CHECK_OK(pm_dv_read(ipath, dr->offset, dr->length, &dv, &err), &err);
+      CHECK_OK(pm_dv_read(pm_fs_local(), ipath, dr->offset, dr->length, &dv, &err), &err);
       if (!dv) continue;
       if (dr->has_cardinality) CHECK_EQ_INT(pm_dv_cardinality(dv), dr->cardinality);
       CHECK(pm_dv_cardinality(dv) > 0);

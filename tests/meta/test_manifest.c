@@ -247,7 +247,7 @@ static void check_file(const oracle_file *of, kind_t kind) {
   if (kind == K_MANIFEST) {
     pm_manifest_entries v;
     pm_manifest_entries_init(&v);
-    CHECK_OK(pm_manifest_read(path, NULL, NULL, &v, &err), &err);
+    CHECK_OK(pm_manifest_read(pm_fs_local(), path, NULL, NULL, &v, &err), &err);
     for (size_t i = 0; i < v.n; i++) json_array_append_new(mine, entry_json(&v.items[i]));
     /* re-encode with our writer (master schema), decode again: same content */
     pm_buf b;
@@ -269,7 +269,7 @@ static void check_file(const oracle_file *of, kind_t kind) {
   } else if (kind == K_LIST) {
     pm_manifest_file_metas v;
     pm_manifest_file_metas_init(&v);
-    CHECK_OK(pm_manifest_list_read(path, &v, &err), &err);
+    CHECK_OK(pm_manifest_list_read(pm_fs_local(), path, &v, &err), &err);
     for (size_t i = 0; i < v.n; i++) json_array_append_new(mine, list_json(&v.items[i]));
     pm_buf b;
     pm_buf_init(&b);
@@ -290,7 +290,7 @@ static void check_file(const oracle_file *of, kind_t kind) {
   } else {
     pm_index_entries v;
     pm_index_entries_init(&v);
-    CHECK_OK(pm_index_manifest_read(path, &v, &err), &err);
+    CHECK_OK(pm_index_manifest_read(pm_fs_local(), path, &v, &err), &err);
     for (size_t i = 0; i < v.n; i++) json_array_append_new(mine, index_json(&v.items[i]));
     pm_buf b;
     pm_buf_init(&b);
@@ -351,8 +351,8 @@ static void test_filter(void) {
   pm_manifest_entries_init(&all);
   pm_manifest_entries_init(&some);
   int calls = 0;
-  CHECK_OK(pm_manifest_read(PK09_MANIFEST, NULL, NULL, &all, &err), &err);
-  CHECK_OK(pm_manifest_read(PK09_MANIFEST, keep_bucket1, &calls, &some, &err), &err);
+  CHECK_OK(pm_manifest_read(pm_fs_local(), PK09_MANIFEST, NULL, NULL, &all, &err), &err);
+  CHECK_OK(pm_manifest_read(pm_fs_local(), PK09_MANIFEST, keep_bucket1, &calls, &some, &err), &err);
   CHECK_EQ_INT(calls, (int)all.n);
   size_t expect = 0;
   for (size_t i = 0; i < all.n; i++) expect += all.items[i].bucket == 1;
@@ -390,7 +390,7 @@ static void test_corrupt(void) {
     b.data[pos] = save;
   }
   pm_manifest_entries_clear(&v);
-  CHECK_EQ_INT(pm_manifest_read("/nonexistent/manifest-x", NULL, NULL, &v, &err), PAIMON_ERR_IO == err.code ? PAIMON_ERR_IO : err.code);
+  CHECK_EQ_INT(pm_manifest_read(pm_fs_local(), "/nonexistent/manifest-x", NULL, NULL, &v, &err), PAIMON_ERR_IO == err.code ? PAIMON_ERR_IO : err.code);
   CHECK(err.code != 0);
   pm_manifest_entries_clear(&v);
   pm_buf_free(&b);
@@ -402,7 +402,7 @@ static void test_write_meta(void) {
   pm_error err = {0};
   pm_manifest_entries v;
   pm_manifest_entries_init(&v);
-  CHECK_OK(pm_manifest_read(PK09_MANIFEST, NULL, NULL, &v, &err), &err);
+  CHECK_OK(pm_manifest_read(pm_fs_local(), PK09_MANIFEST, NULL, NULL, &v, &err), &err);
   char dir[] = "/tmp/pm_manifest_XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
   char path[256];
@@ -414,7 +414,7 @@ static void test_write_meta(void) {
   pm_arena arena;
   pm_arena_init(&arena);
   pm_manifest_file_meta meta;
-  CHECK_OK(pm_manifest_write(path, v.items, v.n, pt, 0, NULL, &arena, &meta, &err), &err);
+  CHECK_OK(pm_manifest_write(pm_fs_local(), path, v.items, v.n, pt, 0, NULL, &arena, &meta, &err), &err);
   CHECK_EQ_STR(meta.file_name, "manifest-test-0");
   CHECK_EQ_INT(meta.num_added_files + meta.num_deleted_files, v.n);
   CHECK(meta.has_bucket_range && meta.min_bucket == 0 && meta.max_bucket == 1);
@@ -423,14 +423,14 @@ static void test_write_meta(void) {
   CHECK_EQ_INT(meta.partition_stats.min_values.data[12], 10);
   CHECK_EQ_INT(meta.partition_stats.max_values.data[12], 20);
   CHECK_EQ_INT(meta.partition_stats.n_null_counts, 1);
-  CHECK_EQ_INT(pm_manifest_write(path, v.items, v.n, pt, 0, NULL, &arena, &meta, &err), PAIMON_ERR_CONFLICT);
+  CHECK_EQ_INT(pm_manifest_write(pm_fs_local(), path, v.items, v.n, pt, 0, NULL, &arena, &meta, &err), PAIMON_ERR_CONFLICT);
   char lpath[256];
   snprintf(lpath, sizeof lpath, "%s/manifest-list-test-0", dir);
   int64_t lsize = 0;
-  CHECK_OK(pm_manifest_list_write(lpath, &meta, 1, NULL, &lsize, &err), &err);
+  CHECK_OK(pm_manifest_list_write(pm_fs_local(), lpath, &meta, 1, NULL, &lsize, &err), &err);
   pm_manifest_file_metas l;
   pm_manifest_file_metas_init(&l);
-  CHECK_OK(pm_manifest_list_read(lpath, &l, &err), &err);
+  CHECK_OK(pm_manifest_list_read(pm_fs_local(), lpath, &l, &err), &err);
   CHECK(l.n == 1 && !strcmp(l.items[0].file_name, "manifest-test-0") && l.items[0].file_size == meta.file_size);
   pm_manifest_file_metas_clear(&l);
   pm_arena_free(&arena);
@@ -499,19 +499,19 @@ static void test_writer_vs_avro_dump(void) {
     if (!strncmp(base, "manifest-list-", 14)) {
       pm_manifest_file_metas v;
       pm_manifest_file_metas_init(&v);
-      CHECK_OK(pm_manifest_list_read(src, &v, &err), &err);
+      CHECK_OK(pm_manifest_list_read(pm_fs_local(), src, &v, &err), &err);
       CHECK_OK(pm_manifest_list_encode(v.items, v.n, &opts, &b, &err), &err);
       pm_manifest_file_metas_clear(&v);
     } else if (!strncmp(base, "index-manifest-", 15)) {
       pm_index_entries v;
       pm_index_entries_init(&v);
-      CHECK_OK(pm_index_manifest_read(src, &v, &err), &err);
+      CHECK_OK(pm_index_manifest_read(pm_fs_local(), src, &v, &err), &err);
       CHECK_OK(pm_index_manifest_encode(v.items, v.n, &opts, &b, &err), &err);
       pm_index_entries_clear(&v);
     } else {
       pm_manifest_entries v;
       pm_manifest_entries_init(&v);
-      CHECK_OK(pm_manifest_read(src, NULL, NULL, &v, &err), &err);
+      CHECK_OK(pm_manifest_read(pm_fs_local(), src, NULL, NULL, &v, &err), &err);
       CHECK_OK(pm_manifest_encode(v.items, v.n, &opts, &b, &err), &err);
       pm_manifest_entries_clear(&v);
     }
@@ -573,14 +573,14 @@ static int orc_visit(const char *path, const struct stat *st, int flag, struct F
   if (strncmp(base, "manifest-list-", 14) == 0) {
     pm_manifest_file_metas v;
     pm_manifest_file_metas_init(&v);
-    CHECK_OK(pm_manifest_list_read(path, &v, &err), &err);
+    CHECK_OK(pm_manifest_list_read(pm_fs_local(), path, &v, &err), &err);
     for (size_t i = 0; i < v.n; i++) {
       char mp[8300];
       snprintf(mp, sizeof mp, "%s/%s", mdir, v.items[i].file_name);
       CHECK_MSG(file_size_of(mp) == v.items[i].file_size, "%s: manifest %s size", path, v.items[i].file_name);
       pm_manifest_entries e;
       pm_manifest_entries_init(&e);
-      CHECK_OK(pm_manifest_read(mp, NULL, NULL, &e, &err), &err);
+      CHECK_OK(pm_manifest_read(pm_fs_local(), mp, NULL, NULL, &e, &err), &err);
       long long adds = 0, dels = 0;
       for (size_t k = 0; k < e.n; k++) {
         if (e.items[k].kind == 0) adds++;
@@ -597,7 +597,7 @@ static int orc_visit(const char *path, const struct stat *st, int flag, struct F
   } else if (strncmp(base, "index-manifest-", 15) == 0) {
     pm_index_entries v;
     pm_index_entries_init(&v);
-    CHECK_OK(pm_index_manifest_read(path, &v, &err), &err);
+    CHECK_OK(pm_index_manifest_read(pm_fs_local(), path, &v, &err), &err);
     for (size_t i = 0; i < v.n; i++) {
       const pm_index_file_meta *im = &v.items[i].index_file;
       wanted_name = im->file_name;
@@ -611,7 +611,7 @@ static int orc_visit(const char *path, const struct stat *st, int flag, struct F
   } else if (strncmp(base, "manifest-", 9) == 0) {
     pm_manifest_entries e;
     pm_manifest_entries_init(&e);
-    CHECK_OK(pm_manifest_read(path, NULL, NULL, &e, &err), &err);
+    CHECK_OK(pm_manifest_read(pm_fs_local(), path, NULL, NULL, &e, &err), &err);
     for (size_t k = 0; k < e.n; k++) {
       const pm_data_file_meta *fm = &e.items[k].file;
       if (e.items[k].kind != 0 || fm->external_path) continue;
@@ -627,7 +627,7 @@ static int orc_visit(const char *path, const struct stat *st, int flag, struct F
     pm_manifest_entries f2;
     pm_manifest_entries_init(&f2);
     int calls = 0;
-    CHECK_OK(pm_manifest_read(path, keep_bucket1, &calls, &f2, &err), &err);
+    CHECK_OK(pm_manifest_read(pm_fs_local(), path, keep_bucket1, &calls, &f2, &err), &err);
     CHECK_EQ_INT(calls, e.n);
     pm_manifest_entries_clear(&f2);
     /* re-encode as Avro and decode again: same entries */
@@ -749,7 +749,7 @@ static void test_avro_schema_generation(void) {
   pm_error err = {0};
   pm_table_schema *ts = NULL;
   const char *tbl = PM_SHARED("fixtures/warehouse/avro/append_with_multiple_ts_precision_and_timezone.db/append_with_multiple_ts_precision_and_timezone");
-  CHECK_OK(pm_schema_read(tbl, NULL, 0, &ts, &err), &err);
+  CHECK_OK(pm_schema_read(&(pm_schema_manager){pm_fs_local(), tbl, NULL}, 0, &ts, &err), &err);
   if (ts) {
     pm_buf b;
     pm_buf_init(&b);
@@ -850,7 +850,7 @@ static void test_reordered_schema(void) {
   CHECK_OK(pm_avro_writer_commit(w, NULL, &err), &err);
   pm_manifest_entries v;
   pm_manifest_entries_init(&v);
-  CHECK_OK(pm_manifest_read(path, NULL, NULL, &v, &err), &err);
+  CHECK_OK(pm_manifest_read(pm_fs_local(), path, NULL, NULL, &v, &err), &err);
   CHECK_EQ_INT(v.n, 3);
   if (v.n == 3) {
     CHECK_EQ_STR(v.items[2].file.file_name, "data-2.parquet");

@@ -39,13 +39,13 @@ static void test_head_filter_fixture(void) {
   pm_manifest_entries_init(&all);
   pm_manifest_entries_init(&one_stage);
   pm_manifest_entries_init(&two_stage);
-  CHECK_OK(pm_manifest_read(PK09_MANIFEST, NULL, NULL, &all, &err), &err);
+  CHECK_OK(pm_manifest_read(pm_fs_local(), PK09_MANIFEST, NULL, NULL, &all, &err), &err);
   CHECK(all.n > 2);
   if (all.n == 0) return;
   counts c1 = {0, 0, 0, &all.items[0]}, c2 = {0, 0, 0, &all.items[0]};
-  CHECK_OK(pm_manifest_read(PK09_MANIFEST, both, &c1, &one_stage, &err), &err);
+  CHECK_OK(pm_manifest_read(pm_fs_local(), PK09_MANIFEST, both, &c1, &one_stage, &err), &err);
   pm_manifest_filters fs = {head_bucket1, full_level, &c2};
-  CHECK_OK(pm_manifest_read_filtered(PK09_MANIFEST, &fs, &two_stage, &err), &err);
+  CHECK_OK(pm_manifest_read_filtered(pm_fs_local(), PK09_MANIFEST, &fs, &two_stage, &err), &err);
   size_t expect = 0, pass_head = 0;
   for (size_t i = 0; i < all.n; i++) {
     pass_head += all.items[i].bucket == 1;
@@ -76,7 +76,7 @@ static void test_head_filter_fixture(void) {
   /* NULL filters keep everything */
   pm_manifest_entries none;
   pm_manifest_entries_init(&none);
-  CHECK_OK(pm_manifest_read_filtered(PK09_MANIFEST, NULL, &none, &err), &err);
+  CHECK_OK(pm_manifest_read_filtered(pm_fs_local(), PK09_MANIFEST, NULL, &none, &err), &err);
   CHECK_EQ_INT(none.n, all.n);
   pm_manifest_entries_clear(&none);
   pm_manifest_entries_clear(&all);

@@ -98,7 +98,7 @@ static void test_all_fixture_files(void) {
 static void test_pk09(void) {
   pm_error err = {0};
   pm_table_schema *s = NULL;
-  CHECK_OK(pm_schema_read_latest(PK09, NULL, &s, &err), &err);
+  CHECK_OK(pm_schema_read_latest(&(pm_schema_manager){pm_fs_local(), PK09, NULL}, &s, &err), &err);
   if (!s) return;
   CHECK_EQ_INT(s->n_fields, 4);
   CHECK_EQ_STR(s->fields[0].name, "f0");
@@ -126,24 +126,24 @@ static void test_pk09(void) {
   pm_schema_free(s);
 
   int64_t latest = 0, earliest = 0;
-  CHECK_OK(pm_snapshot_latest_id(PK09, NULL, &latest, &err), &err);
-  CHECK_OK(pm_snapshot_earliest_id(PK09, NULL, &earliest, &err), &err);
+  CHECK_OK(pm_snapshot_latest_id(&(pm_snapshot_manager){pm_fs_local(), PK09, NULL}, &latest, &err), &err);
+  CHECK_OK(pm_snapshot_earliest_id(&(pm_snapshot_manager){pm_fs_local(), PK09, NULL}, &earliest, &err), &err);
   CHECK_EQ_INT(latest, 8);
   CHECK_EQ_INT(earliest, 1);
   pm_snapshot *snap = NULL;
-  CHECK_OK(pm_snapshot_read_latest(PK09, NULL, &snap, &err), &err);
+  CHECK_OK(pm_snapshot_read_latest(&(pm_snapshot_manager){pm_fs_local(), PK09, NULL}, &snap, &err), &err);
   if (snap) {
     CHECK_EQ_INT(snap->id, 8);
     pm_snapshot *at = NULL;
-    CHECK_OK(pm_snapshot_read_at_or_before(PK09, NULL, snap->time_millis, &at, &err), &err);
+    CHECK_OK(pm_snapshot_read_at_or_before(&(pm_snapshot_manager){pm_fs_local(), PK09, NULL}, snap->time_millis, &at, &err), &err);
     CHECK(at && at->id == 8);
     pm_snapshot_free(at);
     at = NULL;
-    CHECK_OK(pm_snapshot_read_at_or_before(PK09, NULL, 0, &at, &err), &err);
+    CHECK_OK(pm_snapshot_read_at_or_before(&(pm_snapshot_manager){pm_fs_local(), PK09, NULL}, 0, &at, &err), &err);
     CHECK(at == NULL);
     pm_snapshot_free(snap);
   }
-  CHECK_EQ_INT(pm_snapshot_read(PK09, NULL, 99, &snap, &err), PAIMON_ERR_NOT_FOUND);
+  CHECK_EQ_INT(pm_snapshot_read(&(pm_snapshot_manager){pm_fs_local(), PK09, NULL}, 99, &snap, &err), PAIMON_ERR_NOT_FOUND);
 }
 
 static void test_options(void) {
@@ -236,36 +236,36 @@ static void test_write_read_back(void) {
   CHECK(mkdtemp(dir) != NULL);
   pm_error err = {0};
   pm_table_schema *s = NULL;
-  CHECK_OK(pm_schema_read_latest(PK09, NULL, &s, &err), &err);
+  CHECK_OK(pm_schema_read_latest(&(pm_schema_manager){pm_fs_local(), PK09, NULL}, &s, &err), &err);
   if (!s) return;
-  CHECK_OK(pm_schema_write(dir, "b1", s, &err), &err);
-  CHECK_EQ_INT(pm_schema_write(dir, "b1", s, &err), PAIMON_ERR_CONFLICT);
+  CHECK_OK(pm_schema_write(&(pm_schema_manager){pm_fs_local(), dir, "b1"}, s, &err), &err);
+  CHECK_EQ_INT(pm_schema_write(&(pm_schema_manager){pm_fs_local(), dir, "b1"}, s, &err), PAIMON_ERR_CONFLICT);
   int64_t *ids = NULL;
   size_t n = 0;
-  CHECK_OK(pm_schema_list_ids(dir, "b1", &ids, &n, &err), &err);
+  CHECK_OK(pm_schema_list_ids(&(pm_schema_manager){pm_fs_local(), dir, "b1"}, &ids, &n, &err), &err);
   CHECK(n == 1 && ids[0] == 0);
   free(ids);
   char **br = NULL;
   size_t nbr = 0;
-  CHECK_OK(pm_branch_list(dir, &br, &nbr, &err), &err);
+  CHECK_OK(pm_branch_list(pm_fs_local(), dir, &br, &nbr, &err), &err);
   CHECK(nbr == 1 && !strcmp(br[0], "b1"));
   pm_free_names(br, nbr);
   pm_snapshot *snap = NULL;
-  CHECK_OK(pm_snapshot_read(PK09, NULL, 3, &snap, &err), &err);
+  CHECK_OK(pm_snapshot_read(&(pm_snapshot_manager){pm_fs_local(), PK09, NULL}, 3, &snap, &err), &err);
   if (snap) {
-    CHECK_OK(pm_snapshot_commit(dir, NULL, snap, &err), &err);
-    CHECK_EQ_INT(pm_snapshot_commit(dir, NULL, snap, &err), PAIMON_ERR_CONFLICT);
+    CHECK_OK(pm_snapshot_commit(&(pm_snapshot_manager){pm_fs_local(), dir, NULL}, snap, &err), &err);
+    CHECK_EQ_INT(pm_snapshot_commit(&(pm_snapshot_manager){pm_fs_local(), dir, NULL}, snap, &err), PAIMON_ERR_CONFLICT);
     int64_t latest = 0;
-    CHECK_OK(pm_snapshot_latest_id(dir, NULL, &latest, &err), &err);
+    CHECK_OK(pm_snapshot_latest_id(&(pm_snapshot_manager){pm_fs_local(), dir, NULL}, &latest, &err), &err);
     CHECK_EQ_INT(latest, 3);
-    CHECK_OK(pm_tag_write(dir, NULL, "t1", snap, &err), &err);
+    CHECK_OK(pm_tag_write(&(pm_snapshot_manager){pm_fs_local(), dir, NULL}, "t1", snap, &err), &err);
     pm_snapshot *t = NULL;
-    CHECK_OK(pm_tag_read(dir, NULL, "t1", &t, &err), &err);
+    CHECK_OK(pm_tag_read(&(pm_snapshot_manager){pm_fs_local(), dir, NULL}, "t1", &t, &err), &err);
     CHECK(t && t->id == 3 && !strcmp(t->commit_user, snap->commit_user));
     pm_snapshot_free(t);
     char **tags = NULL;
     size_t ntags = 0;
-    CHECK_OK(pm_tag_list(dir, NULL, &tags, &ntags, &err), &err);
+    CHECK_OK(pm_tag_list(&(pm_snapshot_manager){pm_fs_local(), dir, NULL}, &tags, &ntags, &err), &err);
     CHECK(ntags == 1 && !strcmp(tags[0], "t1"));
     pm_free_names(tags, ntags);
     pm_snapshot_free(snap);
@@ -291,7 +291,7 @@ static void reset_ids(pm_data_type *t) {
 static void test_field_ids(void) {
   pm_error err = {0};
   pm_table_schema *s = NULL;
-  CHECK_OK(pm_schema_read(PM_SHARED("fixtures/warehouse/orc/append_table_with_nested_type.db/append_table_with_nested_type"), NULL,
+  CHECK_OK(pm_schema_read(&(pm_schema_manager){pm_fs_local(), PM_SHARED("fixtures/warehouse/orc/append_table_with_nested_type.db/append_table_with_nested_type"), NULL},
                           0, &s, &err), &err);
   if (!s) return;
   pm_buf before, after;

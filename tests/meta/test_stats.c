@@ -11,9 +11,9 @@
 static void test_dense_stats(void) {
   pm_error err = {0};
   pm_table_schema *s = NULL;
-  CHECK_OK(pm_schema_read(DE, NULL, 0, &s, &err), &err);
+  CHECK_OK(pm_schema_read(&(pm_schema_manager){pm_fs_local(), DE, NULL}, 0, &s, &err), &err);
   pm_snapshot *snap = NULL;
-  CHECK_OK(pm_snapshot_read_latest(DE, NULL, &snap, &err), &err);
+  CHECK_OK(pm_snapshot_read_latest(&(pm_snapshot_manager){pm_fs_local(), DE, NULL}, &snap, &err), &err);
   if (!s || !snap) return;
   char path[1024];
   snprintf(path, sizeof path, "%s/manifest/%s", DE, snap->delta_manifest_list);
@@ -25,11 +25,11 @@ static void test_dense_stats(void) {
   const char *ls[2] = {snap->base_manifest_list, snap->delta_manifest_list};
   for (int k = 0; k < 2; k++) {
     snprintf(path, sizeof path, "%s/manifest/%s", DE, ls[k]);
-    CHECK_OK(pm_manifest_list_read(path, &lists, &err), &err);
+    CHECK_OK(pm_manifest_list_read(pm_fs_local(), path, &lists, &err), &err);
   }
   for (size_t i = 0; i < lists.n; i++) {
     snprintf(path, sizeof path, "%s/manifest/%s", DE, lists.items[i].file_name);
-    CHECK_OK(pm_manifest_read(path, NULL, NULL, &e, &err), &err);
+    CHECK_OK(pm_manifest_read(pm_fs_local(), path, NULL, NULL, &e, &err), &err);
   }
   int seen_full = 0, seen_dense = 0;
   for (size_t i = 0; i < e.n; i++) {
@@ -64,7 +64,7 @@ static void test_key_stats(void) {
   pm_error err = {0};
   pm_manifest_entries e;
   pm_manifest_entries_init(&e);
-  CHECK_OK(pm_manifest_read(PM_SHARED("fixtures/warehouse/parquet/pk_09.db/pk_09/manifest/manifest-8cf79434-32e4-4029-bf8e-befe856d268f-0"),
+  CHECK_OK(pm_manifest_read(pm_fs_local(), PM_SHARED("fixtures/warehouse/parquet/pk_09.db/pk_09/manifest/manifest-8cf79434-32e4-4029-bf8e-befe856d268f-0"),
                             NULL, NULL, &e, &err), &err);
   if (!e.n) return;
   pm_data_type str = {.root = PM_DT_VARCHAR, .nullable = 1, .length = PM_DT_MAX_LENGTH};
@@ -93,7 +93,7 @@ static void hexb(const char *hex, uint8_t *out, size_t *n) {
 static void test_collector_matches_java(void) {
   pm_error err = {0};
   pm_table_schema *s = NULL;
-  CHECK_OK(pm_schema_read(PM_SHARED("fixtures/warehouse/parquet/pk_09.db/pk_09"), NULL, 0, &s, &err), &err);
+  CHECK_OK(pm_schema_read(&(pm_schema_manager){pm_fs_local(), PM_SHARED("fixtures/warehouse/parquet/pk_09.db/pk_09"), NULL}, 0, &s, &err), &err);
   if (!s) return;
   pm_stats_collector *c = NULL;
   CHECK_OK(pm_stats_collector_new(s->fields, s->n_fields, NULL, &c, &err), &err);

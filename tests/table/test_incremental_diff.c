@@ -54,8 +54,8 @@ static int add_tag(const char *name, const char *tag, int64_t id) {
   pm_error err;
   pm_error_clear(&err);
   pm_snapshot *s = NULL;
-  int rc = pm_snapshot_read(root, NULL, id, &s, &err);
-  if (!rc) rc = pm_tag_write(root, NULL, tag, s, &err);
+  int rc = pm_snapshot_read(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, id, &s, &err);
+  if (!rc) rc = pm_tag_write(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, tag, s, &err);
   pm_snapshot_free(s);
   if (rc) fprintf(stderr, "add_tag %s: %s\n", tag, err.message);
   return rc;
@@ -346,8 +346,8 @@ static void test_pk_mor(void) {
     pm_error err;
     pm_error_clear(&err);
     pm_snapshot *a = NULL, *b = NULL;
-    CHECK_OK(pm_snapshot_read(root, NULL, 2, &a, &err), &err);
-    CHECK_OK(pm_snapshot_read(root, NULL, 4, &b, &err), &err);
+    CHECK_OK(pm_snapshot_read(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, 2, &a, &err), &err);
+    CHECK_OK(pm_snapshot_read(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, 4, &b, &err), &err);
     if (a && b) {
       snprintf(range, sizeof range, "%lld,%lld", (long long)a->time_millis, (long long)b->time_millis);
       check_read("timestamps 2,4 diff", name, "incremental-between-timestamp", range, MODE, "diff", NULL, NULL, 0,
@@ -439,7 +439,7 @@ static void test_pk_mor(void) {
     pm_error err;
     pm_error_clear(&err);
     pm_snapshot *b = NULL;
-    CHECK_OK(pm_snapshot_read(root, NULL, 4, &b, &err), &err);
+    CHECK_OK(pm_snapshot_read(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, 4, &b, &err), &err);
     if (b) {
       snprintf(range, sizeof range, "0,%lld", (long long)b->time_millis);
       check_read("timestamps 0,4 diff, 1 expired", name, "incremental-between-timestamp", range, MODE, "diff", NULL,

@@ -165,7 +165,7 @@ static void test_partition_dirs(void) {
       "\"highestFieldId\":2,\"partitionKeys\":[\"d\",\"s\"],\"primaryKeys\":[],\"options\":{},\"timeMillis\":0}";
   pm_table_schema *schema = NULL;
   CHECK_OK(pm_schema_parse(json, strlen(json), "test", &schema, &err), &err);
-  if (schema) CHECK_OK(pm_schema_write(root, NULL, schema, &err), &err);
+  if (schema) CHECK_OK(pm_schema_write(&(pm_schema_manager){pm_fs_local(), root, NULL}, schema, &err), &err);
   pm_table *t = NULL;
   CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
   static const struct {
@@ -211,7 +211,7 @@ static void test_partition_dirs(void) {
     schema = NULL;
     t = NULL;
     CHECK_OK(pm_schema_parse(tj, strlen(tj), "test", &schema, &err), &err);
-    if (schema) CHECK_OK(pm_schema_write(root, NULL, schema, &err), &err);
+    if (schema) CHECK_OK(pm_schema_write(&(pm_schema_manager){pm_fs_local(), root, NULL}, schema, &err), &err);
     CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
     static const int64_t millis[2] = {1704164640000LL, 1704164645120LL}; /* 2024-01-02 03:04[:05.12] */
     static const char *want[2][2] = {{"ts=2024-01-02 03%3A04%3A00.000/dt=2024-01-02",

@@ -65,7 +65,7 @@ static int row_bytes(int32_t n, const int64_t *vals, const int *is_int, pm_arena
 static int generate(const char *root, const char *schema_json, size_t partitions, int postpone, pm_error *err) {
   pm_table_schema *schema = NULL;
   PM_TRY(pm_schema_parse(schema_json, strlen(schema_json), "generated", &schema, err));
-  int rc = pm_schema_write(root, NULL, schema, err);
+  int rc = pm_schema_write(&(pm_schema_manager){pm_fs_local(), root, NULL}, schema, err);
   pm_data_type *ptype = NULL;
   if (!rc) rc = pm_dtype_new(PM_DT_ROW, 1, &ptype, err);
   if (!rc) {
@@ -125,15 +125,15 @@ static int generate(const char *root, const char *schema_json, size_t partitions
     }
     char path[1200];
     snprintf(path, sizeof path, "%s/manifest-00000000-0000-0000-0000-000000000000-%zu", dir, m);
-    if (!rc) rc = pm_manifest_write(path, entries, k, ptype, 0, NULL, &meta_arena, &metas[m], err);
+    if (!rc) rc = pm_manifest_write(pm_fs_local(), path, entries, k, ptype, 0, NULL, &meta_arena, &metas[m], err);
     pm_arena_free(&a);
   }
   int64_t size = 0;
   char path[1200];
   snprintf(path, sizeof path, "%s/manifest-list-00000000-0000-0000-0000-000000000000-0", dir);
-  if (!rc) rc = pm_manifest_list_write(path, metas, n_manifests, NULL, &size, err);
+  if (!rc) rc = pm_manifest_list_write(pm_fs_local(), path, metas, n_manifests, NULL, &size, err);
   snprintf(path, sizeof path, "%s/manifest-list-00000000-0000-0000-0000-000000000000-1", dir);
-  if (!rc) rc = pm_manifest_list_write(path, NULL, 0, NULL, &size, err);
+  if (!rc) rc = pm_manifest_list_write(pm_fs_local(), path, NULL, 0, NULL, &size, err);
   pm_snapshot *s = NULL;
   if (!rc) rc = pm_snapshot_new(&s, err);
   if (!rc) {
@@ -144,7 +144,7 @@ static int generate(const char *root, const char *schema_json, size_t partitions
     s->commit_kind = strdup("APPEND");
     s->commit_identifier = 1;
     s->time_millis = 1700000000000LL;
-    rc = pm_snapshot_commit(root, NULL, s, err);
+    rc = pm_snapshot_commit(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, s, err);
   }
   pm_snapshot_free(s);
   free(entries);

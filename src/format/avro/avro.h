@@ -447,8 +447,9 @@ typedef struct pm_avro_reader pm_avro_reader;
 /* Reads and checks the header (magic, metadata, schema, codec, sync). The
  * reader borrows f (must outlive it). *out is owned by the caller: pm_avro_reader_close. */
 int pm_avro_reader_open(pm_file *f, pm_avro_reader **out, pm_error *err);
-/* Same, opening (and owning) the file at path. */
+/* Same, opening (and owning) the file at path (through fs; the path form uses the local fs). */
 int pm_avro_reader_open_path(const char *path, pm_avro_reader **out, pm_error *err);
+int pm_avro_reader_open_fs(pm_fs *fs, const char *path, pm_avro_reader **out, pm_error *err);
 void pm_avro_reader_close(pm_avro_reader *r); /* NULL ok */
 
 const pm_avro_schema *pm_avro_reader_schema(const pm_avro_reader *r); /* owned by r */

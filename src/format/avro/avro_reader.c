@@ -226,11 +226,15 @@ static int open_file(pm_file *f, int owns, pm_avro_reader **out, pm_error *err) 
 
 int pm_avro_reader_open(pm_file *f, pm_avro_reader **out, pm_error *err) { return open_file(f, 0, out, err); }
 
-int pm_avro_reader_open_path(const char *path, pm_avro_reader **out, pm_error *err) {
+int pm_avro_reader_open_fs(pm_fs *fs, const char *path, pm_avro_reader **out, pm_error *err) {
   *out = NULL;
   pm_file *f;
-  PM_TRY(pm_file_open(path, &f, err));
+  PM_TRY(pm_fs_open(fs, path, &f, err));
   return open_file(f, 1, out, err);
+}
+
+int pm_avro_reader_open_path(const char *path, pm_avro_reader **out, pm_error *err) {
+  return pm_avro_reader_open_fs(pm_fs_local(), path, out, err);
 }
 
 const pm_avro_schema *pm_avro_reader_schema(const pm_avro_reader *r) { return pm_avro_schema_root(r->schema); }

@@ -2614,11 +2614,16 @@ int pm_pq_reader_open(pm_file *file, const pm_pq_read_options *opt, pm_pq_reader
   return 0;
 }
 
-int pm_pq_reader_open_path(const char *path, const pm_pq_read_options *opt, pm_pq_reader **out, pm_error *err) {
+int pm_pq_reader_open_fs(pm_fs *fs, const char *path, const pm_pq_read_options *opt, pm_pq_reader **out,
+                         pm_error *err) {
   pm_file *f;
   *out = NULL;
-  PM_TRY(pm_file_open(path, &f, err));
+  PM_TRY(pm_fs_open(fs, path, &f, err));
   return pm_pq_reader_open(f, opt, out, err);
+}
+
+int pm_pq_reader_open_path(const char *path, const pm_pq_read_options *opt, pm_pq_reader **out, pm_error *err) {
+  return pm_pq_reader_open_fs(pm_fs_local(), path, opt, out, err);
 }
 
 void pm_pq_reader_close(pm_pq_reader *r) {

@@ -117,6 +117,9 @@ typedef struct pm_pq_reader pm_pq_reader;
  * every case (closed by pm_pq_reader_close, or at once on failure). */
 int pm_pq_reader_open(pm_file *file, const pm_pq_read_options *opt, pm_pq_reader **out, pm_error *err);
 int pm_pq_reader_open_path(const char *path, const pm_pq_read_options *opt, pm_pq_reader **out, pm_error *err);
+/* Opens path through fs (the path form uses the local fs). */
+int pm_pq_reader_open_fs(pm_fs *fs, const char *path, const pm_pq_read_options *opt, pm_pq_reader **out,
+                         pm_error *err);
 void pm_pq_reader_close(pm_pq_reader *r); /* NULL ok */
 
 /* Arrow schema ("+s" with one child per projected column) of the batches.
