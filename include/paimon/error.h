@@ -10,6 +10,8 @@
 #ifndef PAIMON_ERROR_H
 #define PAIMON_ERROR_H
 
+#include "paimon/export.h"
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -34,7 +36,7 @@ typedef struct paimon_error {
 } paimon_error;
 
 /* Static name of a status code, e.g. "CORRUPT". Never NULL. */
-const char *paimon_status_name(paimon_status code);
+PAIMON_EXPORT const char *paimon_status_name(paimon_status code);
 
 #ifdef __cplusplus
 }

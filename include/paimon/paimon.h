@@ -33,7 +33,13 @@
  *  - Lifetimes: a table must outlive the read builders made from it; a read
  *    builder must outlive the plans and predicates made from it. Arrow
  *    streams returned by reads own everything they need (the builder, plan
- *    and splits may be freed while the stream is in use).
+ *    and splits may be freed while the stream is in use). A stream's
+ *    release(s) frees it and sets every member of *s, the callbacks
+ *    included, to NULL (the Arrow C stream interface marks a released
+ *    stream by release == NULL); call nothing else on it afterwards.
+ *  - Predicates and plans belong to the table (and schema) of the read
+ *    builder that made them: a builder given a predicate or plan made for
+ *    another table returns PAIMON_ERR_INVALID_ARGUMENT.
  *  - No global mutable state: distinct handles may be used from different
  *    threads concurrently; one handle must not be used by two threads at once.
  */
@@ -45,6 +51,7 @@
 
 #include "paimon/arrow_c.h"
 #include "paimon/error.h"
+#include "paimon/export.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -53,7 +60,7 @@ extern "C" {
 #define PAIMON_VERSION_STRING "0.1.0"
 
 /* Library version, e.g. "0.1.0". Static string. */
-const char *paimon_version(void);
+PAIMON_EXPORT const char *paimon_version(void);
 
 /* A string option. Keys and values are copied by the calls that take them. */
 typedef struct paimon_option {
@@ -68,9 +75,9 @@ typedef struct paimon_predicate paimon_predicate;
 typedef struct paimon_plan paimon_plan;
 typedef struct paimon_split paimon_split;
 
-void paimon_free_string(char *s);              /* NULL ok */
-void paimon_free_strings(char **v, size_t n);  /* NULL ok */
-void paimon_free_bytes(uint8_t *b);            /* NULL ok */
+PAIMON_EXPORT void paimon_free_string(char *s);             /* NULL ok */
+PAIMON_EXPORT void paimon_free_strings(char **v, size_t n); /* NULL ok */
+PAIMON_EXPORT void paimon_free_bytes(uint8_t *b);           /* NULL ok */
 
 /* ------------------------------------------------------------- catalog */
 
@@ -79,47 +86,48 @@ void paimon_free_bytes(uint8_t *b);            /* NULL ok */
  * "path-rewrite" = "FROM=TO[;FROM2=TO2]" (prefix rewrite applied to absolute
  * paths stored in table metadata, e.g. external data paths).
  * *out: owned by the caller, paimon_catalog_free. */
-paimon_status paimon_catalog_open(const paimon_option *options, size_t n_options, paimon_catalog **out,
-                                  paimon_error *err);
-void paimon_catalog_free(paimon_catalog *catalog);
+PAIMON_EXPORT paimon_status paimon_catalog_open(const paimon_option *options, size_t n_options, paimon_catalog **out,
+                                                paimon_error *err);
+PAIMON_EXPORT void paimon_catalog_free(paimon_catalog *catalog);
 
 /* Database names, sorted. *names owned by the caller: paimon_free_strings(*names, *n). */
-paimon_status paimon_catalog_list_databases(const paimon_catalog *catalog, char ***names, size_t *n,
-                                            paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_catalog_list_databases(const paimon_catalog *catalog, char ***names, size_t *n,
+                                                          paimon_error *err);
 /* Table names of a database, sorted (same ownership). */
-paimon_status paimon_catalog_list_tables(const paimon_catalog *catalog, const char *database, char ***names,
-                                         size_t *n, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_catalog_list_tables(const paimon_catalog *catalog, const char *database,
+                                                       char ***names, size_t *n, paimon_error *err);
 
 /* Gets a table by identifier "db.table" or "db.table$branch_<name>".
  * *out owned by the caller: paimon_table_free. System tables ("db.t$snapshots")
  * are read with paimon_catalog_read_system_table instead. */
-paimon_status paimon_catalog_get_table(const paimon_catalog *catalog, const char *identifier, paimon_table **out,
-                                       paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_catalog_get_table(const paimon_catalog *catalog, const char *identifier,
+                                                     paimon_table **out, paimon_error *err);
 
 /* Reads a system table "db.t[$branch_b]$<name>" with name one of snapshots,
  * schemas, options, files, partitions, tags, branches, manifests.
  * *out (a stream) is owned by the caller: call out->release(out). */
-paimon_status paimon_catalog_read_system_table(const paimon_catalog *catalog, const char *identifier,
-                                               struct ArrowArrayStream *out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_catalog_read_system_table(const paimon_catalog *catalog, const char *identifier,
+                                                             struct ArrowArrayStream *out, paimon_error *err);
 
 /* --------------------------------------------------------------- table */
 
-void paimon_table_free(paimon_table *table);
+PAIMON_EXPORT void paimon_table_free(paimon_table *table);
 /* "db.table" (static for the table's lifetime). */
-const char *paimon_table_identifier(const paimon_table *table);
+PAIMON_EXPORT const char *paimon_table_identifier(const paimon_table *table);
 /* "main" or the branch name. */
-const char *paimon_table_branch(const paimon_table *table);
+PAIMON_EXPORT const char *paimon_table_branch(const paimon_table *table);
 /* Arrow schema (struct) of the table's columns in the latest schema.
  * *out owned by the caller (release it). */
-paimon_status paimon_table_arrow_schema(const paimon_table *table, struct ArrowSchema *out, paimon_error *err);
-size_t paimon_table_num_primary_keys(const paimon_table *table);
-const char *paimon_table_primary_key(const paimon_table *table, size_t i); /* NULL if out of range */
-size_t paimon_table_num_partition_keys(const paimon_table *table);
-const char *paimon_table_partition_key(const paimon_table *table, size_t i);
+PAIMON_EXPORT paimon_status paimon_table_arrow_schema(const paimon_table *table, struct ArrowSchema *out,
+                                                      paimon_error *err);
+PAIMON_EXPORT size_t paimon_table_num_primary_keys(const paimon_table *table);
+PAIMON_EXPORT const char *paimon_table_primary_key(const paimon_table *table, size_t i); /* NULL if out of range */
+PAIMON_EXPORT size_t paimon_table_num_partition_keys(const paimon_table *table);
+PAIMON_EXPORT const char *paimon_table_partition_key(const paimon_table *table, size_t i);
 /* Effective option value (table options) or NULL. Valid for the table's lifetime. */
-const char *paimon_table_option(const paimon_table *table, const char *key);
+PAIMON_EXPORT const char *paimon_table_option(const paimon_table *table, const char *key);
 /* Latest snapshot id of the table's branch; 0 when it has none. */
-paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t *id, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t *id, paimon_error *err);
 
 /* -------------------------------------------------------- read builder */
 
@@ -136,25 +144,26 @@ paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t
  * e.g. external data paths or bucket paths of splits serialized elsewhere),
  * "scan.mode" = latest-delta / from-file-creation-time / compacted-full, ...
  * *out owned by the caller: paimon_read_builder_free. */
-paimon_status paimon_read_builder_new(const paimon_table *table, const paimon_option *dynamic_options,
-                                      size_t n_options, paimon_read_builder **out, paimon_error *err);
-void paimon_read_builder_free(paimon_read_builder *rb);
+PAIMON_EXPORT paimon_status paimon_read_builder_new(const paimon_table *table, const paimon_option *dynamic_options,
+                                                    size_t n_options, paimon_read_builder **out, paimon_error *err);
+PAIMON_EXPORT void paimon_read_builder_free(paimon_read_builder *rb);
 
 /* Column names to read, in output order (copied). Nested fields as "a.b".
  * System columns "_ROW_ID" / "_SEQUENCE_NUMBER" are accepted. Unknown names
  * are PAIMON_ERR_NOT_FOUND. n = 0 resets to all columns. */
-paimon_status paimon_read_builder_with_projection(paimon_read_builder *rb, const char *const *columns, size_t n,
-                                                  paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_read_builder_with_projection(paimon_read_builder *rb, const char *const *columns,
+                                                                size_t n, paimon_error *err);
 /* Sets the filter; takes ownership of predicate (also on failure). NULL clears it.
+ * A predicate made by a builder of another table or schema is PAIMON_ERR_INVALID_ARGUMENT.
  * Used for pruning during planning and applied exactly to the rows read. */
-paimon_status paimon_read_builder_with_filter(paimon_read_builder *rb, paimon_predicate *predicate,
-                                              paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_read_builder_with_filter(paimon_read_builder *rb, paimon_predicate *predicate,
+                                                            paimon_error *err);
 /* Row limit (< 0 = none). A planning hint plus a cap on rows returned. */
-void paimon_read_builder_with_limit(paimon_read_builder *rb, int64_t limit);
+PAIMON_EXPORT void paimon_read_builder_with_limit(paimon_read_builder *rb, int64_t limit);
 /* Column-name matching for projections and predicates built afterwards (default 1). */
-void paimon_read_builder_with_case_sensitive(paimon_read_builder *rb, int case_sensitive);
+PAIMON_EXPORT void paimon_read_builder_with_case_sensitive(paimon_read_builder *rb, int case_sensitive);
 /* Adds a leading "_row_kind" utf8 column ("+I", "-U", "+U", "-D"), as pypaimon does. */
-void paimon_read_builder_with_row_kind(paimon_read_builder *rb, int include_row_kind);
+PAIMON_EXPORT void paimon_read_builder_with_row_kind(paimon_read_builder *rb, int include_row_kind);
 
 /* ---------------------------------------------------------- predicates */
 
@@ -183,64 +192,67 @@ typedef struct paimon_literal {
   size_t len;    /* STRING / BYTES length in bytes */
 } paimon_literal;
 
-paimon_literal paimon_literal_null(void);
-paimon_literal paimon_literal_bool(int v);
-paimon_literal paimon_literal_int64(int64_t v);
-paimon_literal paimon_literal_double(double v);
-paimon_literal paimon_literal_string(const char *s); /* NUL-terminated */
-paimon_literal paimon_literal_bytes(const void *data, size_t len);
-paimon_literal paimon_literal_decimal(int64_t unscaled, int32_t scale);
-paimon_literal paimon_literal_date(int32_t days_since_epoch);
-paimon_literal paimon_literal_time(int32_t millis_of_day);
-paimon_literal paimon_literal_timestamp(int64_t epoch_millis, int32_t nanos_of_milli);
+PAIMON_EXPORT paimon_literal paimon_literal_null(void);
+PAIMON_EXPORT paimon_literal paimon_literal_bool(int v);
+PAIMON_EXPORT paimon_literal paimon_literal_int64(int64_t v);
+PAIMON_EXPORT paimon_literal paimon_literal_double(double v);
+PAIMON_EXPORT paimon_literal paimon_literal_string(const char *s); /* NUL-terminated */
+PAIMON_EXPORT paimon_literal paimon_literal_bytes(const void *data, size_t len);
+PAIMON_EXPORT paimon_literal paimon_literal_decimal(int64_t unscaled, int32_t scale);
+PAIMON_EXPORT paimon_literal paimon_literal_date(int32_t days_since_epoch);
+PAIMON_EXPORT paimon_literal paimon_literal_time(int32_t millis_of_day);
+PAIMON_EXPORT paimon_literal paimon_literal_timestamp(int64_t epoch_millis, int32_t nanos_of_milli);
 
 /* Leaves. The column is resolved against the builder's table (honouring its
  * case sensitivity) and literals are converted to the column type; a
  * literal that does not fit is PAIMON_ERR_INVALID_ARGUMENT naming the
  * column. *out owned by the caller until given to with_filter / and / or
  * (paimon_predicate_free otherwise). */
-paimon_status paimon_predicate_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
-                                     paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_not_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
-                                         paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_less_than(const paimon_read_builder *rb, const char *column, paimon_literal v,
-                                         paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_less_or_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
-                                             paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_greater_than(const paimon_read_builder *rb, const char *column, paimon_literal v,
-                                            paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_greater_or_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
-                                                paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_is_null(const paimon_read_builder *rb, const char *column, paimon_predicate **out,
-                                       paimon_error *err);
-paimon_status paimon_predicate_is_not_null(const paimon_read_builder *rb, const char *column,
-                                           paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_in(const paimon_read_builder *rb, const char *column, const paimon_literal *values,
-                                  size_t n, paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_not_in(const paimon_read_builder *rb, const char *column,
-                                      const paimon_literal *values, size_t n, paimon_predicate **out,
-                                      paimon_error *err);
-paimon_status paimon_predicate_starts_with(const paimon_read_builder *rb, const char *column, const char *prefix,
-                                           paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_ends_with(const paimon_read_builder *rb, const char *column, const char *suffix,
-                                         paimon_predicate **out, paimon_error *err);
-paimon_status paimon_predicate_contains(const paimon_read_builder *rb, const char *column, const char *infix,
-                                        paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
+                                                   paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_not_equal(const paimon_read_builder *rb, const char *column,
+                                                       paimon_literal v, paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_less_than(const paimon_read_builder *rb, const char *column,
+                                                       paimon_literal v, paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_less_or_equal(const paimon_read_builder *rb, const char *column,
+                                                           paimon_literal v, paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_greater_than(const paimon_read_builder *rb, const char *column,
+                                                          paimon_literal v, paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_greater_or_equal(const paimon_read_builder *rb, const char *column,
+                                                              paimon_literal v, paimon_predicate **out,
+                                                              paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_is_null(const paimon_read_builder *rb, const char *column,
+                                                     paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_is_not_null(const paimon_read_builder *rb, const char *column,
+                                                         paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_in(const paimon_read_builder *rb, const char *column,
+                                                const paimon_literal *values, size_t n, paimon_predicate **out,
+                                                paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_not_in(const paimon_read_builder *rb, const char *column,
+                                                    const paimon_literal *values, size_t n, paimon_predicate **out,
+                                                    paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_starts_with(const paimon_read_builder *rb, const char *column,
+                                                         const char *prefix, paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_ends_with(const paimon_read_builder *rb, const char *column,
+                                                       const char *suffix, paimon_predicate **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_contains(const paimon_read_builder *rb, const char *column,
+                                                      const char *infix, paimon_predicate **out, paimon_error *err);
 /* SQL LIKE: % any sequence, _ one character, \ escapes. */
-paimon_status paimon_predicate_like(const paimon_read_builder *rb, const char *column, const char *pattern,
-                                    paimon_predicate **out, paimon_error *err);
-/* and / or of n >= 1 predicates; takes ownership of every child (also on failure). */
-paimon_status paimon_predicate_and(paimon_predicate *const *children, size_t n, paimon_predicate **out,
-                                   paimon_error *err);
-paimon_status paimon_predicate_or(paimon_predicate *const *children, size_t n, paimon_predicate **out,
-                                  paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_like(const paimon_read_builder *rb, const char *column,
+                                                  const char *pattern, paimon_predicate **out, paimon_error *err);
+/* and / or of n >= 1 predicates; takes ownership of every child (also on failure).
+ * Children made for different tables are PAIMON_ERR_INVALID_ARGUMENT. */
+PAIMON_EXPORT paimon_status paimon_predicate_and(paimon_predicate *const *children, size_t n, paimon_predicate **out,
+                                                 paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_or(paimon_predicate *const *children, size_t n, paimon_predicate **out,
+                                                paimon_error *err);
 /* Parses a filter expression: `id > 5 and name like 'a%'`, `x in (1, 2)`,
  * `y is not null`, `d = '2024-01-01'`, `not (a = 1 or b < 2)`, `v between 1 and 9`. */
-paimon_status paimon_predicate_parse(const paimon_read_builder *rb, const char *text, paimon_predicate **out,
-                                     paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_predicate_parse(const paimon_read_builder *rb, const char *text,
+                                                   paimon_predicate **out, paimon_error *err);
 /* Readable form of a predicate; *text owned by the caller (paimon_free_string). */
-paimon_status paimon_predicate_to_string(const paimon_predicate *p, char **text, paimon_error *err);
-void paimon_predicate_free(paimon_predicate *p);
+PAIMON_EXPORT paimon_status paimon_predicate_to_string(const paimon_predicate *p, char **text, paimon_error *err);
+PAIMON_EXPORT void paimon_predicate_free(paimon_predicate *p);
 
 /* ---------------------------------------------------------------- scan */
 
@@ -252,48 +264,51 @@ void paimon_predicate_free(paimon_predicate *p);
  * (Java IncrementalSplit: the before/after files of one partition + bucket;
  * see paimon_split_is_incremental); a plan holds one kind only.
  * *out owned by the caller: paimon_plan_free. */
-paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_plan **out, paimon_error *err);
-void paimon_plan_free(paimon_plan *plan);
-size_t paimon_plan_num_splits(const paimon_plan *plan);
+PAIMON_EXPORT paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_plan **out,
+                                                     paimon_error *err);
+PAIMON_EXPORT void paimon_plan_free(paimon_plan *plan);
+PAIMON_EXPORT size_t paimon_plan_num_splits(const paimon_plan *plan);
 /* Split i, owned by the plan (valid until paimon_plan_free). */
-const paimon_split *paimon_plan_split(const paimon_plan *plan, size_t i);
+PAIMON_EXPORT const paimon_split *paimon_plan_split(const paimon_plan *plan, size_t i);
 /* 1 and *id = snapshot planned, or 0 when the table has no snapshot. */
-int paimon_plan_snapshot_id(const paimon_plan *plan, int64_t *id);
+PAIMON_EXPORT int paimon_plan_snapshot_id(const paimon_plan *plan, int64_t *id);
 /* Multi-line report of what planning read and pruned per stage.
  * *text owned by the caller (paimon_free_string). */
-paimon_status paimon_plan_explain(const paimon_plan *plan, char **text, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_plan_explain(const paimon_plan *plan, char **text, paimon_error *err);
 
 /* Split properties. For an incremental split the files are its "after"
  * files (the end snapshot's side). */
 /* 1 if the split is an incremental (diff) split, 0 for a DataSplit. */
-int paimon_split_is_incremental(const paimon_split *split);
-int32_t paimon_split_bucket(const paimon_split *split);
-size_t paimon_split_num_files(const paimon_split *split);
-int64_t paimon_split_row_count(const paimon_split *split); /* sum of file row counts (before merging) */
-int64_t paimon_split_snapshot_id(const paimon_split *split);
-int paimon_split_is_streaming(const paimon_split *split);
-int paimon_split_raw_convertible(const paimon_split *split); /* always 0 for incremental splits */
+PAIMON_EXPORT int paimon_split_is_incremental(const paimon_split *split);
+PAIMON_EXPORT int32_t paimon_split_bucket(const paimon_split *split);
+PAIMON_EXPORT size_t paimon_split_num_files(const paimon_split *split);
+PAIMON_EXPORT int64_t paimon_split_row_count(const paimon_split *split); /* sum of file row counts (before merging) */
+PAIMON_EXPORT int64_t paimon_split_snapshot_id(const paimon_split *split);
+PAIMON_EXPORT int paimon_split_is_streaming(const paimon_split *split);
+PAIMON_EXPORT int paimon_split_raw_convertible(const paimon_split *split); /* always 0 for incremental splits */
 
 /* Java binary encoding, so splits can be shipped to other processes (or
  * Java): a DataSplit as DataSplit version 9 (DataSplit.serialize); an
  * incremental split as a SplitSerializer record (magic "SPLIT_V1", type 2,
  * IncrementalSplit version 2). *bytes owned by the caller (paimon_free_bytes). */
-paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes, size_t *len, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes, size_t *len,
+                                                   paimon_error *err);
 /* Decodes a serialized split. Bytes starting with the int64 SplitSerializer
  * magic 0x53504C49545F5631 ("SPLIT_V1") are a SplitSerializer record (type 1
  * DataSplit or 2 IncrementalSplit; other types are PAIMON_ERR_UNSUPPORTED);
  * anything else is a DataSplit (versions 2..9 start with the DataSplit magic,
  * version 1 with its snapshot id, which cannot be that value in practice).
  * *out owned by the caller: paimon_split_free. */
-paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_split **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_split **out,
+                                                     paimon_error *err);
 /* Frees a split from paimon_split_deserialize (never one owned by a plan). */
-void paimon_split_free(paimon_split *split);
+PAIMON_EXPORT void paimon_split_free(paimon_split *split);
 
 /* ---------------------------------------------------------------- read */
 
 /* Arrow schema (struct) of the batches the builder's reads produce. *out owned by the caller. */
-paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, struct ArrowSchema *out,
-                                              paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, struct ArrowSchema *out,
+                                                            paimon_error *err);
 /* Reads splits (borrowed; copied internally) as an Arrow stream with the
  * builder's projection, filter, limit and row-kind settings. Incremental
  * splits yield the diff (per key the end-side row when it was added or
@@ -303,16 +318,18 @@ paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, str
  * the caller (out->release(out)); it keeps working after the builder, the
  * plan and the splits are freed. Errors while reading are reported by
  * get_next (errno + get_last_error). */
-paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paimon_split *const *splits, size_t n,
-                                       struct ArrowArrayStream *out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paimon_split *const *splits,
+                                                     size_t n, struct ArrowArrayStream *out, paimon_error *err);
 /* Reads system table `name` ("files", "partitions", "manifests", "snapshots", ...)
  * of the builder's table, honouring its dynamic options (e.g. "files" at
  * scan.snapshot-id). *out owned by the caller (out->release(out)). */
-paimon_status paimon_read_builder_read_system_table(const paimon_read_builder *rb, const char *name,
-                                                    struct ArrowArrayStream *out, paimon_error *err);
-/* Convenience: reads every split of a plan. */
-paimon_status paimon_read_plan(const paimon_read_builder *rb, const paimon_plan *plan, struct ArrowArrayStream *out,
-                               paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_read_builder_read_system_table(const paimon_read_builder *rb, const char *name,
+                                                                  struct ArrowArrayStream *out, paimon_error *err);
+/* Convenience: reads every split of a plan. A plan made by a builder of another
+ * table or schema is PAIMON_ERR_INVALID_ARGUMENT (so are its splits given to
+ * paimon_table_read_splits). */
+PAIMON_EXPORT paimon_status paimon_read_plan(const paimon_read_builder *rb, const paimon_plan *plan,
+                                             struct ArrowArrayStream *out, paimon_error *err);
 
 #ifdef __cplusplus
 }

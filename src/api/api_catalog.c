@@ -11,6 +11,17 @@ void paimon_free_strings(char **v, size_t n) {
 }
 void paimon_free_bytes(uint8_t *b) { free(b); }
 
+char *pm_api_origin(const pm_table *t, pm_error *err) {
+  size_t len = strlen(t->root) + strlen(t->branch) + 32;
+  char *s = malloc(len);
+  if (!s) {
+    PM_NOMEM(err);
+    return NULL;
+  }
+  snprintf(s, len, "%s\n%s\n%lld", t->root, t->branch, (long long)t->schema->id);
+  return s;
+}
+
 int pm_api_to_options(const paimon_option *o, size_t n, pm_options *out, pm_error *err) {
   pm_options_init(out);
   for (size_t i = 0; i < n; i++) {

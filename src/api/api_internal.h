@@ -30,6 +30,7 @@ struct paimon_table {
 
 struct paimon_read_builder {
   const paimon_table *table;
+  char *origin; /* pm_api_origin of t: predicates and plans made here carry a copy */
   pm_table *t; /* table reopened with the dynamic options (owned) */
   char **columns;
   size_t n_columns;
@@ -41,6 +42,7 @@ struct paimon_read_builder {
 
 struct paimon_predicate {
   pm_predicate *p;
+  char *origin; /* pm_api_origin of the table it was made for (owned) */
 };
 
 /* Exactly one of s (a DataSplit) and inc (a PM_SPLIT_INCREMENTAL split) is set. */
@@ -49,13 +51,20 @@ struct paimon_split {
   pm_split *inc;
   int owned;
   const char *fallback_branch; /* plan splits from scan.fallback-branch (owned by the plan) */
+  const char *origin;          /* plan splits: the plan's origin (owned by the plan); else NULL */
 };
 
 struct paimon_plan {
   pm_plan *p;
   paimon_split *splits; /* the plan's DataSplits, or its incremental splits (a plan has one kind) */
   size_t n_splits;
+  char *origin; /* pm_api_origin of the builder's table (owned) */
 };
+
+/* Identity of a table and schema ("root\nbranch\nschema id"), malloc'd; NULL on NOMEM (err set).
+ * Predicates and plans are bound to the schema of the table they were made for; a builder accepts
+ * only those with its own origin. */
+char *pm_api_origin(const pm_table *t, pm_error *err);
 
 /* Converts public options to pm_options (out is initialised; cleared on error). */
 int pm_api_to_options(const paimon_option *o, size_t n, pm_options *out, pm_error *err);

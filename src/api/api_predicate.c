@@ -67,6 +67,24 @@ paimon_literal paimon_literal_timestamp(int64_t millis, int32_t nanos) {
   return l;
 }
 
+/* A predicate handle for origin (copied), p->p still NULL. */
+static paimon_predicate *predicate_new(const char *origin, pm_error *err) {
+  paimon_predicate *p = calloc(1, sizeof *p);
+  if (p) p->origin = strdup(origin);
+  if (!p || !p->origin) {
+    free(p);
+    PM_NOMEM(err);
+    return NULL;
+  }
+  return p;
+}
+
+static void predicate_free_handle(paimon_predicate *p) {
+  if (!p) return;
+  free(p->origin);
+  free(p);
+}
+
 static pm_literal to_pm_literal(const paimon_literal *l) {
   pm_literal o;
   memset(&o, 0, sizeof o);
@@ -124,11 +142,11 @@ static paimon_status make_leaf(const paimon_read_builder *rb, pm_pred_op op, con
   pm_literal *pl = n ? calloc(n, sizeof *pl) : NULL;
   if (n && !pl) return (paimon_status)PM_NOMEM(err);
   for (size_t i = 0; i < n; i++) pl[i] = to_pm_literal(&lits[i]);
-  paimon_predicate *p = calloc(1, sizeof *p);
-  int rc = p ? pm_pred_leaf(op, &col, pl, n, &p->p, err) : PM_NOMEM(err);
+  paimon_predicate *p = predicate_new(rb->origin, err);
+  int rc = p ? pm_pred_leaf(op, &col, pl, n, &p->p, err) : PAIMON_ERR_NOMEM;
   free(pl);
   if (rc) {
-    free(p);
+    predicate_free_handle(p);
     return (paimon_status)rc;
   }
   *out = p;
@@ -184,32 +202,37 @@ static paimon_status compound(pm_pred_op op, paimon_predicate *const *children, 
                               paimon_error *err) {
   if (out) *out = NULL;
   pm_predicate **kids = n ? calloc(n, sizeof *kids) : NULL;
-  int bad = !out || n == 0 || !children || !kids;
+  int bad = !out || n == 0 || !children || !kids, mixed = 0;
+  paimon_predicate *p = NULL;
   for (size_t i = 0; children && i < n; i++) {
-    if (!children[i]) bad = 1;
-    else {
-      if (kids) kids[i] = children[i]->p;
-      else pm_pred_free(children[i]->p);
-      free(children[i]);
+    if (!children[i]) {
+      bad = 1;
+      continue;
     }
+    if (!p) p = children[i]; /* the first child's handle becomes the result's */
+    else if (strcmp(children[i]->origin, p->origin)) mixed = 1;
+    if (kids) kids[i] = children[i]->p;
+    else pm_pred_free(children[i]->p);
+    if (children[i] != p) predicate_free_handle(children[i]);
   }
-  if (bad) {
+  int rc = 0;
+  if (bad)
+    rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                   "predicate and/or needs n >= 1 non-NULL children and an out pointer");
+  else if (mixed)
+    rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                   "predicate and/or: the children were made by read builders of different tables or schemas");
+  if (rc) {
     for (size_t i = 0; kids && i < n; i++) pm_pred_free(kids[i]);
     free(kids);
-    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                                    "predicate and/or needs n >= 1 non-NULL children and an out pointer");
+    predicate_free_handle(p);
+    return (paimon_status)rc;
   }
-  paimon_predicate *p = calloc(1, sizeof *p);
-  int rc = 0;
-  if (!p) {
-    for (size_t i = 0; i < n; i++) pm_pred_free(kids[i]);
-    rc = PM_NOMEM(err);
-  } else {
-    rc = pm_pred_compound(op, kids, n, &p->p, err);
-  }
+  p->p = NULL;
+  rc = pm_pred_compound(op, kids, n, &p->p, err);
   free(kids);
   if (rc) {
-    free(p);
+    predicate_free_handle(p);
     return (paimon_status)rc;
   }
   *out = p;
@@ -235,12 +258,12 @@ paimon_status paimon_predicate_parse(const paimon_read_builder *rb, const char *
   int rc = table_columns(rb, &cols, &n, err);
   paimon_predicate *p = NULL;
   if (!rc) {
-    p = calloc(1, sizeof *p);
-    rc = p ? pm_pred_parse(text, cols, n, rb->case_sensitive, &p->p, err) : PM_NOMEM(err);
+    p = predicate_new(rb->origin, err);
+    rc = p ? pm_pred_parse(text, cols, n, rb->case_sensitive, &p->p, err) : PAIMON_ERR_NOMEM;
   }
   free(cols);
   if (rc) {
-    free(p);
+    predicate_free_handle(p);
     return (paimon_status)rc;
   }
   *out = p;
@@ -268,5 +291,5 @@ paimon_status paimon_predicate_to_string(const paimon_predicate *p, char **text,
 void paimon_predicate_free(paimon_predicate *p) {
   if (!p) return;
   pm_pred_free(p->p);
-  free(p);
+  predicate_free_handle(p);
 }

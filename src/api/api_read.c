@@ -129,6 +129,10 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
   size_t n_inc = 0;
   for (size_t i = 0; i < n && !rc; i++) {
     if (!splits[i]) rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "split %zu is NULL", i);
+    else if (splits[i]->origin && strcmp(splits[i]->origin, rb->origin))
+      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "split %zu was planned by a read builder of another table or schema than %s's", i,
+                     rb->table->identifier);
     else if (splits[i]->inc) n_inc++;
     else if (splits[i]->fallback_branch) fallback = splits[i]->fallback_branch;
   }
@@ -196,6 +200,12 @@ paimon_status paimon_read_builder_read_system_table(const paimon_read_builder *r
 paimon_status paimon_read_plan(const paimon_read_builder *rb, const paimon_plan *plan, struct ArrowArrayStream *out,
                                paimon_error *err) {
   CHECK_ARG(rb && plan && out, "NULL argument");
+  memset(out, 0, sizeof *out);
+  if (strcmp(plan->origin, rb->origin))
+    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                                    "read_plan: the plan was made by a read builder of another table or schema "
+                                    "than %s's",
+                                    rb->table->identifier);
   size_t n = plan->n_splits;
   const paimon_split **v = n ? calloc(n, sizeof *v) : NULL;
   if (n && !v) return (paimon_status)PM_NOMEM(err);

@@ -9,7 +9,8 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
   CHECK_ARG(rb, "builder is NULL");
   paimon_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return (paimon_status)PM_NOMEM(err);
-  int rc = pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &plan->p, err);
+  plan->origin = strdup(rb->origin);
+  int rc = plan->origin ? pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &plan->p, err) : PM_NOMEM(err);
   if (!rc && plan->p->n_splits && plan->p->n_incremental_splits)
     rc = pm_errorf(err, PAIMON_ERR_INTERNAL, "plan of %s holds both DataSplits and incremental splits",
                    rb->table->identifier);
@@ -18,6 +19,7 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
     plan->splits = calloc(plan->n_splits, sizeof *plan->splits);
     if (!plan->splits) rc = PM_NOMEM(err);
     for (size_t i = 0; !rc && i < plan->n_splits; i++) {
+      plan->splits[i].origin = plan->origin;
       if (plan->p->n_incremental_splits) {
         plan->splits[i].inc = plan->p->incremental_splits[i];
         continue;
@@ -38,6 +40,7 @@ void paimon_plan_free(paimon_plan *plan) {
   if (!plan) return;
   pm_plan_free(plan->p);
   free(plan->splits);
+  free(plan->origin);
   free(plan);
 }
 

@@ -50,8 +50,9 @@ paimon_status paimon_read_builder_new(const paimon_table *table, const paimon_op
   if (!rb) rc = PM_NOMEM(err);
   if (!rc) rc = pm_table_reopen(table->t, table->t->branch, &o, &rb->t, err);
   pm_options_clear(&o);
+  if (!rc && !(rb->origin = pm_api_origin(rb->t, err))) rc = PAIMON_ERR_NOMEM;
   if (rc) {
-    free(rb);
+    paimon_read_builder_free(rb);
     return (paimon_status)rc;
   }
   rb->table = table;
@@ -72,6 +73,7 @@ void paimon_read_builder_free(paimon_read_builder *rb) {
   free_columns(rb);
   pm_pred_free(rb->filter);
   pm_table_free(rb->t);
+  free(rb->origin);
   free(rb);
 }
 
@@ -126,9 +128,17 @@ paimon_status paimon_read_builder_with_filter(paimon_read_builder *rb, paimon_pr
     paimon_predicate_free(predicate);
     return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "with_filter: builder is NULL");
   }
+  if (predicate && strcmp(predicate->origin, rb->origin)) {
+    paimon_predicate_free(predicate);
+    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                                    "with_filter: the predicate was made by a read builder of another table or "
+                                    "schema than %s's",
+                                    rb->table->identifier);
+  }
   pm_pred_free(rb->filter);
   rb->filter = NULL;
   if (predicate) {
+    free(predicate->origin);
     rb->filter = predicate->p;
     free(predicate);
   }

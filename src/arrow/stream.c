@@ -89,8 +89,8 @@ static void stream_release(struct ArrowArrayStream *s) {
     if (p->cb.release) p->cb.release(p->state);
     free(p);
   }
-  s->private_data = NULL;
-  s->release = NULL;
+  /* A released stream has no callbacks (the Arrow C stream interface marks release with NULL). */
+  memset(s, 0, sizeof *s);
 }
 
 int pm_stream_init(struct ArrowArrayStream *out, const pm_stream_callbacks *cb, void *state, pm_error *err) {

@@ -2605,7 +2605,7 @@ static void rs_release(struct ArrowArrayStream *st) {
   free(s->owned_splits);
   free_pairs(s->diff_pairs, s->n_splits);
   free(s);
-  st->release = NULL;
+  memset(st, 0, sizeof *st); /* a released stream has no callbacks */
 }
 
 /* Opens a stream over n units: splits[i], or diff_pairs[2i], [2i+1] when

@@ -102,8 +102,8 @@ int pm_pb_repeated_uint(pm_pb *pb, uint32_t wire, uint64_t **vals, size_t *n, si
     return push_u64(vals, n, cap, v) ? PM_NOMEM(err) : 0;
   }
   if (wire != PM_PB_LEN) return pb_err(pb, err, "expected a repeated varint field");
-  const uint8_t *d;
-  size_t len;
+  const uint8_t *d = NULL;
+  size_t len = 0;
   PM_TRY(pm_pb_bytes(pb, &d, &len, err));
   pm_pb sub;
   pm_pb_init(&sub, d, len, pb->file, pb->what);
