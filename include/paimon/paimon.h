@@ -124,6 +124,17 @@ PAIMON_EXPORT size_t paimon_table_num_primary_keys(const paimon_table *table);
 PAIMON_EXPORT const char *paimon_table_primary_key(const paimon_table *table, size_t i); /* NULL if out of range */
 PAIMON_EXPORT size_t paimon_table_num_partition_keys(const paimon_table *table);
 PAIMON_EXPORT const char *paimon_table_partition_key(const paimon_table *table, size_t i);
+/* Columns of the latest schema, in order. Names are valid for the table's lifetime
+ * (NULL if i is out of range). */
+PAIMON_EXPORT size_t paimon_table_num_columns(const paimon_table *table);
+PAIMON_EXPORT const char *paimon_table_column_name(const paimon_table *table, size_t i);
+/* Paimon SQL type of column i as in the schema file: "INT", "TIMESTAMP(3)",
+ * "DECIMAL(10, 2) NOT NULL", "ARRAY<INT>", "ROW<`a` INT>". *type owned by the
+ * caller (paimon_free_string). i out of range is PAIMON_ERR_INVALID_ARGUMENT. */
+PAIMON_EXPORT paimon_status paimon_table_column_type(const paimon_table *table, size_t i, char **type,
+                                                     paimon_error *err);
+/* Id of the latest schema (the schema reads use). */
+PAIMON_EXPORT int64_t paimon_table_schema_id(const paimon_table *table);
 /* Effective option value (table options) or NULL. Valid for the table's lifetime. */
 PAIMON_EXPORT const char *paimon_table_option(const paimon_table *table, const char *key);
 /* Latest snapshot id of the table's branch; 0 when it has none. */

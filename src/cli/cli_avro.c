@@ -1,4 +1,5 @@
 /* paimon avro schema FILE | paimon avro cat FILE [--limit N] */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,7 +46,7 @@ static int cat_file(pm_avro_reader *r, long long limit, pm_error *err) {
 }
 
 int cli_avro_main(int argc, char **argv) {
-  if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) {
+  if (cli_wants_help(argc, argv)) {
     avro_usage(stdout);
     return 0;
   }
@@ -59,8 +60,9 @@ int cli_avro_main(int argc, char **argv) {
   for (int i = 3; i < argc; i++) {
     if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
       char *end;
+      errno = 0;
       limit = strtoll(argv[++i], &end, 10);
-      if (*end || limit < 0) {
+      if (!*argv[i] || *end || limit < 0 || errno == ERANGE) {
         fprintf(stderr, "paimon avro: bad --limit '%s'\n", argv[i]);
         return 2;
       }

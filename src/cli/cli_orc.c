@@ -1,4 +1,5 @@
 /* paimon orc schema|meta|cat|scan|convert */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -256,7 +257,7 @@ static int parse_codec(const char *s, pm_codec *c) {
 }
 
 int cli_orc_main(int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+  if (argc < 2 || cli_wants_help(argc, argv)) {
     orc_usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
@@ -266,8 +267,23 @@ int cli_orc_main(int argc, char **argv) {
   int runs = 1;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--select") && i + 1 < argc) select = argv[++i];
-    else if (!strcmp(argv[i], "--limit") && i + 1 < argc) limit = atoll(argv[++i]);
-    else if (!strcmp(argv[i], "--runs") && i + 1 < argc) runs = atoi(argv[++i]);
+    else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
+      char *end;
+      errno = 0;
+      limit = strtoll(argv[++i], &end, 10);
+      if (!*argv[i] || *end || limit < 0 || errno == ERANGE) {
+        fprintf(stderr, "paimon orc: invalid value for --limit: '%s' (an integer >= 0)\n", argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(argv[i], "--runs") && i + 1 < argc) {
+      char *end;
+      long v = strtol(argv[++i], &end, 10);
+      if (!*argv[i] || *end || v < 1 || v > 1000) {
+        fprintf(stderr, "paimon orc: invalid value for --runs: '%s' (1..1000)\n", argv[i]);
+        return 2;
+      }
+      runs = (int)v;
+    }
     else if (!strcmp(argv[i], "--format") && i + 1 < argc) fmt = argv[++i];
     else if (!strcmp(argv[i], "--codec") && i + 1 < argc) codec_name = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) {
@@ -289,6 +305,10 @@ int cli_orc_main(int argc, char **argv) {
   }
   pm_error err;
   pm_error_clear(&err);
+  if (!strcmp(cmd, "convert") && cli_same_file(file, out_path)) {
+    fprintf(stderr, "paimon orc convert: OUT '%s' is the input file (write to another path)\n", out_path);
+    return 2;
+  }
   if (!strcmp(cmd, "convert")) return cmd_convert(file, out_path, codec_name, &err) ? fail(cmd, &err) : 0;
   if (!strcmp(cmd, "scan")) return cmd_scan(file, select, runs < 1 ? 1 : runs, &err) ? fail(cmd, &err) : 0;
   pm_file *f = NULL;

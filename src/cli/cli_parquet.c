@@ -1,4 +1,5 @@
 /* paimon parquet schema|meta|cat|scan|convert */
+#include <errno.h>
 #include <inttypes.h>
 #ifdef __GLIBC__
 #include <malloc.h>
@@ -256,8 +257,9 @@ static int parse_args(int argc, char **argv, cat_args *a, int allow_cat) {
       a->select = argv[++i];
     } else if (allow_cat && !strcmp(s, "--limit") && i + 1 < argc) {
       char *end;
+      errno = 0;
       a->limit = strtoll(argv[++i], &end, 10);
-      if (*end || a->limit < 0) {
+      if (!*argv[i] || *end || a->limit < 0 || errno == ERANGE) {
         fprintf(stderr, "paimon parquet: invalid --limit '%s'\n", argv[i]);
         return 2;
       }
@@ -404,12 +406,12 @@ int cli_parquet_main(int argc, char **argv) {
   mallopt(M_MMAP_THRESHOLD, 64 << 20);
   mallopt(M_TRIM_THRESHOLD, 256 << 20);
 #endif
-  if (argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
+  if (argc >= 2 && !strcmp(argv[1], "convert")) return cli_parquet_convert(argc - 1, argv + 1); /* own --help */
+  if (argc < 2 || cli_wants_help(argc, argv)) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   const char *sub = argv[1];
-  if (!strcmp(sub, "convert")) return cli_parquet_convert(argc - 1, argv + 1);
   if (!strcmp(sub, "schema") || !strcmp(sub, "meta")) {
     if (argc != 3) {
       usage(stderr);

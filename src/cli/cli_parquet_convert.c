@@ -11,12 +11,14 @@
 
 int cli_parquet_convert(int argc, char **argv);
 
-static int convert_usage(void) {
+static int convert_usage(FILE *out) {
   fputs("usage: paimon parquet convert IN.parquet OUT.parquet [--codec zstd|snappy|lz4|gzip|none] [--level N]\n"
         "                                [--row-group-rows N] [--row-group-bytes N] [--page-rows N]\n"
-        "                                [--page-bytes N] [--page-v2] [--no-dictionary] [--no-crc]\n",
-        stderr);
-  return 2;
+        "                                [--page-bytes N] [--page-v2] [--no-dictionary] [--no-crc]\n"
+        "  --level: 1..22 for zstd, 1..9 for gzip (0 = the codec's default); counts are >= 1;\n"
+        "  OUT must not be IN.\n",
+        out);
+  return out == stdout ? 0 : 2;
 }
 
 static int parse_u64(const char *s, uint64_t *out) {
@@ -31,35 +33,47 @@ int cli_parquet_convert(int argc, char **argv) {
   const char *in = NULL, *out = NULL;
   pm_pq_write_options o;
   pm_pq_write_options_default(&o);
+  if (cli_wants_help(argc, argv)) return convert_usage(stdout);
+  int level_set = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i];
     const char *v = i + 1 < argc ? argv[i + 1] : NULL;
     uint64_t n = 0;
-    if (!strcmp(a, "--codec") && v) {
+    int counted = !strcmp(a, "--row-group-rows") || !strcmp(a, "--row-group-bytes") || !strcmp(a, "--page-rows") ||
+                  !strcmp(a, "--page-bytes");
+    if ((!strcmp(a, "--codec") || !strcmp(a, "--level") || counted) && !v) {
+      fprintf(stderr, "paimon parquet convert: %s needs a value\n", a);
+      return 2;
+    }
+    if (!strcmp(a, "--codec")) {
       if (!strcmp(v, "zstd")) o.codec = PM_CODEC_ZSTD;
       else if (!strcmp(v, "snappy")) o.codec = PM_CODEC_SNAPPY;
       else if (!strcmp(v, "lz4") || !strcmp(v, "lz4_raw")) o.codec = PM_CODEC_LZ4_RAW;
       else if (!strcmp(v, "gzip")) o.codec = PM_CODEC_GZIP;
       else if (!strcmp(v, "none") || !strcmp(v, "uncompressed")) o.codec = PM_CODEC_NONE;
       else {
-        fprintf(stderr, "paimon parquet convert: unknown codec '%s'\n", v);
+        fprintf(stderr, "paimon parquet convert: invalid value for --codec: '%s' (zstd, snappy, lz4, gzip, none)\n",
+                v);
         return 2;
       }
       i++;
-    } else if (!strcmp(a, "--level") && v && parse_u64(v, &n) == 0 && n <= 22) {
+    } else if (!strcmp(a, "--level")) {
+      if (parse_u64(v, &n) || n > 22) {
+        fprintf(stderr, "paimon parquet convert: invalid value for --level: '%s' (0..22)\n", v);
+        return 2;
+      }
       o.codec_level = (int)n;
+      level_set = 1;
       i++;
-    } else if (!strcmp(a, "--row-group-rows") && v && parse_u64(v, &n) == 0) {
-      o.row_group_rows = n;
-      i++;
-    } else if (!strcmp(a, "--row-group-bytes") && v && parse_u64(v, &n) == 0 && n > 0) {
-      o.row_group_bytes = n;
-      i++;
-    } else if (!strcmp(a, "--page-rows") && v && parse_u64(v, &n) == 0 && n > 0) {
-      o.page_rows = n;
-      i++;
-    } else if (!strcmp(a, "--page-bytes") && v && parse_u64(v, &n) == 0 && n > 0) {
-      o.page_bytes = n;
+    } else if (counted) {
+      if (parse_u64(v, &n) || n == 0) {
+        fprintf(stderr, "paimon parquet convert: invalid value for %s: '%s' (an integer >= 1)\n", a, v);
+        return 2;
+      }
+      if (!strcmp(a, "--row-group-rows")) o.row_group_rows = n;
+      else if (!strcmp(a, "--row-group-bytes")) o.row_group_bytes = n;
+      else if (!strcmp(a, "--page-rows")) o.page_rows = n;
+      else o.page_bytes = n;
       i++;
     } else if (!strcmp(a, "--page-v2")) {
       o.data_page_v2 = 1;
@@ -68,17 +82,26 @@ int cli_parquet_convert(int argc, char **argv) {
     } else if (!strcmp(a, "--no-crc")) {
       o.page_crc = 0;
     } else if (a[0] == '-' && a[1]) {
-      fprintf(stderr, "paimon parquet convert: bad option '%s'\n", a);
-      return convert_usage();
+      fprintf(stderr, "paimon parquet convert: unknown option '%s'\n", a);
+      return convert_usage(stderr);
     } else if (!in) {
       in = a;
     } else if (!out) {
       out = a;
     } else {
-      return convert_usage();
+      fprintf(stderr, "paimon parquet convert: unexpected argument '%s'\n", a);
+      return convert_usage(stderr);
     }
   }
-  if (!in || !out) return convert_usage();
+  if (level_set && o.codec_level > 9 && o.codec == PM_CODEC_GZIP) {
+    fprintf(stderr, "paimon parquet convert: invalid value for --level: '%d' (0..9 for gzip)\n", o.codec_level);
+    return 2;
+  }
+  if (in && out && cli_same_file(in, out)) {
+    fprintf(stderr, "paimon parquet convert: OUT '%s' is the input file (write to another path)\n", out);
+    return 2;
+  }
+  if (!in || !out) return convert_usage(stderr);
 
   pm_error err;
   memset(&err, 0, sizeof err);

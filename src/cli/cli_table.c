@@ -3,26 +3,30 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <errno.h>
+
 #include "arrow/arrow.h"
-#include "cli/print/print.h"
 #include "arrow/stream.h"
 #include "cli/cli.h"
+#include "cli/print/print.h"
 #include "paimon/paimon.h"
-#include "table/catalog.h"
-#include "table/scan.h"
-#include "table/system_tables.h"
 
 static void usage(FILE *out) {
   fputs("usage: paimon [-w WAREHOUSE] db list\n"
         "       paimon [-w WAREHOUSE] db list-tables DB\n"
         "       paimon [-w WAREHOUSE] table get DB.T            schema, keys and options\n"
-        "       paimon [-w WAREHOUSE] table snapshots DB.T      ($snapshots)\n"
-        "       paimon [-w WAREHOUSE] table files DB.T [TIME-TRAVEL]   ($files)\n"
-        "       paimon [-w WAREHOUSE] table partitions DB.T     ($partitions)\n"
+        "       paimon [-w WAREHOUSE] table snapshots DB.T [--limit N] [--format F]   ($snapshots)\n"
+        "       paimon [-w WAREHOUSE] table files DB.T [TIME-TRAVEL] [--option k=v ...] [--limit N] [--format F]\n"
+        "       paimon [-w WAREHOUSE] table partitions DB.T [TIME-TRAVEL] [--option k=v ...] [--limit N]\n"
+        "              [--format F]\n"
         "       paimon [-w WAREHOUSE] table explain DB.T [--where EXPR] [--limit N] [TIME-TRAVEL]\n"
+        "              [--option k=v ...]\n"
         "       paimon [-w WAREHOUSE] table read DB.T [--select a,b] [--where EXPR] [--limit N]\n"
         "              [TIME-TRAVEL] [--option k=v ...] [--row-kind] [--format table|jsonl|csv]\n"
         "\n"
+        "Each subcommand takes only the options shown; any other is an error (exit 2). --where may be\n"
+        "repeated: the filters are ANDed. --select may be repeated: the column lists are concatenated.\n"
+        "-w may appear anywhere on the line. Numbers that do not fit a 64-bit integer are refused.\n"
         "DB.T may be DB.T$branch_NAME; `table read DB.T$snapshots` (schemas, options, files, partitions,\n"
         "tags, branches, manifests) reads a system table.\n"
         "TIME-TRAVEL: --snapshot N | --tag NAME | --timestamp 'YYYY-MM-DD HH:MM:SS' | --timestamp-millis N |\n"
@@ -111,9 +115,33 @@ static int parse_format(const char *s, pm_print_format *out) {
 /* ---------------------------------------------------------------- db */
 
 static int cmd_db(const char *warehouse, int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    fprintf(stderr, "paimon db: missing subcommand (list, list-tables DB)\n");
+    usage(stderr);
+    return 2;
+  }
+  const char *sub = argv[1];
+  int is_list = !strcmp(sub, "list"), is_tables = !strcmp(sub, "list-tables");
+  if (!is_list && !is_tables) {
+    fprintf(stderr, "paimon db: unknown subcommand '%s' (list, list-tables DB)\n", sub);
+    return 2;
+  }
+  for (int i = 2; i < argc; i++)
+    if (argv[i][0] == '-' && argv[i][1]) {
+      fprintf(stderr, "paimon db %s: unknown option %s\n", sub, argv[i]);
+      return 2;
+    }
+  if (is_list && argc != 2) {
+    fprintf(stderr, "paimon db list: unexpected argument '%s'\n", argv[2]);
+    return 2;
+  }
+  if (is_tables && argc < 3) {
+    fprintf(stderr, "paimon db list-tables: missing database name (paimon db list-tables DB)\n");
+    return 2;
+  }
+  if (is_tables && argc > 3) {
+    fprintf(stderr, "paimon db list-tables: unexpected argument '%s'\n", argv[3]);
+    return 2;
   }
   paimon_catalog *cat = NULL;
   int rc = open_catalog(warehouse, &cat);
@@ -121,14 +149,10 @@ static int cmd_db(const char *warehouse, int argc, char **argv) {
   paimon_error err = {0};
   char **names = NULL;
   size_t n = 0;
-  if (!strcmp(argv[1], "list") && argc == 2) {
+  if (is_list) {
     if (paimon_catalog_list_databases(cat, &names, &n, &err)) rc = fail(&err);
-  } else if (!strcmp(argv[1], "list-tables") && argc == 3) {
-    if (paimon_catalog_list_tables(cat, argv[2], &names, &n, &err)) rc = fail(&err);
   } else {
-    fprintf(stderr, "paimon: unknown db command or wrong arguments\n");
-    usage(stderr);
-    rc = 2;
+    if (paimon_catalog_list_tables(cat, argv[2], &names, &n, &err)) rc = fail(&err);
   }
   for (size_t i = 0; !rc && i < n; i++) printf("%s\n", names[i]);
   paimon_free_strings(names, n);
@@ -138,10 +162,25 @@ static int cmd_db(const char *warehouse, int argc, char **argv) {
 
 /* ---------------------------------------------------------------- table */
 
+/* Options a subcommand may take (anything else is exit 2). */
+enum {
+  OPT_SELECT = 1 << 0,
+  OPT_WHERE = 1 << 1,
+  OPT_LIMIT = 1 << 2,
+  OPT_TIME_TRAVEL = 1 << 3, /* --snapshot --tag --timestamp --timestamp-millis --version */
+  OPT_OPTION = 1 << 4,
+  OPT_ROW_KIND = 1 << 5,
+  OPT_FORMAT = 1 << 6,
+};
+
+#define MAX_CLAUSES 64
+
 typedef struct table_args {
+  const char *sub;
   const char *ident;
-  const char *select;
-  const char *where;
+  const char *select;                /* the --select lists joined with ',' (owned by the caller's store) */
+  const char *wheres[MAX_CLAUSES];   /* every --where, ANDed */
+  size_t n_wheres;
   int64_t limit;
   int row_kind;
   pm_print_format format;
@@ -152,7 +191,7 @@ typedef struct table_args {
 
 static int add_opt(table_args *a, const char *k, const char *v) {
   if (a->n_opts >= 64) {
-    fprintf(stderr, "paimon: too many options\n");
+    fprintf(stderr, "paimon table %s: too many options (at most 64)\n", a->sub);
     return 2;
   }
   a->opts[a->n_opts].key = k;
@@ -161,129 +200,196 @@ static int add_opt(table_args *a, const char *k, const char *v) {
   return 0;
 }
 
+/* A decimal int64 in [min, INT64_MAX]; anything else (junk, overflow) is -1. */
+static int parse_int64(const char *s, int64_t min, int64_t *out) {
+  char *end = NULL;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (!*s || *end || errno == ERANGE || v < min) return -1;
+  *out = v;
+  return 0;
+}
+
+static int bad_int(const table_args *a, const char *opt, const char *val, int64_t min) {
+  fprintf(stderr, "paimon table %s: invalid value for %s: '%s' (an integer from %lld to %lld)\n", a->sub, opt, val,
+          (long long)min, (long long)INT64_MAX);
+  return 2;
+}
+
+static int allowed_options(const char *sub) {
+  if (!strcmp(sub, "read")) return OPT_SELECT | OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_ROW_KIND | OPT_FORMAT;
+  if (!strcmp(sub, "explain")) return OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION;
+  if (!strcmp(sub, "files") || !strcmp(sub, "partitions")) return OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_FORMAT;
+  if (!strcmp(sub, "snapshots")) return OPT_LIMIT | OPT_FORMAT;
+  if (!strcmp(sub, "get")) return 0;
+  return -1;
+}
+
+/* kv_store collects the strings the arguments point into (freed by the caller). */
 static int parse_table_args(int argc, char **argv, table_args *a, char **kv_store, size_t *n_kv) {
   memset(a, 0, sizeof *a);
+  a->sub = argv[1];
   a->limit = -1;
   a->format = PM_PRINT_TABLE;
+  int allowed = allowed_options(a->sub);
+  char *select = NULL;
   for (int i = 2; i < argc; i++) {
     const char *arg = argv[i];
     const char *val = i + 1 < argc ? argv[i + 1] : NULL;
-#define NEED_VAL()                                                 \
-  do {                                                             \
-    if (!val) {                                                    \
-      fprintf(stderr, "paimon: %s needs a value\n", arg);          \
-      return 2;                                                    \
-    }                                                              \
-    i++;                                                           \
-  } while (0)
-    if (arg[0] != '-') {
+    if (arg[0] != '-' || !arg[1]) {
       if (a->ident) {
-        fprintf(stderr, "paimon: unexpected argument '%s'\n", arg);
+        fprintf(stderr, "paimon table %s: unexpected argument '%s'\n", a->sub, arg);
+        free(select);
         return 2;
       }
       a->ident = arg;
-    } else if (!strcmp(arg, "--select")) {
-      NEED_VAL();
-      a->select = val;
-    } else if (!strcmp(arg, "--where")) {
-      NEED_VAL();
-      a->where = val;
-    } else if (!strcmp(arg, "--limit")) {
-      NEED_VAL();
-      char *end;
-      a->limit = strtoll(val, &end, 10);
-      if (*end || a->limit < 0) {
-        fprintf(stderr, "paimon: --limit needs a non-negative integer\n");
-        return 2;
+      continue;
+    }
+    int kind = !strcmp(arg, "--select")                                       ? OPT_SELECT
+               : !strcmp(arg, "--where")                                      ? OPT_WHERE
+               : !strcmp(arg, "--limit")                                      ? OPT_LIMIT
+               : !strcmp(arg, "--snapshot") || !strcmp(arg, "--tag") || !strcmp(arg, "--timestamp") ||
+                       !strcmp(arg, "--timestamp-millis") || !strcmp(arg, "--version")
+                   ? OPT_TIME_TRAVEL
+               : !strcmp(arg, "--option") || !strcmp(arg, "-o") ? OPT_OPTION
+               : !strcmp(arg, "--row-kind")                     ? OPT_ROW_KIND
+               : !strcmp(arg, "--format")                       ? OPT_FORMAT
+                                                                : 0;
+    int rc = 0;
+    if (!kind) {
+      fprintf(stderr, "paimon table %s: unknown option %s\n", a->sub, arg);
+      rc = 2;
+    } else if (!(allowed & kind)) {
+      fprintf(stderr, "paimon table %s: option %s does not apply to this subcommand (see paimon table --help)\n",
+              a->sub, arg);
+      rc = 2;
+    } else if (kind != OPT_ROW_KIND && !val) {
+      fprintf(stderr, "paimon table %s: %s needs a value\n", a->sub, arg);
+      rc = 2;
+    }
+    if (rc) {
+      free(select);
+      return rc;
+    }
+    if (kind != OPT_ROW_KIND) i++;
+    int64_t n = 0;
+    if (kind == OPT_SELECT) {
+      size_t old = select ? strlen(select) : 0;
+      char *v = realloc(select, old + strlen(val) + 2);
+      if (!v) rc = 1;
+      else {
+        select = v;
+        if (old) select[old++] = ',';
+        strcpy(select + old, val);
       }
+    } else if (kind == OPT_WHERE) {
+      if (a->n_wheres >= MAX_CLAUSES) {
+        fprintf(stderr, "paimon table %s: too many --where (at most %d)\n", a->sub, MAX_CLAUSES);
+        rc = 2;
+      } else {
+        a->wheres[a->n_wheres++] = val;
+      }
+    } else if (kind == OPT_LIMIT) {
+      if (parse_int64(val, 0, &a->limit)) rc = bad_int(a, arg, val, 0);
     } else if (!strcmp(arg, "--snapshot")) {
-      NEED_VAL();
-      if (add_opt(a, "scan.snapshot-id", val)) return 2;
+      rc = parse_int64(val, 1, &n) ? bad_int(a, arg, val, 1) : add_opt(a, "scan.snapshot-id", val);
     } else if (!strcmp(arg, "--tag")) {
-      NEED_VAL();
-      if (add_opt(a, "scan.tag-name", val)) return 2;
+      rc = add_opt(a, "scan.tag-name", val);
     } else if (!strcmp(arg, "--timestamp")) {
-      NEED_VAL();
-      if (add_opt(a, "scan.timestamp", val)) return 2;
+      rc = add_opt(a, "scan.timestamp", val);
     } else if (!strcmp(arg, "--timestamp-millis")) {
-      NEED_VAL();
-      if (add_opt(a, "scan.timestamp-millis", val)) return 2;
+      rc = parse_int64(val, INT64_MIN, &n) ? bad_int(a, arg, val, INT64_MIN) : add_opt(a, "scan.timestamp-millis", val);
     } else if (!strcmp(arg, "--version")) {
-      NEED_VAL();
-      if (add_opt(a, "scan.version", val)) return 2;
-    } else if (!strcmp(arg, "--option") || !strcmp(arg, "-o")) {
-      NEED_VAL();
+      rc = add_opt(a, "scan.version", val);
+    } else if (kind == OPT_OPTION) {
       const char *eq = strchr(val, '=');
       if (!eq || eq == val) {
-        fprintf(stderr, "paimon: --option needs key=value\n");
-        return 2;
+        fprintf(stderr, "paimon table %s: --option needs key=value, got '%s'\n", a->sub, val);
+        rc = 2;
+      } else {
+        char *k = strndup(val, (size_t)(eq - val));
+        if (!k) rc = 1;
+        else {
+          kv_store[(*n_kv)++] = k;
+          rc = add_opt(a, k, eq + 1);
+        }
       }
-      char *k = strndup(val, (size_t)(eq - val));
-      if (!k) return 1;
-      kv_store[(*n_kv)++] = k;
-      if (add_opt(a, k, eq + 1)) return 2;
-    } else if (!strcmp(arg, "--row-kind")) {
+    } else if (kind == OPT_ROW_KIND) {
       a->row_kind = 1;
-    } else if (!strcmp(arg, "--format")) {
-      NEED_VAL();
+    } else if (kind == OPT_FORMAT) {
       if (parse_format(val, &a->format)) {
-        fprintf(stderr, "paimon: --format must be table, jsonl or csv\n");
-        return 2;
+        fprintf(stderr, "paimon table %s: invalid value for --format: '%s' (table, jsonl or csv)\n", a->sub, val);
+        rc = 2;
       }
       a->format_set = 1;
-    } else {
-      fprintf(stderr, "paimon: unknown option %s\n", arg);
-      return 2;
     }
-#undef NEED_VAL
+    if (rc) {
+      free(select);
+      return rc;
+    }
+  }
+  if (select) {
+    kv_store[(*n_kv)++] = select;
+    a->select = select;
   }
   if (!a->ident) {
-    fprintf(stderr, "paimon: missing table identifier DB.T\n");
+    fprintf(stderr, "paimon table %s: missing table identifier DB.T\n", a->sub);
     return 2;
   }
   return 0;
 }
 
-static int system_table(paimon_catalog *cat, const char *ident, const char *sys, const table_args *a) {
-  char buf[1024];
-  snprintf(buf, sizeof buf, "%s$%s", ident, sys);
-  paimon_error err = {0};
-  struct ArrowArrayStream s;
-  if (paimon_catalog_read_system_table(cat, buf, &s, &err)) return fail(&err);
-  print_args pa = {a->format, a->limit, NULL, 0};
-  return print_stream(&s, &pa);
+/* Splits "db.t[$branch_b][$sys]" into the table part (written to base) and the system table name or NULL. */
+static const char *split_system_table(const char *ident, char *base, size_t cap) {
+  snprintf(base, cap, "%s", ident);
+  char *d = strrchr(base, '$');
+  if (!d || !strncmp(d + 1, "branch_", 7)) return NULL;
+  *d = 0;
+  return ident + (d - base) + 1;
 }
 
-/* System tables that follow time travel ($files, $partitions, $manifests) go through the
- * internal catalog so the dynamic options apply. */
-static int files_table(pm_catalog *icat, const table_args *a, const char *sys) {
-  pm_error err = {0};
-  pm_options dyn;
-  pm_options_init(&dyn);
-  int rc = 0;
-  for (size_t i = 0; !rc && i < a->n_opts; i++) rc = pm_options_set(&dyn, a->opts[i].key, a->opts[i].value, &err);
-  pm_table *t = NULL;
-  if (!rc) rc = pm_catalog_get_table(icat, a->ident, &dyn, &t, &err);
-  pm_options_clear(&dyn);
+/* Reads system table sys of the table ident through its read builder, so the dynamic options apply. */
+static int system_table(paimon_catalog *cat, const char *ident, const char *sys, const table_args *a) {
+  paimon_error err = {0};
+  paimon_table *t = NULL;
+  paimon_read_builder *rb = NULL;
   struct ArrowArrayStream s;
   memset(&s, 0, sizeof s);
-  if (!rc) rc = pm_system_table_read(t, sys, &s, &err);
-  if (rc) {
-    pm_table_free(t);
-    return fail(&err);
+  int rc = 0;
+  if (paimon_catalog_get_table(cat, ident, &t, &err) || paimon_read_builder_new(t, a->opts, a->n_opts, &rb, &err) ||
+      paimon_read_builder_read_system_table(rb, sys, &s, &err))
+    rc = fail(&err);
+  if (!rc) {
+    print_args pa = {a->format, a->limit, NULL, 0};
+    rc = print_stream(&s, &pa);
   }
-  print_args pa = {a->format, a->limit, NULL, 0};
-  rc = print_stream(&s, &pa);
-  pm_table_free(t);
+  paimon_read_builder_free(rb);
+  paimon_table_free(t);
   return rc;
+}
+
+/* Text of string column col at row of a batch (utf8 "u" or large "U"). */
+static void print_string_cell(const char *label, const struct ArrowSchema *sc, const struct ArrowArray *col,
+                              int64_t row) {
+  int64_t j = col->offset + row;
+  const char *data = col->buffers[2];
+  int64_t a, b;
+  if (!strcmp(sc->format, "U")) {
+    const int64_t *off = col->buffers[1];
+    a = off[j];
+    b = off[j + 1];
+  } else {
+    const int32_t *off = col->buffers[1];
+    a = off[j];
+    b = off[j + 1];
+  }
+  printf("%s: %.*s\n", label, (int)(b - a), data + a);
 }
 
 static int cmd_get(paimon_catalog *cat, const table_args *a) {
   paimon_error err = {0};
   paimon_table *t = NULL;
   if (paimon_catalog_get_table(cat, a->ident, &t, &err)) return fail(&err);
-  struct ArrowArrayStream s;
-  char buf[1024];
   printf("table: %s\n", paimon_table_identifier(t));
   printf("branch: %s\n", paimon_table_branch(t));
   printf("partition keys:");
@@ -293,30 +399,48 @@ static int cmd_get(paimon_catalog *cat, const table_args *a) {
   printf("\n");
   int64_t latest = 0;
   if (!paimon_table_latest_snapshot_id(t, &latest, &err)) printf("latest snapshot: %lld\n", (long long)latest);
-  paimon_table_free(t);
   fflush(stdout);
-  snprintf(buf, sizeof buf, "%s$schemas", a->ident);
-  /* Latest schema: fields, then options */
-  if (paimon_catalog_read_system_table(cat, buf, &s, &err)) return fail(&err);
-  pm_batch_vec v;
-  pm_error e2 = {0};
-  int rc = pm_stream_collect(&s, &v, &e2);
-  s.release(&s);
-  if (rc) return fail(&e2);
-  if (v.n > 0 && v.batches[v.n - 1].length > 0) {
-    const struct ArrowArray *b = &v.batches[v.n - 1];
-    const struct ArrowArray *fields = b->children[1], *options = b->children[4];
-    int64_t row = b->length - 1;
-    const int32_t *off = fields->buffers[1];
-    const char *data = fields->buffers[2];
-    printf("schema id: %lld\n", (long long)((const int64_t *)b->children[0]->buffers[1])[row]);
-    printf("fields: %.*s\n", (int)(off[row + 1] - off[row]), data + off[row]);
-    off = options->buffers[1];
-    data = options->buffers[2];
-    printf("options: %.*s\n", (int)(off[row + 1] - off[row]), data + off[row]);
+  /* Latest schema (last row of $schemas): fields, then options */
+  paimon_read_builder *rb = NULL;
+  struct ArrowArrayStream s;
+  memset(&s, 0, sizeof s);
+  int rc = paimon_read_builder_new(t, NULL, 0, &rb, &err) ||
+           paimon_read_builder_read_system_table(rb, "schemas", &s, &err);
+  struct ArrowSchema sc;
+  memset(&sc, 0, sizeof sc);
+  struct ArrowArray last;
+  memset(&last, 0, sizeof last);
+  if (!rc && s.get_schema(&s, &sc)) rc = 1;
+  while (!rc) {
+    struct ArrowArray b;
+    memset(&b, 0, sizeof b);
+    if (s.get_next(&s, &b)) {
+      rc = 1;
+      break;
+    }
+    if (!b.release) break;
+    if (b.length > 0) {
+      if (last.release) last.release(&last);
+      last = b;
+    } else {
+      b.release(&b);
+    }
   }
-  pm_batch_vec_free(&v);
-  return 0;
+  if (rc && s.release && s.get_last_error(&s))
+    snprintf(err.message, sizeof err.message, "%s", s.get_last_error(&s));
+  if (!rc && last.release && sc.n_children >= 5 && last.n_children >= 5) {
+    int64_t row = last.length - 1;
+    const struct ArrowArray *id = last.children[0];
+    printf("schema id: %lld\n", (long long)((const int64_t *)id->buffers[1])[id->offset + row]);
+    print_string_cell("fields", sc.children[1], last.children[1], row);
+    print_string_cell("options", sc.children[4], last.children[4], row);
+  }
+  if (last.release) last.release(&last);
+  if (sc.release) sc.release(&sc);
+  if (s.release) s.release(&s);
+  paimon_read_builder_free(rb);
+  paimon_table_free(t);
+  return rc ? fail(&err) : 0;
 }
 
 static int make_builder(paimon_catalog *cat, const table_args *a, paimon_table **t, paimon_read_builder **rb) {
@@ -325,21 +449,33 @@ static int make_builder(paimon_catalog *cat, const table_args *a, paimon_table *
   if (paimon_read_builder_new(*t, a->opts, a->n_opts, rb, &err)) return fail(&err);
   if (a->select) {
     char *copy = strdup(a->select);
-    const char *cols[256];
+    if (!copy) return 1;
+    size_t cap = 1;
+    for (const char *p = copy; *p; p++) cap += *p == ',';
+    const char **cols = calloc(cap, sizeof *cols);
     size_t n = 0;
-    for (char *tok = strtok(copy, ","); tok && n < 256; tok = strtok(NULL, ",")) {
+    char *save = NULL;
+    for (char *tok = strtok_r(copy, ",", &save); cols && tok; tok = strtok_r(NULL, ",", &save)) {
       while (*tok == ' ') tok++;
       char *e = tok + strlen(tok);
       while (e > tok && e[-1] == ' ') *--e = 0;
       if (*tok) cols[n++] = tok;
     }
-    int rc = paimon_read_builder_with_projection(*rb, cols, n, &err);
+    int rc = cols ? paimon_read_builder_with_projection(*rb, cols, n, &err) : 1;
+    free(cols);
     free(copy);
     if (rc) return fail(&err);
   }
-  if (a->where) {
-    paimon_predicate *p = NULL;
-    if (paimon_predicate_parse(*rb, a->where, &p, &err)) return fail(&err);
+  if (a->n_wheres) {
+    paimon_predicate *ps[MAX_CLAUSES] = {0}, *p = NULL;
+    for (size_t i = 0; i < a->n_wheres; i++) {
+      if (paimon_predicate_parse(*rb, a->wheres[i], &ps[i], &err)) {
+        for (size_t k = 0; k < i; k++) paimon_predicate_free(ps[k]);
+        return fail(&err);
+      }
+    }
+    if (a->n_wheres == 1) p = ps[0];
+    else if (paimon_predicate_and(ps, a->n_wheres, &p, &err)) return fail(&err);
     if (paimon_read_builder_with_filter(*rb, p, &err)) return fail(&err);
   }
   if (a->limit >= 0) paimon_read_builder_with_limit(*rb, a->limit);
@@ -347,28 +483,36 @@ static int make_builder(paimon_catalog *cat, const table_args *a, paimon_table *
   return 0;
 }
 
-/* Fraction digits of temporal output columns from the Paimon types (TIMESTAMP(p), TIME(p)). */
-static int *column_digits(pm_catalog *icat, const char *ident, const struct ArrowSchema *schema, int *n) {
+/* Fraction digits of temporal output columns from the Paimon types (TIMESTAMP(p), TIME(p),
+ * TIMESTAMP(p) WITH LOCAL TIME ZONE); -1 = from the Arrow unit. */
+static int *column_digits(const paimon_table *t, const struct ArrowSchema *schema, int *n) {
   *n = (int)schema->n_children;
   int *d = calloc((size_t)(*n ? *n : 1), sizeof *d);
   if (!d) return NULL;
-  for (int i = 0; i < *n; i++) d[i] = -1;
-  pm_table *t = NULL;
-  pm_error err = {0};
-  if (pm_catalog_get_table(icat, ident, NULL, &t, &err)) return d;
   for (int i = 0; i < *n; i++) {
+    d[i] = -1;
     const char *name = schema->children[i]->name;
-    int idx = name ? pm_schema_field_index(t->schema, name) : -1;
-    if (idx < 0) continue;
-    const pm_data_type *ty = t->schema->fields[idx].type;
-    if (ty->root == PM_DT_TIMESTAMP || ty->root == PM_DT_TIMESTAMP_LTZ || ty->root == PM_DT_TIME)
-      d[i] = ty->precision;
+    for (size_t c = 0; name && c < paimon_table_num_columns(t); c++) {
+      if (strcmp(paimon_table_column_name(t, c), name)) continue;
+      char *ty = NULL;
+      paimon_error err = {0};
+      int p = -1;
+      if (!paimon_table_column_type(t, c, &ty, &err) &&
+          (!strncmp(ty, "TIMESTAMP", 9) || !strncmp(ty, "TIME(", 5) || !strcmp(ty, "TIME") ||
+           !strncmp(ty, "TIME NOT", 8))) {
+        const char *par = strchr(ty, '(');
+        /* TIMESTAMP / TIME without a precision: Paimon's defaults 6 and 0 */
+        p = par ? atoi(par + 1) : !strncmp(ty, "TIMESTAMP", 9) ? 6 : 0;
+      }
+      paimon_free_string(ty);
+      d[i] = p;
+      break;
+    }
   }
-  pm_table_free(t);
   return d;
 }
 
-static int cmd_read_or_explain(paimon_catalog *cat, pm_catalog *icat, const table_args *a, int explain) {
+static int cmd_read_or_explain(paimon_catalog *cat, const table_args *a, int explain) {
   paimon_table *t = NULL;
   paimon_read_builder *rb = NULL;
   paimon_plan *plan = NULL;
@@ -397,8 +541,8 @@ static int cmd_read_or_explain(paimon_catalog *cat, pm_catalog *icat, const tabl
       int nd = 0;
       int *digits = NULL;
       if (!paimon_read_builder_read_schema(rb, &schema, &err)) {
-        digits = column_digits(icat, a->ident, &schema, &nd);
-        pm_schema_release(&schema);
+        digits = column_digits(t, &schema, &nd);
+        schema.release(&schema);
       }
       print_args pa = {a->format, a->limit, digits, nd};
       rc = print_stream(&s, &pa);
@@ -412,76 +556,50 @@ static int cmd_read_or_explain(paimon_catalog *cat, pm_catalog *icat, const tabl
 }
 
 static int cmd_table(const char *warehouse, int argc, char **argv) {
-  if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  if (argc < 2) {
+    fprintf(stderr, "paimon table: missing subcommand (get, read, snapshots, files, partitions, explain)\n");
+    usage(stderr);
+    return 2;
   }
   const char *sub = argv[1];
-  char *kv[64];
+  if (allowed_options(sub) < 0) {
+    fprintf(stderr, "paimon table: unknown subcommand '%s' (get, read, snapshots, files, partitions, explain)\n",
+            sub);
+    return 2;
+  }
+  char *kv[66];
   size_t n_kv = 0;
   table_args a;
   int rc = parse_table_args(argc, argv, &a, kv, &n_kv);
   paimon_catalog *cat = NULL;
-  pm_catalog *icat = NULL;
   if (!rc) rc = open_catalog(warehouse, &cat);
   if (!rc) {
-    pm_options co;
-    pm_options_init(&co);
-    pm_error e0 = {0};
-    const char *wh = warehouse ? warehouse : getenv("PAIMON_WAREHOUSE");
-    const char *rw = getenv("PAIMON_PATH_REWRITE");
-    rc = pm_options_set(&co, "warehouse", wh, &e0);
-    if (!rc && rw && *rw) rc = pm_options_set(&co, "path-rewrite", rw, &e0);
-    if (!rc) rc = pm_catalog_open(&co, &icat, &e0);
-    pm_options_clear(&co);
-    if (rc) rc = fail(&e0);
-  }
-  if (!rc) {
-    pm_identifier id;
-    pm_error err = {0};
-    if (pm_identifier_parse(a.ident, &id, &err)) rc = fail(&err);
-    else {
-      if (!strcmp(sub, "read") && id.system_table) {
-        char base[1024];
-        snprintf(base, sizeof base, "%s.%s%s%s", id.database, id.table, id.branch ? "$branch_" : "",
-                 id.branch ? id.branch : "");
-        if (!strcmp(id.system_table, "files") || !strcmp(id.system_table, "partitions") ||
-            !strcmp(id.system_table, "manifests")) {
-          table_args b = a;
-          b.ident = base;
-          rc = files_table(icat, &b, id.system_table);
-        } else {
-          rc = system_table(cat, base, id.system_table, &a);
-        }
-      } else if (id.system_table) {
-        fprintf(stderr, "paimon: system tables are read with `table read %s`\n", a.ident);
-        rc = 2;
-      } else if (!strcmp(sub, "get")) {
-        rc = cmd_get(cat, &a);
-      } else if (!strcmp(sub, "snapshots")) {
-        rc = system_table(cat, a.ident, "snapshots", &a);
-      } else if (!strcmp(sub, "files") || !strcmp(sub, "partitions")) {
-        rc = files_table(icat, &a, sub);
-      } else if (!strcmp(sub, "explain")) {
-        rc = cmd_read_or_explain(cat, icat, &a, 1);
-      } else if (!strcmp(sub, "read")) {
-        rc = cmd_read_or_explain(cat, icat, &a, 0);
-      } else {
-        fprintf(stderr, "paimon: unknown table command '%s'\n", sub);
-        usage(stderr);
-        rc = 2;
-      }
-      pm_identifier_clear(&id);
+    char base[1024];
+    const char *sys = split_system_table(a.ident, base, sizeof base);
+    if (!strcmp(sub, "read") && sys) {
+      rc = system_table(cat, base, sys, &a);
+    } else if (sys) {
+      fprintf(stderr, "paimon table %s: system tables are read with `table read %s`\n", sub, a.ident);
+      rc = 2;
+    } else if (!strcmp(sub, "get")) {
+      rc = cmd_get(cat, &a);
+    } else if (!strcmp(sub, "snapshots") || !strcmp(sub, "files") || !strcmp(sub, "partitions")) {
+      rc = system_table(cat, a.ident, sub, &a);
+    } else {
+      rc = cmd_read_or_explain(cat, &a, !strcmp(sub, "explain"));
     }
   }
   paimon_catalog_free(cat);
-  pm_catalog_free(icat);
   for (size_t i = 0; i < n_kv; i++) free(kv[i]);
   return rc;
 }
 
 int cli_table_main(const char *warehouse, int argc, char **argv) {
   if (argc < 1) return 2;
+  if (cli_wants_help(argc, argv)) {
+    usage(stdout);
+    return 0;
+  }
   if (!strcmp(argv[0], "db")) return cmd_db(warehouse, argc, argv);
   return cmd_table(warehouse, argc, argv);
 }

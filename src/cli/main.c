@@ -1,8 +1,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "cli/cli.h"
+#include "paimon/paimon.h"
 
 static void usage(FILE *out) {
   fputs("usage: paimon [-w WAREHOUSE] <command> ...\n"
@@ -13,27 +15,60 @@ static void usage(FILE *out) {
         "  db list | db list-tables DB                     browse a warehouse\n"
         "  table get|read|snapshots|files|partitions|explain DB.T ...\n"
         "\n"
-        "The warehouse is -w PATH or $PAIMON_WAREHOUSE. `paimon <command> --help` shows details.\n",
+        "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"
+        "`paimon <command> [<subcommand>] --help` shows details; `paimon --version` the version.\n",
         out);
+}
+
+int cli_wants_help(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) return 1;
+  return 0;
+}
+
+int cli_same_file(const char *a, const char *b) {
+  struct stat sa, sb;
+  if (stat(a, &sa) || stat(b, &sb)) return !strcmp(a, b);
+  return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
 int main(int argc, char **argv) {
   const char *warehouse = NULL;
-  int i = 1;
-  while (i < argc && argv[i][0] == '-') {
-    if ((!strcmp(argv[i], "-w") || !strcmp(argv[i], "--warehouse")) && i + 1 < argc) {
-      warehouse = argv[i + 1];
-      i += 2;
-    } else if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
-      usage(stdout);
-      return 0;
+  /* Global options: -w/--warehouse anywhere on the line (removed before dispatch); --version and
+   * --help before the command. */
+  int n = 1;
+  for (int i = 1; i < argc; i++) {
+    const char *a = argv[i];
+    if (!strcmp(a, "-w") || !strcmp(a, "--warehouse")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "paimon: %s needs a value (the warehouse path)\n", a);
+        return 2;
+      }
+      warehouse = argv[++i];
+    } else if (!strncmp(a, "--warehouse=", 12)) {
+      warehouse = a + 12;
     } else {
-      fprintf(stderr, "paimon: unknown option %s\n", argv[i]);
-      usage(stderr);
-      return 2;
+      argv[n++] = argv[i];
     }
   }
+  argc = n;
+  argv[argc] = NULL;
+  int i = 1;
+  if (i < argc && argv[i][0] == '-') {
+    if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+      usage(stdout);
+      return 0;
+    }
+    if (!strcmp(argv[i], "--version") || !strcmp(argv[i], "-V")) {
+      printf("paimon %s (libpaimon %s)\n", PAIMON_VERSION_STRING, paimon_version());
+      return 0;
+    }
+    fprintf(stderr, "paimon: unknown option %s\n", argv[i]);
+    usage(stderr);
+    return 2;
+  }
   if (i >= argc) {
+    fprintf(stderr, "paimon: missing command (parquet, orc, avro, db, table)\n");
     usage(stderr);
     return 2;
   }

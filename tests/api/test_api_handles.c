@@ -115,7 +115,28 @@ static void test_release_clears_callbacks(void) {
   close_two(&t);
 }
 
+static void test_columns(void) {
+  paimon_error err = {0};
+  two_tables t;
+  open_two(&t, &err);
+  CHECK_EQ_INT(paimon_table_num_columns(t.pk), 4);
+  CHECK_EQ_STR(paimon_table_column_name(t.pk, 0), "f0");
+  CHECK(paimon_table_column_name(t.pk, 4) == NULL);
+  char *ty = NULL;
+  CHECK_OK(paimon_table_column_type(t.pk, 1, &ty, &err), &err);
+  CHECK_EQ_STR(ty, "INT NOT NULL");
+  paimon_free_string(ty);
+  CHECK_OK(paimon_table_column_type(t.pk, 3, &ty, &err), &err);
+  CHECK_EQ_STR(ty, "DOUBLE");
+  paimon_free_string(ty);
+  CHECK_EQ_INT(paimon_table_column_type(t.pk, 4, &ty, &err), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(ty == NULL);
+  CHECK(paimon_table_schema_id(t.pk) >= 0);
+  close_two(&t);
+}
+
 int main(void) {
+  RUN_TEST(test_columns);
   RUN_TEST(test_plan_of_another_table);
   RUN_TEST(test_predicate_of_another_table);
   RUN_TEST(test_release_clears_callbacks);
