@@ -45,8 +45,11 @@ fuzz: deps
 	$(CMAKE) --build build-fuzz -j $(JOBS)
 	scripts/run-fuzz build-fuzz $(FUZZ_SECONDS)
 
+# make install [PREFIX=/opt/paimon] [DESTDIR=/stage]: PREFIX overrides the
+# configured prefix (default /usr/local); DESTDIR stages the whole tree.
+PREFIX ?=
 install: build
-	$(CMAKE) --install $(BUILD)
+	DESTDIR="$(DESTDIR)" $(CMAKE) --install $(BUILD) $(if $(PREFIX),--prefix "$(PREFIX)")
 
 clean:
 	rm -rf $(BUILD) $(ASAN_BUILD) build-fuzz
