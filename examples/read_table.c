@@ -20,7 +20,8 @@ static int die(const char *what, const paimon_error *err) {
 
 int main(int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "usage: %s WAREHOUSE\n", argv[0]);
+    fprintf(stderr, "usage: %s FIXTURES_WAREHOUSE (the directory holding parquet/, e.g. ../shared/fixtures/warehouse)\n",
+            argv[0]);
     return 2;
   }
   char warehouse[4096];
