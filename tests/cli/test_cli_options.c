@@ -135,7 +135,22 @@ static void test_convert_values(void) { /* #20 */
   CHECK_EQ_INT(run_expect(cmd, "rows"), 0);
 }
 
+static void test_avro_cat_select_base64(void) { /* UX: avro cat --select, bytes as base64 */
+  char cmd[4096], *out = NULL;
+  snprintf(cmd, sizeof cmd, "%s avro cat \"$(ls %s/manifest-* | grep -v list | head -1)\" --select _KIND,_PARTITION",
+           PAIMON, PM_SHARED("fixtures/warehouse/parquet/pk_09.db/pk_09/manifest"));
+  CHECK_EQ_INT(run(cmd, &out), 0);
+  CHECK_MSG(!strncmp(out, "{\"_KIND\":", 9) && strstr(out, ",\"_PARTITION\":\"AAAA") && !strstr(out, "_BUCKET") &&
+                !strstr(out, "0x"),
+            "%s", out);
+  free(out);
+  snprintf(cmd, sizeof cmd, "%s avro cat \"$(ls %s/manifest-* | grep -v list | head -1)\" --select nope",
+           PAIMON, PM_SHARED("fixtures/warehouse/parquet/pk_09.db/pk_09/manifest"));
+  CHECK_EQ_INT(run_expect(cmd, "no field 'nope'"), 1);
+}
+
 int main(void) {
+  RUN_TEST(test_avro_cat_select_base64);
   RUN_TEST(test_options_applied_or_refused);
   RUN_TEST(test_help_and_version);
   RUN_TEST(test_numbers_that_do_not_fit);
