@@ -102,25 +102,11 @@ const char *pm_options_get_str(const pm_options *o, const char *key, const char 
   return v ? v : def;
 }
 
-static const char *skip_ws(const char *s) {
-  while (*s && isspace((unsigned char)*s)) s++;
-  return s;
-}
-
+/* The typed getters parse with meta/core_options.c's parsers (Java's rules). */
 int pm_options_get_int64(const pm_options *o, const char *key, int64_t def, int64_t *out, pm_error *err) {
   const char *v = pm_options_get(o, key);
-  if (!v) {
-    *out = def;
-    return 0;
-  }
-  const char *s = skip_ws(v);
-  char *end;
-  errno = 0;
-  long long x = strtoll(s, &end, 10);
-  if (end == s || errno || *skip_ws(end))
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': '%s' is not an integer", key, v);
-  *out = x;
-  return 0;
+  *out = def;
+  return v ? pm_parse_int64(key, v, out, err) : 0;
 }
 
 int pm_options_get_int(const pm_options *o, const char *key, int32_t def, int32_t *out, pm_error *err) {
@@ -134,73 +120,20 @@ int pm_options_get_int(const pm_options *o, const char *key, int32_t def, int32_
 
 int pm_options_get_bool(const pm_options *o, const char *key, int def, int *out, pm_error *err) {
   const char *v = pm_options_get(o, key);
-  if (!v) {
-    *out = def;
-    return 0;
-  }
-  const char *s = skip_ws(v);
-  size_t n = strlen(s);
-  while (n && isspace((unsigned char)s[n - 1])) n--;
-  if (n == 4 && strncasecmp(s, "true", 4) == 0) *out = 1;
-  else if (n == 5 && strncasecmp(s, "false", 5) == 0) *out = 0;
-  else return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': '%s' is not a boolean", key, v);
-  return 0;
-}
-
-/* number + optional unit; unit matched case-insensitively against a table. */
-static int parse_with_unit(const char *key, const char *v, const char *const *units, const int64_t *mult,
-                           int64_t default_mult, int64_t *out, pm_error *err) {
-  const char *s = skip_ws(v);
-  char *end;
-  errno = 0;
-  long long x = strtoll(s, &end, 10);
-  if (end == s || errno || x < 0) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': cannot parse '%s'", key, v);
-  const char *u = skip_ws(end);
-  size_t ul = strlen(u);
-  while (ul && isspace((unsigned char)u[ul - 1])) ul--;
-  int64_t m = default_mult;
-  if (ul) {
-    int found = 0;
-    for (size_t i = 0; units[i]; i++) {
-      if (strlen(units[i]) == ul && strncasecmp(units[i], u, ul) == 0) {
-        m = mult[i];
-        found = 1;
-        break;
-      }
-    }
-    if (!found) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': unknown unit in '%s'", key, v);
-  }
-  if (m > 0 && x > INT64_MAX / m) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': '%s' overflows", key, v);
-  *out = x * m;
-  return 0;
+  *out = def;
+  return v ? pm_parse_bool(key, v, out, err) : 0;
 }
 
 int pm_options_get_size(const pm_options *o, const char *key, int64_t def, int64_t *out, pm_error *err) {
-  static const char *const units[] = {"b", "bytes", "k", "kb", "kibibytes", "m", "mb", "mebibytes", "g", "gb",
-                                      "gibibytes", "t", "tb", "tebibytes", "kib", "mib", "gib", "tib", NULL};
-  static const int64_t K = 1024;
-  static const int64_t mult[] = {1, 1, K, K, K, K * K, K * K, K * K, K * K * K, K * K * K, K * K * K,
-                                 K * K * K * K, K * K * K * K, K * K * K * K, K, K * K, K * K * K, K * K * K * K};
   const char *v = pm_options_get(o, key);
-  if (!v) {
-    *out = def;
-    return 0;
-  }
-  return parse_with_unit(key, v, units, mult, 1, out, err);
+  *out = def;
+  return v ? pm_parse_memory_size(key, v, out, err) : 0;
 }
 
 int pm_options_get_duration_ms(const pm_options *o, const char *key, int64_t def, int64_t *out, pm_error *err) {
-  static const char *const units[] = {"ms", "milli", "millis", "millisecond", "milliseconds", "s", "sec", "secs",
-                                      "second", "seconds", "min", "m", "mins", "minute", "minutes", "h", "hour",
-                                      "hours", "d", "day", "days", NULL};
-  static const int64_t mult[] = {1, 1, 1, 1, 1, 1000, 1000, 1000, 1000, 1000, 60000, 60000, 60000, 60000, 60000,
-                                 3600000, 3600000, 3600000, 86400000, 86400000, 86400000};
   const char *v = pm_options_get(o, key);
-  if (!v) {
-    *out = def;
-    return 0;
-  }
-  return parse_with_unit(key, v, units, mult, 1, out, err);
+  *out = def;
+  return v ? pm_parse_duration_ms(key, v, out, err) : 0;
 }
 
 /* ---------------- schema JSON ---------------- */
@@ -574,7 +507,8 @@ int pm_schema_bucket(const pm_table_schema *s, int32_t *out, pm_error *err) {
 }
 
 const char *pm_schema_file_format(const pm_table_schema *s) {
-  return pm_options_get_str(&s->options, PM_OPT_FILE_FORMAT, s->version <= 2 ? "orc" : "parquet");
+  const char *f = pm_options_get(&s->options, PM_OPT_FILE_FORMAT);
+  return f ? f : s->version <= 2 ? "orc" : "parquet";
 }
 
 int pm_schema_trimmed_primary_keys(const pm_table_schema *s, const char ***names, size_t *n, pm_error *err) {

@@ -45,24 +45,8 @@ int pm_options_get_size(const pm_options *o, const char *key, int64_t def, int64
 /* Durations as Java TimeUtils parses them ("10 ms", "1 h", "30s", "2 min", "1 d"), in milliseconds. */
 int pm_options_get_duration_ms(const pm_options *o, const char *key, int64_t def, int64_t *out, pm_error *err);
 
-/* Well-known option names (FORMAT.md 2.5). */
-#define PM_OPT_BUCKET "bucket"
-#define PM_OPT_BUCKET_KEY "bucket-key"
-#define PM_OPT_FILE_FORMAT "file.format"
-#define PM_OPT_MANIFEST_FORMAT "manifest.format"
-#define PM_OPT_MANIFEST_COMPRESSION "manifest.compression"
-#define PM_OPT_MERGE_ENGINE "merge-engine"
-#define PM_OPT_SEQUENCE_FIELD "sequence.field"
-#define PM_OPT_DV_ENABLED "deletion-vectors.enabled"
-#define PM_OPT_DV_BITMAP64 "deletion-vectors.bitmap64"
-#define PM_OPT_PARTITION_DEFAULT_NAME "partition.default-name"
-#define PM_OPT_PARTITION_LEGACY_NAME "partition.legacy-name"
-#define PM_OPT_SCAN_FALLBACK_BRANCH "scan.fallback-branch"
-#define PM_OPT_DATA_FILE_PATH_DIRECTORY "data-file.path-directory"
-#define PM_OPT_CHANGELOG_PRODUCER "changelog-producer"
-#define PM_OPT_ROW_TRACKING "row-tracking.enabled"
-#define PM_OPT_DATA_EVOLUTION "data-evolution.enabled"
-#define PM_OPT_INDEX_IN_DATA_DIR "index-file-in-data-file-dir"
+/* Option keys live in meta/core_options.h (PM_CO_* ids, pm_core_option_key);
+ * PM_OPT_* names below expand to those. */
 #define PM_DEFAULT_PARTITION_NAME "__DEFAULT_PARTITION__"
 
 /* ---- TableSchema ---- */
@@ -141,5 +125,8 @@ int pm_branch_list(pm_fs *fs, const char *table_root, char ***names, size_t *n, 
 int pm_meta_list_ids(pm_fs *fs, const char *dir, const char *prefix, int64_t **ids, size_t *n, pm_error *err);
 /* Names of entries "<prefix><name>" with the prefix removed, sorted; free with pm_free_names. */
 int pm_meta_list_names(pm_fs *fs, const char *dir, const char *prefix, char ***names, size_t *n, pm_error *err);
+
+/* core_options.h needs pm_options above; it brings the PM_OPT_* key names. */
+#include "meta/core_options.h"
 
 #endif

@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 
 #include "io/file.h"
+#include "meta/core_options.h"
 #include "meta/schema.h"
 
 /* ------------------------------------------------------------ helpers */
@@ -56,18 +57,29 @@ int pm_catalog_open(const pm_options *options, pm_catalog **out, pm_error *err) 
 
 int pm_catalog_open_with_fs(pm_fs *fs, const pm_options *options, pm_catalog **out, pm_error *err) {
   *out = NULL;
-  const char *wh = options ? pm_options_get(options, "warehouse") : NULL;
-  if (!wh || !*wh) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "catalog: option 'warehouse' is required");
-  const char *ms = pm_options_get(options, "metastore");
-  if (ms && strcmp(ms, "filesystem") != 0)
+  pm_catalog_options co;
+  PM_TRY(pm_catalog_options_parse(options, &co, err));
+  const char *wh = co.warehouse, *ms = co.metastore;
+  if (strcmp(ms, "filesystem") != 0) {
+    pm_catalog_options_clear(&co);
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "catalog: metastore '%s' is not supported (only filesystem)", ms);
+  }
   if (!strncasecmp(wh, "file://", 7)) wh += 7;
   else if (!strncasecmp(wh, "file:", 5)) wh += 5;
-  if (!is_dir(fs, wh)) return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "catalog: warehouse directory %s does not exist", wh);
+  if (!is_dir(fs, wh)) {
+    pm_catalog_options_clear(&co);
+    return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "catalog: warehouse directory %s does not exist", wh);
+  }
   pm_catalog *c = calloc(1, sizeof *c);
-  if (!c) return PM_NOMEM(err);
+  if (!c) {
+    pm_catalog_options_clear(&co);
+    return PM_NOMEM(err);
+  }
   pm_options_init(&c->options);
   c->fs = pm_fs_ref(fs);
+  c->warnings = co.warnings; /* the catalog takes the warnings */
+  c->n_warnings = co.n_warnings;
+  c->threads = co.threads;
   c->warehouse = strdup(wh);
   if (!c->warehouse) {
     pm_catalog_free(c);
@@ -87,6 +99,8 @@ void pm_catalog_free(pm_catalog *c) {
   free(c->warehouse);
   pm_options_clear(&c->options);
   pm_fs_unref(c->fs);
+  for (size_t i = 0; i < c->n_warnings; i++) free(c->warnings[i]);
+  free(c->warnings);
   free(c);
 }
 
@@ -316,13 +330,13 @@ void pm_table_free(pm_table *t) {
   pm_schema_free(t->schema);
   pm_options_clear(&t->options);
   pm_options_clear(&t->dynamic_options);
+  pm_core_options_clear(&t->co);
   free_strings(t->partition_keys, t->n_partition_keys);
   free_strings(t->primary_keys, t->n_primary_keys);
   free_strings(t->trimmed_primary_keys, t->n_trimmed_primary_keys);
   free_strings(t->bucket_keys, t->n_bucket_keys);
   free(t->partition_default_name);
   free(t->data_path_directory);
-  free(t->changelog_producer);
   for (size_t i = 0; i < t->n_rewrites; i++) {
     free(t->rewrites[i].from);
     free(t->rewrites[i].to);
@@ -414,15 +428,28 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
   /* Rewrites: dynamic (per read) rules first, then the catalog's. The
    * catalog's are remembered among the dynamic options so that reopened
    * handles keep them. */
+  const char *rw_key = pm_core_option_key(PM_CO_PATH_REWRITE);
   if (!rc && dynamic) {
-    const char *rw = pm_options_get(dynamic, "path-rewrite");
+    const char *rw = pm_options_get(dynamic, rw_key);
     if (rw) rc = parse_rewrites(t, rw, err);
   }
   if (!rc && catalog) {
-    const char *rw = pm_options_get(catalog, "path-rewrite");
+    const char *rw = pm_options_get(catalog, rw_key);
     if (rw) rc = parse_rewrites(t, rw, err);
-    if (!rc && rw && !pm_options_get(&t->dynamic_options, "path-rewrite"))
-      rc = pm_options_set(&t->dynamic_options, "path-rewrite", rw, err);
+    if (!rc && rw && !pm_options_get(&t->dynamic_options, rw_key))
+      rc = pm_options_set(&t->dynamic_options, rw_key, rw, err);
+  }
+  if (!rc) {
+    /* An invalid option value is reported when the table is planned or read
+     * (pm_table_options_ok), as before typed options; defaults meanwhile. */
+    int ver = t->schema->version, pk = t->schema->n_primary_keys > 0;
+    rc = pm_core_options_parse(&t->options, ver, pk, &t->co, &t->options_error);
+    if (rc == PAIMON_ERR_INVALID_ARGUMENT) {
+      pm_error_prefix(&t->options_error, "table %s.%s: ", t->database, t->name);
+      rc = pm_core_options_parse(NULL, ver, pk, &t->co, err);
+    } else if (rc) {
+      *err = t->options_error;
+    }
   }
   if (rc) {
     pm_table_free(t);
@@ -445,7 +472,7 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
       }
     }
   }
-  const char *bk = pm_options_get(&t->options, PM_OPT_BUCKET_KEY);
+  const char *bk = t->co.bucket_key;
   if (bk && *bk) split_csv(bk, &t->bucket_keys, &t->n_bucket_keys, &fail);
   else if (t->n_trimmed_primary_keys) {
     t->bucket_keys = dup_strings(t->trimmed_primary_keys, t->n_trimmed_primary_keys, &fail);
@@ -457,32 +484,23 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
   }
   /* The bucket count of the table comes from the schema; a dynamic `bucket` cannot change it. */
   rc = pm_schema_bucket(t->schema, &t->bucket, err);
-  int64_t v = 0;
   if (!rc) {
     if (t->bucket > 0) t->bucket_mode = PM_BUCKET_FIXED;
     else if (t->bucket == -2) t->bucket_mode = PM_BUCKET_POSTPONE;
     else t->bucket_mode = t->n_primary_keys ? PM_BUCKET_DYNAMIC : PM_BUCKET_UNAWARE;
-    const char *me = pm_options_get(&t->options, PM_OPT_MERGE_ENGINE);
-    if (!me || !strcmp(me, "deduplicate")) t->merge_engine = PM_MERGE_DEDUPLICATE;
-    else if (!strcmp(me, "partial-update")) t->merge_engine = PM_MERGE_PARTIAL_UPDATE;
-    else if (!strcmp(me, "aggregation")) t->merge_engine = PM_MERGE_AGGREGATION;
-    else if (!strcmp(me, "first-row")) t->merge_engine = PM_MERGE_FIRST_ROW;
-    else rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: unknown merge-engine '%s'", t->database, t->name, me);
-  }
-  if (!rc) rc = pm_options_get_bool(&t->options, PM_OPT_DV_ENABLED, 0, &t->deletion_vectors, err);
-  if (!rc) rc = pm_options_get_bool(&t->options, "deletion-vectors.merge-on-read", 0, &t->dv_merge_on_read, err);
-  if (!rc) rc = pm_options_get_bool(&t->options, PM_OPT_INDEX_IN_DATA_DIR, 0, &t->index_in_data_dir, err);
-  if (!rc) rc = pm_options_get_bool(&t->options, PM_OPT_DATA_EVOLUTION, 0, &t->data_evolution, err);
-  if (!rc) rc = pm_options_get_bool(&t->options, PM_OPT_ROW_TRACKING, 0, &t->row_tracking, err);
-  if (!rc) rc = pm_options_get_bool(&t->options, PM_OPT_PARTITION_LEGACY_NAME, 1, &t->partition_legacy_name, err);
-  (void)v;
-  if (!rc) {
-    t->partition_default_name =
-        strdup(pm_options_get_str(&t->options, PM_OPT_PARTITION_DEFAULT_NAME, PM_DEFAULT_PARTITION_NAME));
-    const char *dpd = pm_options_get(&t->options, PM_OPT_DATA_FILE_PATH_DIRECTORY);
+    const pm_core_options *co = &t->co;
+    t->merge_engine = co->merge_engine;
+    t->deletion_vectors = co->dv_enabled;
+    t->dv_merge_on_read = co->dv_merge_on_read;
+    t->index_in_data_dir = co->index_in_data_dir;
+    t->data_evolution = co->data_evolution;
+    t->row_tracking = co->row_tracking;
+    t->partition_legacy_name = co->partition_legacy_name;
+    t->changelog_producer = co->changelog_producer;
+    t->partition_default_name = strdup(co->partition_default_name);
+    const char *dpd = co->data_file_path_directory;
     if (dpd && *dpd && !(t->data_path_directory = strdup(dpd))) fail = 1;
-    t->changelog_producer = strdup(pm_options_get_str(&t->options, PM_OPT_CHANGELOG_PRODUCER, "none"));
-    if (!t->partition_default_name || !t->changelog_producer || fail) rc = PM_NOMEM(err);
+    if (!t->partition_default_name || fail) rc = PM_NOMEM(err);
   }
   if (rc) {
     pm_table_free(t);

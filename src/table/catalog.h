@@ -17,8 +17,11 @@
 
 typedef struct pm_catalog {
   char *warehouse;    /* catalog root (option "warehouse") */
-  pm_options options; /* all catalog options (e.g. "path-rewrite") */
+  pm_options options; /* all catalog options (e.g. path-rewrite) */
   pm_fs *fs;          /* every file of the catalog and its tables (a reference; tables take their own) */
+  char **warnings;    /* unknown catalog option keys (meta/core_options.h), owned */
+  size_t n_warnings;
+  int32_t threads;    /* catalog option `threads`, 0 when unset */
 } pm_catalog;
 
 /* Opens a filesystem catalog on the local file system. Option "warehouse" is

@@ -10,6 +10,7 @@
 #include <roaring/roaring.h>
 
 #include "arrow/builder.h"
+#include "meta/core_options.h"
 #include "table/agg_sketch.h"
 #include "util/buf.h"
 
@@ -99,13 +100,13 @@ int pm_merge_column_options(pm_merge_column *mc, const pm_type *type, const char
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                        "Data type for nested table column must be 'Array<Row>' (column %s)", field);
     const pm_type *rt = &type->children[0];
-    snprintf(key, sizeof key, "fields.%s.nested-key", field);
+    pm_field_option_key(field, PM_FIELD_NESTED_KEY, key, sizeof key);
     const char *v = get(ctx, key);
     if (v) PM_TRY(resolve_nested_names(v, rt, "nested-key", field, mc->nested_keys, &mc->n_nested_keys, err));
     if (mc->agg == PM_AGG_NESTED_PARTIAL_UPDATE && mc->n_nested_keys == 0)
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "nested_partial_update on %s needs fields.%s.nested-key",
                        field, field);
-    snprintf(key, sizeof key, "fields.%s.nested-key-null-strategy", field);
+    pm_field_option_key(field, PM_FIELD_NESTED_KEY_NULL_STRATEGY, key, sizeof key);
     if ((v = get(ctx, key))) {
       if (mc->agg == PM_AGG_NESTED_UPDATE && !mc->n_nested_keys)
         return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
@@ -117,7 +118,7 @@ int pm_merge_column_options(pm_merge_column *mc, const pm_type *type, const char
       else return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: unknown strategy \"%s\"", key, v);
     }
     if (mc->agg == PM_AGG_NESTED_UPDATE) {
-      snprintf(key, sizeof key, "fields.%s.nested-sequence-field", field);
+      pm_field_option_key(field, PM_FIELD_NESTED_SEQUENCE_FIELD, key, sizeof key);
       if ((v = get(ctx, key))) {
         if (!mc->n_nested_keys)
           return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
@@ -125,7 +126,7 @@ int pm_merge_column_options(pm_merge_column *mc, const pm_type *type, const char
                            field, field);
         PM_TRY(resolve_nested_names(v, rt, "nested-sequence-field", field, mc->nested_seq, &mc->n_nested_seq, err));
       }
-      snprintf(key, sizeof key, "fields.%s.count-limit", field);
+      pm_field_option_key(field, PM_FIELD_COUNT_LIMIT, key, sizeof key);
       if ((v = get(ctx, key))) {
         char *end;
         errno = 0;
@@ -146,7 +147,7 @@ int pm_merge_column_options(pm_merge_column *mc, const pm_type *type, const char
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "Value type of MAP for field '%s' must be ROW", field);
     if (vt->n_children < 2)
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "ROW type for field '%s' must have at least 2 fields", field);
-    snprintf(key, sizeof key, "fields.%s.ts-field", field);
+    pm_field_option_key(field, PM_FIELD_TS_FIELD, key, sizeof key);
     const char *v = get(ctx, key);
     if (v) {
       for (int64_t k = 0; k < vt->n_children && mc->ts_field < 0; k++)

@@ -107,10 +107,6 @@ static void ctx_free(read_ctx *c) {
   free(c);
 }
 
-static int opt_bool(pm_table *t, const char *key, int def, pm_error *err, int *out) {
-  return pm_options_get_bool(&t->options, key, def, out, err);
-}
-
 /* Splits a comma list into trimmed tokens (malloc'd array of malloc'd strings). */
 static int split_list(const char *s, char ***out, int *n) {
   *out = NULL;
@@ -168,7 +164,7 @@ static int setup_merge(read_ctx *c, pm_error *err) {
   }
   char **seq;
   int n_seq;
-  if (split_list(pm_table_option(t, "sequence.field"), &seq, &n_seq)) return PM_NOMEM(err);
+  if (split_list(t->co.sequence_field, &seq, &n_seq)) return PM_NOMEM(err);
   c->seq_field_cols = calloc((size_t)n_seq + 1, sizeof *c->seq_field_cols);
   if (!c->seq_field_cols) {
     free_list(seq, n_seq);
@@ -186,8 +182,7 @@ static int setup_merge(read_ctx *c, pm_error *err) {
   }
   free_list(seq, n_seq);
   c->n_seq_fields = n_seq;
-  const char *order = pm_table_option(t, "sequence.field.sort-order");
-  int desc = order && !strcasecmp(order, "descending");
+  int desc = t->co.sequence_field_sort_order == PM_SORT_DESCENDING;
 
   pm_merge_config *m = &c->merge;
   memset(m, 0, sizeof *m);
@@ -203,33 +198,27 @@ static int setup_merge(read_ctx *c, pm_error *err) {
   m->engine = (int)t->merge_engine;
   m->keep_retracts = c->with_row_kind;
   m->batch_rows = c->batch_rows;
-  int ign = 0, v;
-  static const char *ignore_keys[] = {"ignore-delete", "first-row.ignore-delete", "deduplicate.ignore-delete",
-                                      "partial-update.ignore-delete"};
-  for (size_t i = 0; i < sizeof ignore_keys / sizeof ignore_keys[0]; i++) {
-    PM_TRY(opt_bool(t, ignore_keys[i], 0, err, &v));
-    ign |= v;
-  }
-  m->ignore_delete = ign;
-  int rr1, rr2;
-  PM_TRY(opt_bool(t, "partial-update.remove-record-on-delete", 0, err, &rr1));
-  PM_TRY(opt_bool(t, "aggregation.remove-record-on-delete", 0, err, &rr2));
+  m->ignore_delete = t->co.ignore_delete;
+  int rr1 = t->co.partial_update_remove_on_delete, rr2 = t->co.aggregation_remove_on_delete;
   m->remove_record_on_delete = m->engine == PM_ENGINE_PARTIAL_UPDATE ? rr1 : m->engine == PM_ENGINE_AGGREGATION ? rr2 : 0;
   /* partial-update sequence groups: fields.<g1>[,<g2>].sequence-group = <f1>,<f2>,... */
   char **rm_groups = NULL;
   int n_rm_groups = 0;
-  if (split_list(pm_table_option(t, "partial-update.remove-record-on-sequence-group"), &rm_groups, &n_rm_groups))
+  if (split_list(t->co.partial_update_remove_on_seq_group, &rm_groups, &n_rm_groups))
     return PM_NOMEM(err);
   int rc = 0;
   for (size_t i = 0; i < t->options.n && !rc; i++) {
     const char *k = t->options.keys[i];
-    size_t kl = strlen(k);
-    if (strncmp(k, "fields.", 7) || kl <= 22 || strcmp(k + kl - 15, ".sequence-group")) continue;
-    if (m->engine != PM_ENGINE_PARTIAL_UPDATE) continue;
-    char *orders = strndup(k + 7, kl - 22);
+    char *orders = NULL;
+    int is_group = pm_field_sequence_group(&t->options, i, &orders);
+    if (!is_group) continue;
+    if (m->engine != PM_ENGINE_PARTIAL_UPDATE) {
+      free(orders);
+      continue;
+    }
     char **ord = NULL, **prot = NULL;
     int n_ord = 0, n_prot = 0;
-    if (!orders || split_list(orders, &ord, &n_ord) || split_list(t->options.values[i], &prot, &n_prot)) {
+    if (is_group < 0 || split_list(orders, &ord, &n_ord) || split_list(t->options.values[i], &prot, &n_prot)) {
       free(orders);
       free_list(ord, n_ord);
       rc = PM_NOMEM(err);
@@ -273,13 +262,11 @@ static int setup_merge(read_ctx *c, pm_error *err) {
   c->merge_columns = calloc((size_t)c->n_cols + 1, sizeof *c->merge_columns);
   if (!c->merge_columns) return PM_NOMEM(err);
   m->columns = c->merge_columns;
-  const char *def_agg = pm_table_option(t, "fields.default-aggregate-function");
+  const char *def_agg = t->co.default_agg_function;
   for (size_t f = 0; f < c->nf; f++) {
     pm_merge_column *mc = &c->merge_columns[f];
     const char *name = s->fields[f].name;
-    char key[512];
-    snprintf(key, sizeof key, "fields.%s.aggregate-function", name);
-    const char *agg = pm_table_option(t, key);
+    const char *agg = pm_field_option(&t->options, name, PM_FIELD_AGG_FUNCTION);
     int is_key = 0;
     for (int k = 0; k < c->n_keys; k++) is_key |= c->key_cols[k] == (int)f;
     for (size_t k = 0; k < t->n_primary_keys; k++) is_key |= !strcmp(t->primary_keys[k], name);
@@ -293,12 +280,10 @@ static int setup_merge(read_ctx *c, pm_error *err) {
       PM_TRY(pm_agg_func_parse(agg, &mc->agg, err));
       PM_TRY(pm_merge_column_options(mc, &c->layout.children[f], name, table_option_get, t, err));
     }
-    snprintf(key, sizeof key, "fields.%s.ignore-retract", name);
-    PM_TRY(opt_bool(t, key, 0, err, &mc->ignore_retract));
-    snprintf(key, sizeof key, "fields.%s.distinct", name);
-    PM_TRY(opt_bool(t, key, 0, err, &mc->distinct));
-    snprintf(key, sizeof key, "fields.%s.list-agg-delimiter", name);
-    mc->listagg_delimiter = pm_table_option(t, key); /* borrowed from the table options */
+    PM_TRY(pm_field_option_bool(&t->options, name, PM_FIELD_IGNORE_RETRACT, 0, &mc->ignore_retract, err));
+    PM_TRY(pm_field_option_bool(&t->options, name, PM_FIELD_DISTINCT, 0, &mc->distinct, err));
+    /* borrowed from the table options */
+    mc->listagg_delimiter = pm_field_option(&t->options, name, PM_FIELD_LIST_AGG_DELIMITER);
   }
   return 0;
 }
@@ -313,6 +298,7 @@ static int find_out_column(read_ctx *c, const char *name) {
 
 static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_error *err) {
   *out = NULL;
+  PM_TRY(pm_table_options_ok(t, err));
   read_ctx *c = calloc(1, sizeof *c);
   if (!c) return PM_NOMEM(err);
   c->t = t;
@@ -328,16 +314,14 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   c->col_seq = c->col_kind = c->col_row_id = c->col_level = -1;
   int rc = 0;
   int64_t bs = opt->batch_rows;
-  if (bs <= 0) rc = pm_options_get_int64(&t->options, "read.batch-size", PM_READ_DEFAULT_BATCH_ROWS, &bs, err);
-  if (!rc && bs <= 0) bs = PM_READ_DEFAULT_BATCH_ROWS;
+  if (bs <= 0) bs = t->co.set[PM_CO_READ_BATCH_SIZE] ? t->co.read_batch_size : PM_READ_DEFAULT_BATCH_ROWS;
   c->batch_rows = bs;
   int32_t par = opt->parallelism;
-  if (!rc && par <= 0) rc = pm_options_get_int(&t->options, "read.parallelism", 1, &par, err);
+  if (par <= 0) par = t->co.read_parallelism;
   c->parallelism = par > 0 ? par : 1;
   const char *tzname = opt->session_time_zone;
-  if (!tzname) tzname = pm_options_get(&t->options, "session_time_zone");
-  if (!tzname) tzname = pm_options_get(&t->options, "local-time-zone");
-  if (!rc) rc = pm_tz_load(tzname, &c->tz, err);
+  if (!tzname) tzname = t->co.session_time_zone;
+  rc = pm_tz_load(tzname, &c->tz, err);
   c->cast.session_tz = c->tz;
   if (rc) goto fail;
 
@@ -345,10 +329,7 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   /* Lookup tables (changelog lookup, DVs, first-row, force-lookup) merge with
    * only the newest level > 0 record per key at read time too (SEMANTICS 3.6). */
   if (c->has_pk) {
-    const char *cp = pm_table_option(t, "changelog-producer");
-    int force = 0;
-    if (!rc) rc = pm_options_get_bool(&t->options, "force-lookup", 0, &force, err);
-    c->lookup = (cp && !strcasecmp(cp, "lookup")) || t->deletion_vectors || force ||
+    c->lookup = t->changelog_producer == PM_CHANGELOG_LOOKUP || t->deletion_vectors || t->co.force_lookup ||
                 t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
     if (rc) goto fail;
   }

@@ -129,35 +129,26 @@ static int snapshot_by_time(pm_table *t, int64_t ts, const char *what, pm_snapsh
 
 int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
   *out = NULL;
-  static const char *selectors[] = {"scan.snapshot-id", "scan.tag-name", "scan.watermark",
-                                    "scan.timestamp-millis", "scan.timestamp", "scan.version"};
-  const char *set[6];
+  static const pm_co_id selectors[] = {PM_CO_SCAN_SNAPSHOT_ID,      PM_CO_SCAN_TAG_NAME,  PM_CO_SCAN_WATERMARK,
+                                       PM_CO_SCAN_TIMESTAMP_MILLIS, PM_CO_SCAN_TIMESTAMP, PM_CO_SCAN_VERSION};
+  pm_co_id set[6];
   size_t n_set = 0;
   for (size_t i = 0; i < 6; i++)
-    if (pm_options_get(&t->options, selectors[i])) set[n_set++] = selectors[i];
+    if (t->co.set[selectors[i]]) set[n_set++] = selectors[i];
   if (n_set > 1)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "only one time-travel selector may be set, got %s and %s",
-                     set[0], set[1]);
-  const char *mode = pm_options_get(&t->options, "scan.mode");
+                     pm_core_option_given_key(&t->co, set[0]), pm_core_option_given_key(&t->co, set[1]));
+  const char *mode = t->co.set[PM_CO_SCAN_MODE] ? t->co.scan_mode : NULL;
   char what[256];
   if (n_set == 1) {
-    const char *key = set[0], *val = pm_options_get(&t->options, key);
+    const char *key = pm_core_option_given_key(&t->co, set[0]), *val = pm_core_option_text(&t->co, set[0]);
     snprintf(what, sizeof what, "%s = '%s'", key, val);
     int64_t v;
-    if (!strcmp(key, "scan.snapshot-id")) {
-      PM_TRY(parse_i64(key, val, &v, err));
-      return read_snapshot_checked(t, v, what, out, err);
-    }
-    if (!strcmp(key, "scan.tag-name")) return snapshot_by_tag(t, val, what, out, err);
-    if (!strcmp(key, "scan.watermark")) {
-      PM_TRY(parse_i64(key, val, &v, err));
-      return snapshot_by_watermark(t, v, what, out, err);
-    }
-    if (!strcmp(key, "scan.timestamp-millis")) {
-      PM_TRY(parse_i64(key, val, &v, err));
-      return snapshot_by_time(t, v, what, out, err);
-    }
-    if (!strcmp(key, "scan.timestamp")) {
+    if (set[0] == PM_CO_SCAN_SNAPSHOT_ID) return read_snapshot_checked(t, t->co.scan_snapshot_id, what, out, err);
+    if (set[0] == PM_CO_SCAN_TAG_NAME) return snapshot_by_tag(t, val, what, out, err);
+    if (set[0] == PM_CO_SCAN_WATERMARK) return snapshot_by_watermark(t, t->co.scan_watermark, what, out, err);
+    if (set[0] == PM_CO_SCAN_TIMESTAMP_MILLIS) return snapshot_by_time(t, t->co.scan_timestamp_millis, what, out, err);
+    if (set[0] == PM_CO_SCAN_TIMESTAMP) {
       PM_TRY(pm_parse_local_timestamp(val, &v, err));
       return snapshot_by_time(t, v, what, out, err);
     }
@@ -505,9 +496,8 @@ static int literal_set_for(const pm_predicate *p, int32_t field, const pm_value 
 static int setup_bucket_filter(scan_ctx *c, pm_error *err) {
   pm_table *t = c->t;
   if (!c->filter || t->bucket_mode != PM_BUCKET_FIXED || !t->n_bucket_keys || t->n_bucket_keys > 8) return 0;
-  const char *fn = pm_options_get(&t->options, "bucket-function.type");
-  int mod = fn && !strcmp(fn, "mod");
-  if (fn && strcmp(fn, "default") && !mod) return 0;
+  int mod = t->co.bucket_function == PM_BUCKET_FN_MOD;
+  if (t->co.bucket_function != PM_BUCKET_FN_DEFAULT && !mod) return 0;
   if (mod && t->n_bucket_keys != 1) return 0;
   size_t nc = pm_pred_conjuncts(c->filter, NULL, 0);
   const pm_predicate **cj = calloc(nc, sizeof *cj);
@@ -648,9 +638,7 @@ static int setup_ctx(scan_ctx *c, pm_table *t, const pm_predicate *filter, int i
   if (!rc) rc = setup_bucket_filter(c, err);
   if (rc) return rc;
   if (t->bucket_mode == PM_BUCKET_POSTPONE && !incremental) {
-    int mor = 0;
-    PM_TRY(pm_options_get_bool(&t->options, "postpone.merge-on-read", 0, &mor, err));
-    c->real_buckets_only = !mor;
+    c->real_buckets_only = !t->co.postpone_merge_on_read;
   }
   if (pm_table_has_pk(t) && !incremental) {
     c->exclude_level0 = (t->deletion_vectors && !t->dv_merge_on_read) || t->merge_engine == PM_MERGE_FIRST_ROW;
@@ -877,8 +865,7 @@ static void *job_worker(void *arg) {
 }
 
 static int run_jobs(pm_table *t, manifest_job *jobs, size_t n, pm_error *err) {
-  int64_t par = 4;
-  PM_TRY(pm_options_get_int64(&t->options, "scan.manifest.parallelism", 4, &par, err));
+  int64_t par = t->co.scan_manifest_parallelism;
   if (par < 1) par = 1;
   if (par > 16) par = 16;
   if ((size_t)par > n) par = (int64_t)n;
@@ -1524,10 +1511,9 @@ static int build_splits(scan_ctx *c, const split_opts *so, const pm_manifest_ent
 }
 
 static int read_split_sizes(pm_table *t, split_opts *so, pm_error *err) {
-  const char *ts = pm_options_get(&t->options, "source.split.target-size") ? "source.split.target-size" : "split.target-size";
-  const char *oc = pm_options_get(&t->options, "source.split.open-file-cost") ? "source.split.open-file-cost" : "split.open-file-cost";
-  PM_TRY(pm_options_get_size(&t->options, ts, DEFAULT_TARGET_SIZE, &so->target, err));
-  PM_TRY(pm_options_get_size(&t->options, oc, DEFAULT_OPEN_FILE_COST, &so->open_cost, err));
+  (void)err;
+  so->target = t->co.split_target_size;
+  so->open_cost = t->co.split_open_file_cost;
   if (so->target <= 0) so->target = DEFAULT_TARGET_SIZE;
   if (so->open_cost < 0) so->open_cost = 0;
   return 0;
@@ -1648,10 +1634,8 @@ static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snaps
     ex->files_live += n_live;
     rc = prune_by_stats(&c, live, &n_live, err);
   }
-  const char *fct = pm_options_get(&t->options, "scan.file-creation-time-millis");
-  if (!rc && fct) {
-    int64_t min_time = 0;
-    rc = parse_i64("scan.file-creation-time-millis", fct, &min_time, err);
+  if (!rc && t->co.set[PM_CO_SCAN_FILE_CREATION_TIME_MILLIS]) {
+    int64_t min_time = t->co.scan_file_creation_time_millis;
     size_t k = 0;
     for (size_t i = 0; !rc && i < n_live; i++)
       if (!live[i]->file.has_creation_time || live[i]->file.creation_time_millis >= min_time) live[k++] = live[i];
@@ -1710,8 +1694,8 @@ static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snaps
   pm_options opts;
   pm_options_init(&opts);
   int rc = 0;
-  const char *rw = pm_options_get(&t->dynamic_options, "path-rewrite");
-  if (rw) rc = pm_options_set(&opts, "path-rewrite", rw, err);
+  const char *rw_key = pm_core_option_key(PM_CO_PATH_REWRITE), *rw = pm_options_get(&t->dynamic_options, rw_key);
+  if (rw) rc = pm_options_set(&opts, rw_key, rw, err);
   pm_table *bt = NULL;
   if (!rc) rc = pm_table_open_fs(t->fs, t->root, t->database, t->name, fb, &opts, NULL, &bt, err);
   pm_options_clear(&opts);
@@ -1771,7 +1755,7 @@ static int split_pair(const char *key, const char *val, char **a, char **b, pm_e
 }
 
 static int parse_time_bound(const char *s, int64_t *ms, pm_error *err) {
-  if (all_digits(s)) return parse_i64("incremental-between-timestamp", s, ms, err);
+  if (all_digits(s)) return parse_i64(pm_core_option_key(PM_CO_INCREMENTAL_BETWEEN_TIMESTAMP), s, ms, err);
   return pm_parse_local_timestamp(s, ms, err);
 }
 
@@ -1828,8 +1812,7 @@ static int resolve_between_ids(pm_table *t, const char *ib, const char *a, const
   if (!rc) rc = tag_if_exists(t, b, &tb, err);
   if (!rc && ta && tb) {
     /* two tags: diff between the tagged snapshots unless tag-to-snapshot asks for the delta path */
-    int to_snapshot = 0;
-    rc = pm_options_get_bool(&t->options, "incremental-between-tag-to-snapshot", 0, &to_snapshot, err);
+    int to_snapshot = t->co.incremental_tag_to_snapshot;
     if (!rc && to_snapshot) {
       if (diff_mode)
         rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
@@ -1872,8 +1855,8 @@ static int resolve_between_ids(pm_table *t, const char *ib, const char *a, const
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                      "incremental-between = '%s': '%s' and '%s' are not two tags of table %s.%s nor two snapshot ids",
                      ib, a, b, t->database, t->name);
-  PM_TRY(parse_i64("incremental-between", a, &sp->start, err));
-  PM_TRY(parse_i64("incremental-between", b, &sp->end, err));
+  PM_TRY(parse_i64(pm_core_option_key(PM_CO_INCREMENTAL_BETWEEN), a, &sp->start, err));
+  PM_TRY(parse_i64(pm_core_option_key(PM_CO_INCREMENTAL_BETWEEN), b, &sp->end, err));
   if (sp->end < sp->start)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "incremental-between = '%s': end %lld is before start %lld", ib,
                      (long long)sp->end, (long long)sp->start);
@@ -1928,9 +1911,9 @@ static int resolve_diff_timestamps(pm_table *t, const char *ibt, int64_t ts0, in
 /* What an incremental scan reads; sp->kind = INCR_NONE when not incremental. */
 static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
   memset(sp, 0, sizeof *sp);
-  const char *ib = pm_options_get(&t->options, "incremental-between");
-  const char *ibt = pm_options_get(&t->options, "incremental-between-timestamp");
-  const char *smode = pm_options_get(&t->options, "scan.mode");
+  const char *ib = t->co.incremental_between;
+  const char *ibt = t->co.incremental_between_timestamp;
+  const char *smode = t->co.set[PM_CO_SCAN_MODE] ? t->co.scan_mode : NULL;
   if (!ib && !ibt && smode && !strcmp(smode, "latest-delta")) {
     /* the changes of the latest snapshot only (nothing unless it is an APPEND) */
     int64_t latest = 0;
@@ -1944,17 +1927,15 @@ static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
   if (ib && ibt)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                      "incremental-between and incremental-between-timestamp cannot both be set");
-  const char *mode = pm_options_get_str(&t->options, "incremental-between-scan-mode", "auto");
+  pm_incremental_mode mode = t->co.incremental_between_scan_mode; /* validated by core_options */
   int diff_mode = 0;
-  if (!strcmp(mode, "auto")) sp->changelog = strcmp(t->changelog_producer, "none") != 0;
-  else if (!strcmp(mode, "delta")) sp->changelog = 0;
-  else if (!strcmp(mode, "changelog")) sp->changelog = 1;
-  else if (!strcmp(mode, "diff")) diff_mode = 1;
-  else
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                     "incremental-between-scan-mode = %s is not supported (auto, delta, changelog, diff)", mode);
+  if (mode == PM_INCR_MODE_AUTO) sp->changelog = t->changelog_producer != PM_CHANGELOG_NONE;
+  else if (mode == PM_INCR_MODE_DELTA) sp->changelog = 0;
+  else if (mode == PM_INCR_MODE_CHANGELOG) sp->changelog = 1;
+  else diff_mode = 1;
   char *a = NULL, *b = NULL;
-  PM_TRY(split_pair(ib ? "incremental-between" : "incremental-between-timestamp", ib ? ib : ibt, &a, &b, err));
+  PM_TRY(split_pair(pm_core_option_key(ib ? PM_CO_INCREMENTAL_BETWEEN : PM_CO_INCREMENTAL_BETWEEN_TIMESTAMP), ib ? ib : ibt,
+                    &a, &b, err));
   int rc = 0;
   int64_t earliest = 0, latest = 0;
   rc = pm_snapshot_earliest_id(SNAPS(t), &earliest, err);
@@ -2253,6 +2234,7 @@ int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan
 int pm_scan_plan_ex(pm_table *t, const pm_predicate *filter, int64_t limit, int accept_incremental_splits,
                     pm_plan **out, pm_error *err) {
   *out = NULL;
+  PM_TRY(pm_table_options_ok(t, err));
   double t0 = now_ms();
   pm_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return PM_NOMEM(err);
@@ -2292,7 +2274,7 @@ int pm_scan_plan_ex(pm_table *t, const pm_predicate *filter, int64_t limit, int 
     } else if (!rc) {
       snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "empty");
     }
-    const char *fb = pm_options_get(&t->options, PM_OPT_SCAN_FALLBACK_BRANCH);
+    const char *fb = t->co.scan_fallback_branch;
     plan->fallback_start = pb.n;
     if (!rc && fb && *fb && !strcmp(t->branch, "main") && strcmp(fb, "main")) {
       rc = plan_fallback(t, filter, snap, fb, &plan->explain, &pb, err);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "io/fs.h"
+#include "meta/core_options.h"
 #include "meta/schema.h"
 #include "meta/snapshot.h"
 #include "util/error.h"
@@ -30,13 +31,6 @@ typedef enum pm_bucket_mode {
   PM_BUCKET_UNAWARE,  /* append table, bucket = -1: everything in bucket-0 */
   PM_BUCKET_POSTPONE  /* bucket = -2: bucket-postpone/ */
 } pm_bucket_mode;
-
-typedef enum pm_merge_engine {
-  PM_MERGE_DEDUPLICATE,
-  PM_MERGE_PARTIAL_UPDATE,
-  PM_MERGE_AGGREGATION,
-  PM_MERGE_FIRST_ROW
-} pm_merge_engine;
 
 /* One "FROM=TO" path prefix rewrite (catalog option `path-rewrite`, several
  * separated by ';'): a stored path starting with FROM is opened as TO + rest.
@@ -62,6 +56,10 @@ typedef struct pm_table {
   pm_options options;
   /* Options given at open time that are not table options (catalog + dynamic). */
   pm_options dynamic_options;
+  /* The effective options, typed (meta/core_options.h): read options from here. */
+  pm_core_options co;
+  /* An invalid option value (code 0 when all are valid): planning and reading fail with it. */
+  pm_error options_error;
 
   char **partition_keys; /* declared order */
   size_t n_partition_keys;
@@ -83,7 +81,7 @@ typedef struct pm_table {
   int partition_legacy_name;   /* partition.legacy-name (default true) */
   char *partition_default_name; /* partition.default-name */
   char *data_path_directory;    /* data-file.path-directory or NULL */
-  char *changelog_producer;     /* changelog-producer (default "none") */
+  pm_changelog_producer changelog_producer; /* changelog-producer (default none) */
 
   pm_path_rewrite *rewrites;
   size_t n_rewrites;
@@ -119,6 +117,12 @@ void pm_table_free(pm_table *t); /* NULL ok */
 /* Effective option value or NULL. */
 static inline const char *pm_table_option(const pm_table *t, const char *key) {
   return pm_options_get(&t->options, key);
+}
+/* 0, or the error of an invalid option value copied to *err (every plan and read checks it). */
+static inline int pm_table_options_ok(const pm_table *t, pm_error *err) {
+  if (!t->options_error.code) return 0;
+  if (err) *err = t->options_error;
+  return (int)t->options_error.code;
 }
 /* 1 for primary-key tables. */
 static inline int pm_table_has_pk(const pm_table *t) { return t->n_primary_keys > 0; }

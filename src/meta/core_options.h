@@ -1,0 +1,339 @@
+/*
+ * Typed table and catalog options (Java's CoreOptions / CatalogOptions).
+ *
+ * Every option key the library reads is declared once, in core_options.c,
+ * with Java's key, type, default and validation. pm_core_options_parse turns
+ * a table's effective options (schema options overlaid with dynamic options)
+ * into a pm_core_options struct once per table handle: an invalid value is
+ * PAIMON_ERR_INVALID_ARGUMENT naming the key and the value; a key that is
+ * neither known nor matches a recognized prefix pattern (fields.<f>.*,
+ * file-index.*, orc.*, parquet.*, ...) is recorded as a warning the caller
+ * can fetch (the library never prints). No other file names an option key.
+ *
+ * Value syntax (as Java parses it):
+ *   boolean   "true" / "false", case-insensitive
+ *   int/long  decimal, optional sign
+ *   memory    digits, optional unit b|bytes|k|kb|kibibytes|m|mb|mebibytes|
+ *             g|gb|gibibytes|t|tb|tebibytes (case-insensitive, blanks
+ *             allowed between), no unit = bytes; kib/mib/gib/tib also accepted
+ *   duration  digits, optional unit ns|nano(s)|nanosecond(s)|µs|micro(s)|
+ *             microsecond(s)|ms|milli(s)|millisecond(s)|s|sec(s)|second(s)|
+ *             m|min|mins|minute(s)|h|hour(s)|d|day(s), no unit = ms;
+ *             held in milliseconds (sub-millisecond values round down)
+ *   enum      one of the listed names, case-insensitive
+ *
+ * Ownership: a pm_core_options owns its copy of the options map; every
+ * string field points into that copy and lives until pm_core_options_clear.
+ */
+#ifndef PM_META_CORE_OPTIONS_H
+#define PM_META_CORE_OPTIONS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meta/schema.h"
+#include "util/error.h"
+
+/* ---- value parsers (exposed for tests and for option-like CLI values) ---- */
+
+/* Each returns 0 or PAIMON_ERR_INVALID_ARGUMENT with a message naming `key` and `text`. */
+int pm_parse_bool(const char *key, const char *text, int *out, pm_error *err);
+int pm_parse_int64(const char *key, const char *text, int64_t *out, pm_error *err);
+int pm_parse_memory_size(const char *key, const char *text, int64_t *bytes, pm_error *err);
+int pm_parse_duration_ms(const char *key, const char *text, int64_t *ms, pm_error *err);
+/* names: NULL-terminated; *out = index of the case-insensitive match. */
+int pm_parse_enum(const char *key, const char *text, const char *const *names, int *out, pm_error *err);
+
+/* ---- enums ---- */
+
+typedef enum pm_merge_engine {
+  PM_MERGE_DEDUPLICATE,
+  PM_MERGE_PARTIAL_UPDATE,
+  PM_MERGE_AGGREGATION,
+  PM_MERGE_FIRST_ROW
+} pm_merge_engine;
+
+typedef enum pm_changelog_producer {
+  PM_CHANGELOG_NONE,
+  PM_CHANGELOG_INPUT,
+  PM_CHANGELOG_FULL_COMPACTION,
+  PM_CHANGELOG_LOOKUP
+} pm_changelog_producer;
+
+typedef enum pm_bucket_function { PM_BUCKET_FN_DEFAULT, PM_BUCKET_FN_MOD, PM_BUCKET_FN_HIVE } pm_bucket_function;
+typedef enum pm_sort_order { PM_SORT_ASCENDING, PM_SORT_DESCENDING } pm_sort_order;
+typedef enum pm_incremental_mode {
+  PM_INCR_MODE_AUTO,
+  PM_INCR_MODE_DELTA,
+  PM_INCR_MODE_CHANGELOG,
+  PM_INCR_MODE_DIFF
+} pm_incremental_mode;
+
+/* ---- option identifiers (index into pm_core_options.set / pm_core_option_key) ---- */
+
+typedef enum pm_co_id {
+  /* layout */
+  PM_CO_BUCKET,
+  PM_CO_BUCKET_KEY,
+  PM_CO_BUCKET_FUNCTION,
+  PM_CO_PRIMARY_KEY,
+  PM_CO_PARTITION,
+  PM_CO_PARTITION_DEFAULT_NAME,
+  PM_CO_PARTITION_LEGACY_NAME,
+  PM_CO_DATA_FILE_PATH_DIRECTORY,
+  PM_CO_DATA_FILE_PREFIX,
+  PM_CO_CHANGELOG_FILE_PREFIX,
+  PM_CO_INDEX_IN_DATA_DIR,
+  /* files */
+  PM_CO_FILE_FORMAT,
+  PM_CO_FILE_COMPRESSION,
+  PM_CO_FILE_ZSTD_LEVEL,
+  PM_CO_FILE_BLOCK_SIZE,
+  PM_CO_FILE_SUFFIX_INCLUDE_COMPRESSION,
+  PM_CO_TARGET_FILE_SIZE,
+  PM_CO_WRITE_BUFFER_SIZE,
+  PM_CO_WRITE_BUFFER_SPILLABLE,
+  PM_CO_PAGE_SIZE,
+  PM_CO_WRITE_BATCH_SIZE,
+  PM_CO_WRITE_ONLY,
+  PM_CO_METADATA_STATS_MODE,
+  PM_CO_METADATA_STATS_DENSE_STORE,
+  PM_CO_FILE_INDEX_READ_ENABLED,
+  PM_CO_FILE_INDEX_IN_MANIFEST_THRESHOLD,
+  /* manifests */
+  PM_CO_MANIFEST_FORMAT,
+  PM_CO_MANIFEST_COMPRESSION,
+  PM_CO_MANIFEST_TARGET_FILE_SIZE,
+  PM_CO_MANIFEST_FULL_COMPACTION_SIZE,
+  PM_CO_MANIFEST_MERGE_MIN_COUNT,
+  /* commit and snapshots */
+  PM_CO_COMMIT_FORCE_COMPACT,
+  PM_CO_COMMIT_TIMEOUT,
+  PM_CO_COMMIT_MAX_RETRIES,
+  PM_CO_COMMIT_MIN_RETRY_WAIT,
+  PM_CO_COMMIT_MAX_RETRY_WAIT,
+  PM_CO_COMMIT_USER_PREFIX,
+  PM_CO_COMMIT_FORCE_CREATE_SNAPSHOT,
+  PM_CO_COMMIT_DISCARD_DUPLICATE_FILES,
+  PM_CO_SNAPSHOT_NUM_RETAINED_MIN,
+  PM_CO_SNAPSHOT_NUM_RETAINED_MAX,
+  PM_CO_SNAPSHOT_TIME_RETAINED,
+  PM_CO_SNAPSHOT_EXPIRE_LIMIT,
+  PM_CO_SNAPSHOT_CLEAN_EMPTY_DIRS,
+  PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT,
+  /* primary-key tables */
+  PM_CO_MERGE_ENGINE,
+  PM_CO_CHANGELOG_PRODUCER,
+  PM_CO_CHANGELOG_ROW_DEDUPLICATE,
+  PM_CO_SEQUENCE_FIELD,
+  PM_CO_SEQUENCE_FIELD_SORT_ORDER,
+  PM_CO_IGNORE_DELETE,
+  PM_CO_IGNORE_UPDATE_BEFORE,
+  PM_CO_PARTIAL_UPDATE_REMOVE_ON_DELETE,
+  PM_CO_PARTIAL_UPDATE_REMOVE_ON_SEQ_GROUP,
+  PM_CO_AGGREGATION_REMOVE_ON_DELETE,
+  PM_CO_DEFAULT_AGG_FUNCTION,
+  PM_CO_FORCE_LOOKUP,
+  PM_CO_DV_ENABLED,
+  PM_CO_DV_MERGE_ON_READ,
+  PM_CO_DV_BITMAP64,
+  PM_CO_DV_MODIFIABLE,
+  PM_CO_DV_INDEX_FILE_TARGET_SIZE,
+  PM_CO_NUM_SORTED_RUN_COMPACTION_TRIGGER,
+  PM_CO_NUM_LEVELS,
+  PM_CO_DYNAMIC_BUCKET_TARGET_ROW_NUM,
+  PM_CO_DYNAMIC_BUCKET_INITIAL_BUCKETS,
+  PM_CO_DYNAMIC_BUCKET_MAX_BUCKETS,
+  PM_CO_POSTPONE_MERGE_ON_READ,
+  PM_CO_ROW_TRACKING,
+  PM_CO_DATA_EVOLUTION,
+  /* scan */
+  PM_CO_SCAN_MODE,
+  PM_CO_SCAN_SNAPSHOT_ID,
+  PM_CO_SCAN_TAG_NAME,
+  PM_CO_SCAN_WATERMARK,
+  PM_CO_SCAN_TIMESTAMP_MILLIS,
+  PM_CO_SCAN_TIMESTAMP,
+  PM_CO_SCAN_VERSION,
+  PM_CO_SCAN_FILE_CREATION_TIME_MILLIS,
+  PM_CO_SCAN_CREATION_TIME_MILLIS,
+  PM_CO_SCAN_MANIFEST_PARALLELISM,
+  PM_CO_SCAN_FALLBACK_BRANCH,
+  PM_CO_SCAN_BUCKET,
+  PM_CO_SCAN_PLAN_SORT_PARTITION,
+  PM_CO_SPLIT_TARGET_SIZE,
+  PM_CO_SPLIT_OPEN_FILE_COST,
+  PM_CO_INCREMENTAL_BETWEEN,
+  PM_CO_INCREMENTAL_BETWEEN_TIMESTAMP,
+  PM_CO_INCREMENTAL_BETWEEN_SCAN_MODE,
+  PM_CO_INCREMENTAL_TAG_TO_SNAPSHOT,
+  PM_CO_INCREMENTAL_TO_AUTO_TAG,
+  /* read and execution */
+  PM_CO_READ_BATCH_SIZE,
+  PM_CO_READ_PARALLELISM,
+  PM_CO_THREADS,
+  PM_CO_SESSION_TIME_ZONE,
+  PM_CO_LOCAL_TIME_ZONE,
+  PM_CO_PATH_REWRITE,
+  PM_CO_N
+} pm_co_id;
+
+/* Default of `threads`: the executor's worker count when nothing is set. */
+#define PM_CO_DEFAULT_THREADS 4
+
+typedef struct pm_core_options {
+  pm_options raw;       /* the parsed map (owned); string fields point into it */
+  uint8_t set[PM_CO_N]; /* 1 when the option (or one of its fallback keys) was given */
+
+  int32_t bucket;                  /* bucket, default -1 */
+  const char *bucket_key;          /* bucket-key (comma list) or NULL */
+  pm_bucket_function bucket_function;
+  const char *primary_key, *partition; /* creation-time options (NULL when absent) */
+  const char *partition_default_name;  /* "__DEFAULT_PARTITION__" */
+  int partition_legacy_name;           /* default true */
+  const char *data_file_path_directory;
+  const char *data_file_prefix, *changelog_file_prefix;
+  int index_in_data_dir;
+
+  const char *file_format; /* "parquet"; tables of schema version <= 2: "orc" (pm_core_file_format) */
+  const char *file_compression;
+  int32_t file_zstd_level;
+  int64_t file_block_size; /* 0 when unset */
+  int file_suffix_include_compression;
+  int64_t target_file_size; /* unset: 128 mb for primary-key tables, 256 mb otherwise */
+  int64_t write_buffer_size;
+  int write_buffer_spillable;
+  int64_t page_size;
+  int32_t write_batch_size;
+  int write_only;
+  const char *metadata_stats_mode; /* none | counts | full | truncate(N) */
+  int metadata_stats_dense_store;
+  int file_index_read_enabled;
+  int64_t file_index_in_manifest_threshold;
+
+  const char *manifest_format, *manifest_compression;
+  int64_t manifest_target_file_size, manifest_full_compaction_size;
+  int32_t manifest_merge_min_count;
+
+  int commit_force_compact;
+  int64_t commit_timeout_ms; /* 0 when unset (no timeout) */
+  int32_t commit_max_retries;
+  int64_t commit_min_retry_wait_ms, commit_max_retry_wait_ms;
+  const char *commit_user_prefix;
+  int commit_force_create_snapshot, commit_discard_duplicate_files;
+  int32_t snapshot_num_retained_min, snapshot_num_retained_max;
+  int64_t snapshot_time_retained_ms;
+  int32_t snapshot_expire_limit;
+  int snapshot_clean_empty_dirs;
+  int snapshot_ignore_empty_commit;
+
+  pm_merge_engine merge_engine;
+  pm_changelog_producer changelog_producer;
+  int changelog_row_deduplicate;
+  const char *sequence_field; /* comma list or NULL */
+  pm_sort_order sequence_field_sort_order;
+  int ignore_delete; /* ignore-delete or its fallback keys */
+  int ignore_update_before;
+  int partial_update_remove_on_delete;
+  const char *partial_update_remove_on_seq_group;
+  int aggregation_remove_on_delete;
+  const char *default_agg_function;
+  int force_lookup;
+  int dv_enabled, dv_merge_on_read, dv_bitmap64, dv_modifiable;
+  int64_t dv_index_file_target_size;
+  int32_t num_sorted_run_compaction_trigger;
+  int32_t num_levels; /* 0 when unset */
+  int64_t dynamic_bucket_target_row_num;
+  int32_t dynamic_bucket_initial_buckets; /* 0 when unset */
+  int32_t dynamic_bucket_max_buckets;
+  int postpone_merge_on_read;
+  int row_tracking, data_evolution;
+
+  const char *scan_mode; /* "default" unless set; scan.c validates it per scan kind */
+  int64_t scan_snapshot_id, scan_watermark, scan_timestamp_millis;
+  const char *scan_tag_name, *scan_timestamp, *scan_version;
+  int64_t scan_file_creation_time_millis, scan_creation_time_millis;
+  int32_t scan_manifest_parallelism; /* unset: 4 */
+  const char *scan_fallback_branch;
+  int32_t scan_bucket;
+  int scan_plan_sort_partition;
+  int64_t split_target_size, split_open_file_cost;
+  const char *incremental_between, *incremental_between_timestamp;
+  pm_incremental_mode incremental_between_scan_mode;
+  int incremental_tag_to_snapshot;
+  const char *incremental_to_auto_tag;
+
+  int32_t read_batch_size; /* >= 1 */
+  int32_t read_parallelism; /* >= 1; splits read ahead at once */
+  int32_t threads;          /* >= 1; 1 = single-threaded, no thread is ever spawned */
+  const char *session_time_zone; /* session_time_zone, else local-time-zone, else NULL */
+  const char *path_rewrite;
+
+  char **warnings; /* unknown keys, one message each (owned) */
+  size_t n_warnings;
+} pm_core_options;
+
+/* Parses `opts` (copied). table_version is the schema's version (file.format
+ * default); has_pk picks the target-file-size default. On error *co is
+ * cleared and the message names the key and the value. */
+int pm_core_options_parse(const pm_options *opts, int32_t table_version, int has_pk, pm_core_options *co,
+                          pm_error *err);
+void pm_core_options_clear(pm_core_options *co); /* idempotent on a zeroed struct */
+
+/* The key of an option id, e.g. "scan.snapshot-id". */
+const char *pm_core_option_key(pm_co_id id);
+/* The raw text of an option as given (its own key or the fallback key used), NULL when unset. */
+const char *pm_core_option_text(const pm_core_options *co, pm_co_id id);
+/* The key actually given for id (the key or a fallback key), else the key. */
+const char *pm_core_option_given_key(const pm_core_options *co, pm_co_id id);
+
+/* Per-field options fields.<field>.<name> (Java's FIELDS_PREFIX options). */
+typedef enum pm_field_opt {
+  PM_FIELD_AGG_FUNCTION,
+  PM_FIELD_IGNORE_RETRACT,
+  PM_FIELD_DISTINCT,
+  PM_FIELD_LIST_AGG_DELIMITER,
+  PM_FIELD_NESTED_KEY,
+  PM_FIELD_NESTED_KEY_NULL_STRATEGY,
+  PM_FIELD_NESTED_SEQUENCE_FIELD,
+  PM_FIELD_COUNT_LIMIT,
+  PM_FIELD_TS_FIELD,
+  PM_FIELD_STATS_MODE
+} pm_field_opt;
+const char *pm_field_option_name(pm_field_opt which); /* "aggregate-function", ... */
+/* Writes the key "fields.<field>.<which>" into buf; -1 when it does not fit. */
+int pm_field_option_key(const char *field, pm_field_opt which, char *buf, size_t cap);
+/* Value of fields.<field>.<which> in `opts`, NULL when absent. */
+const char *pm_field_option(const pm_options *opts, const char *field, pm_field_opt which);
+/* Boolean field option (absent = def); invalid = error naming the key. */
+int pm_field_option_bool(const pm_options *opts, const char *field, pm_field_opt which, int def, int *out,
+                         pm_error *err);
+/* Partial-update sequence groups fields.<g1>[,<g2>...].sequence-group = <f1>,<f2>: for option i of
+ * `opts`, returns 1 and sets *groups (a malloc'd copy of "<g1>[,<g2>]") when it is one. */
+int pm_field_sequence_group(const pm_options *opts, size_t i, char **groups);
+
+/* ---- catalog options ---- */
+
+typedef struct pm_catalog_options {
+  const char *warehouse;    /* required; borrowed from the map given to parse */
+  const char *metastore;    /* "filesystem" unless set */
+  const char *path_rewrite; /* NULL when unset */
+  int32_t threads;          /* `threads`; 0 when unset */
+  char **warnings;
+  size_t n_warnings;
+} pm_catalog_options;
+
+/* Validates catalog options: a missing warehouse is an error; unknown keys are warnings.
+ * String fields borrow from `opts`, which must outlive *out. */
+int pm_catalog_options_parse(const pm_options *opts, pm_catalog_options *out, pm_error *err);
+void pm_catalog_options_clear(pm_catalog_options *co);
+
+/* Key names of a few options, for code that reads a raw options map (e.g. a
+ * schema's own options): each expands to pm_core_option_key(<id>). */
+#define PM_OPT_BUCKET pm_core_option_key(PM_CO_BUCKET)
+#define PM_OPT_BUCKET_KEY pm_core_option_key(PM_CO_BUCKET_KEY)
+#define PM_OPT_FILE_FORMAT pm_core_option_key(PM_CO_FILE_FORMAT)
+#define PM_OPT_DV_ENABLED pm_core_option_key(PM_CO_DV_ENABLED)
+#define PM_OPT_PARTITION_DEFAULT_NAME pm_core_option_key(PM_CO_PARTITION_DEFAULT_NAME)
+
+#endif
