@@ -137,6 +137,16 @@ PAIMON_EXPORT paimon_status paimon_table_column_type(const paimon_table *table, 
 PAIMON_EXPORT int64_t paimon_table_schema_id(const paimon_table *table);
 /* Effective option value (table options) or NULL. Valid for the table's lifetime. */
 PAIMON_EXPORT const char *paimon_table_option(const paimon_table *table, const char *key);
+/* Option warnings: one message per option key that is neither a known option
+ * nor matches a known prefix pattern (fields.<f>.*, file-index.*, ...), e.g.
+ * "unknown table option 'scan.snapshot-idd' (did you mean 'scan.snapshot-id'?)".
+ * The library never prints them; *n receives the count (0: returns NULL).
+ * The array and its strings belong to the handle and live as long as it. */
+PAIMON_EXPORT const char *const *paimon_catalog_warnings(const paimon_catalog *catalog, size_t *n);
+/* Unknown keys among the table's options (schema options and the dynamic options it was opened with). */
+PAIMON_EXPORT const char *const *paimon_table_warnings(const paimon_table *table, size_t *n);
+/* Unknown keys among the builder's effective options (the table's plus its dynamic options). */
+PAIMON_EXPORT const char *const *paimon_read_builder_warnings(const paimon_read_builder *rb, size_t *n);
 /* Latest snapshot id of the table's branch; 0 when it has none. */
 PAIMON_EXPORT paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t *id, paimon_error *err);
 

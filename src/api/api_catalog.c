@@ -40,6 +40,12 @@ int pm_api_to_options(const paimon_option *o, size_t n, pm_options *out, pm_erro
 
 /* ------------------------------------------------------------- catalog */
 
+const char *const *paimon_catalog_warnings(const paimon_catalog *catalog, size_t *n) {
+  size_t k = catalog ? catalog->c->n_warnings : 0;
+  if (n) *n = k;
+  return k ? (const char *const *)catalog->c->warnings : NULL;
+}
+
 paimon_status paimon_catalog_open(const paimon_option *options, size_t n_options, paimon_catalog **out,
                                   paimon_error *err) {
   CHECK_ARG(out, "out is NULL");

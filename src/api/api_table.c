@@ -45,6 +45,20 @@ const char *paimon_table_option(const paimon_table *table, const char *key) {
   return table && key ? pm_options_get(&table->t->options, key) : NULL;
 }
 
+static const char *const *warnings_of(const pm_table *t, size_t *n) {
+  size_t k = t ? t->co.n_warnings : 0;
+  if (n) *n = k;
+  return k ? (const char *const *)t->co.warnings : NULL;
+}
+
+const char *const *paimon_table_warnings(const paimon_table *table, size_t *n) {
+  return warnings_of(table ? table->t : NULL, n);
+}
+
+const char *const *paimon_read_builder_warnings(const paimon_read_builder *rb, size_t *n) {
+  return warnings_of(rb ? rb->t : NULL, n);
+}
+
 paimon_status paimon_table_latest_snapshot_id(const paimon_table *table, int64_t *id, paimon_error *err) {
   CHECK_ARG(table && id, "NULL argument");
   pm_snapshot_manager sm = pm_table_snapshots(table->t);

@@ -178,8 +178,8 @@ typedef enum pm_co_id {
   PM_CO_N
 } pm_co_id;
 
-/* Default of `threads`: the executor's worker count when nothing is set. */
-#define PM_CO_DEFAULT_THREADS 4
+/* Default of `threads`: 0 = no cap beyond each operation's own parallelism (util/executor.h). */
+#define PM_CO_DEFAULT_THREADS 0
 
 typedef struct pm_core_options {
   pm_options raw;       /* the parsed map (owned); string fields point into it */
@@ -265,7 +265,7 @@ typedef struct pm_core_options {
 
   int32_t read_batch_size; /* >= 1 */
   int32_t read_parallelism; /* >= 1; splits read ahead at once */
-  int32_t threads;          /* >= 1; 1 = single-threaded, no thread is ever spawned */
+  int32_t threads;          /* 0 (unset: no cap) or >= 1; 1 = single-threaded, no thread is ever spawned */
   const char *session_time_zone; /* session_time_zone, else local-time-zone, else NULL */
   const char *path_rewrite;
 

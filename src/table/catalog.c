@@ -451,6 +451,14 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
       *err = t->options_error;
     }
   }
+  /* `threads` of the catalog applies unless the table or the read sets its own (validated by the catalog). */
+  const char *th = !rc && catalog && !t->co.set[PM_CO_THREADS] ? pm_options_get(catalog, pm_core_option_key(PM_CO_THREADS)) : NULL;
+  int64_t thv = 0;
+  if (th && !pm_parse_int64(pm_core_option_key(PM_CO_THREADS), th, &thv, NULL) && thv > 0 && thv <= 1024) {
+    t->co.threads = (int32_t)thv;
+    /* remembered among the dynamic options so that reopened handles keep it */
+    rc = pm_options_set(&t->dynamic_options, pm_core_option_key(PM_CO_THREADS), th, err);
+  }
   if (rc) {
     pm_table_free(t);
     return rc;

@@ -318,7 +318,8 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   c->batch_rows = bs;
   int32_t par = opt->parallelism;
   if (par <= 0) par = t->co.read_parallelism;
-  c->parallelism = par > 0 ? par : 1;
+  pm_executor ex = pm_table_executor(t);
+  c->parallelism = pm_executor_width(&ex, par > 0 ? par : 1);
   const char *tzname = opt->session_time_zone;
   if (!tzname) tzname = t->co.session_time_zone;
   rc = pm_tz_load(tzname, &c->tz, err);
@@ -2474,7 +2475,8 @@ static int pf_start(read_stream *s, int n_threads, pm_error *err) {
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
   for (int i = 0; i < n_threads; i++) {
-    if (pthread_create(&p->threads[i], NULL, pf_worker, p) != 0) break;
+    pm_executor ex = pm_table_executor(s->c->t);
+    if (pm_executor_spawn(&ex, &p->threads[i], pf_worker, p) != 0) break;
     p->n_threads++;
   }
   if (p->n_threads == 0) {

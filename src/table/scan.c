@@ -844,39 +844,17 @@ typedef struct manifest_job {
   pm_error err;
 } manifest_job;
 
-typedef struct job_pool {
-  manifest_job *jobs;
-  size_t n;
-  size_t next;
-  pthread_mutex_t lock;
-} job_pool;
-
-static void *job_worker(void *arg) {
-  job_pool *p = arg;
-  for (;;) {
-    pthread_mutex_lock(&p->lock);
-    size_t i = p->next++;
-    pthread_mutex_unlock(&p->lock);
-    if (i >= p->n) break;
-    manifest_job *j = &p->jobs[i];
-    j->rc = pm_manifest_read(j->fs, j->path, entry_filter, &j->fc, &j->entries, &j->err);
-  }
-  return NULL;
+static void job_run(void *ctx, size_t i) {
+  manifest_job *j = &((manifest_job *)ctx)[i];
+  j->rc = pm_manifest_read(j->fs, j->path, entry_filter, &j->fc, &j->entries, &j->err);
 }
 
 static int run_jobs(pm_table *t, manifest_job *jobs, size_t n, pm_error *err) {
   int64_t par = t->co.scan_manifest_parallelism;
   if (par < 1) par = 1;
   if (par > 16) par = 16;
-  if ((size_t)par > n) par = (int64_t)n;
-  job_pool pool = {jobs, n, 0, PTHREAD_MUTEX_INITIALIZER};
-  pthread_t th[16];
-  int started = 0;
-  for (int64_t i = 1; i < par; i++)
-    if (pthread_create(&th[started], NULL, job_worker, &pool) == 0) started++;
-  job_worker(&pool);
-  for (int i = 0; i < started; i++) pthread_join(th[i], NULL);
-  pthread_mutex_destroy(&pool.lock);
+  pm_executor ex = pm_table_executor(t);
+  pm_executor_for(&ex, n, (int)par, job_run, jobs);
   for (size_t i = 0; i < n; i++)
     if (jobs[i].rc) {
       if (err) *err = jobs[i].err;

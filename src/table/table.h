@@ -22,6 +22,7 @@
 #include "meta/schema.h"
 #include "meta/snapshot.h"
 #include "util/error.h"
+#include "util/executor.h"
 
 /* Options are the ordered string map of meta/schema.h (pm_options_get/set/...). */
 
@@ -123,6 +124,11 @@ static inline int pm_table_options_ok(const pm_table *t, pm_error *err) {
   if (!t->options_error.code) return 0;
   if (err) *err = t->options_error;
   return (int)t->options_error.code;
+}
+/* The executor of the table's operations (`threads` option; 1 = single-threaded). */
+static inline pm_executor pm_table_executor(const pm_table *t) {
+  pm_executor e = {t->co.threads};
+  return e;
 }
 /* 1 for primary-key tables. */
 static inline int pm_table_has_pk(const pm_table *t) { return t->n_primary_keys > 0; }
