@@ -8,6 +8,7 @@
 #include "arrow/arrow.h"
 #include "cli/print/print.h"
 #include "cli/cli.h"
+#include "cli/cli_output.h"
 #include "format/orc/orc_reader.h"
 #include "format/orc/orc_writer.h"
 #include "format/parquet/parquet_reader.h"
@@ -17,7 +18,8 @@
 static void orc_usage(FILE *f) {
   fputs("usage: paimon orc schema FILE\n"
         "       paimon orc meta FILE\n"
-        "       paimon orc cat FILE [--select a,b] [--limit N] [--format jsonl|csv|table]\n"
+        "       paimon orc cat FILE [--select a,b] [--limit N] [--format table|jsonl|csv]\n"
+        "           [--max-width N | --no-truncate]   (format: table on a terminal, else jsonl)\n"
         "       paimon orc scan FILE [--select a,b] [--runs N]\n"
         "       paimon orc convert IN OUT [--codec zstd|zlib|snappy|lz4|none]\n"
         "         (IN or OUT ending in .parquet is read/written as Parquet, else ORC)\n",
@@ -262,9 +264,12 @@ int cli_orc_main(int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *cmd = argv[1];
-  const char *file = NULL, *out_path = NULL, *select = NULL, *fmt = "jsonl", *codec_name = NULL;
+  const char *file = NULL, *out_path = NULL, *select = NULL, *codec_name = NULL;
   long long limit = -1;
   int runs = 1;
+  cli_output out;
+  cli_output_init(&out);
+  int out_opts = 0;
   for (int i = 2; i < argc; i++) {
     if (!strcmp(argv[i], "--select") && i + 1 < argc) select = argv[++i];
     else if (!strcmp(argv[i], "--limit") && i + 1 < argc) {
@@ -284,7 +289,10 @@ int cli_orc_main(int argc, char **argv) {
       }
       runs = (int)v;
     }
-    else if (!strcmp(argv[i], "--format") && i + 1 < argc) fmt = argv[++i];
+    else if (!strcmp(argv[i], "--format") || !strcmp(argv[i], "--max-width") || !strcmp(argv[i], "--no-truncate")) {
+      if (cli_output_arg(&out, "orc cat", argc, argv, &i) <= 0) return 2;
+      out_opts = 1;
+    }
     else if (!strcmp(argv[i], "--codec") && i + 1 < argc) codec_name = argv[++i];
     else if (argv[i][0] == '-' && argv[i][1]) {
       fprintf(stderr, "paimon orc: unknown option %s\n", argv[i]);
@@ -301,6 +309,10 @@ int cli_orc_main(int argc, char **argv) {
                 strcmp(cmd, "convert")) ||
       (!strcmp(cmd, "convert") && !out_path)) {
     orc_usage(stderr);
+    return 2;
+  }
+  if (out_opts && strcmp(cmd, "cat")) {
+    fprintf(stderr, "paimon orc %s: --format, --max-width and --no-truncate apply to orc cat only\n", cmd);
     return 2;
   }
   pm_error err;
@@ -354,15 +366,7 @@ int cli_orc_main(int argc, char **argv) {
   if (!strcmp(cmd, "cat")) {
     pm_print_options po;
     memset(&po, 0, sizeof po);
-    if (!strcmp(fmt, "csv")) po.format = PM_PRINT_CSV;
-    else if (!strcmp(fmt, "table")) po.format = PM_PRINT_TABLE;
-    else if (!strcmp(fmt, "jsonl")) po.format = PM_PRINT_JSONL;
-    else {
-      fprintf(stderr, "paimon orc cat: unknown format %s\n", fmt);
-      pm_schema_release(&schema);
-      exit_code = 2;
-      goto done;
-    }
+    cli_output_apply(&out, &po);
     if ((rc = pm_printer_new(&schema, &po, &p, &err))) {
       pm_schema_release(&schema);
       exit_code = fail(cmd, &err);

@@ -12,6 +12,7 @@
 #include "arrow/arrow.h"
 #include "cli/print/print.h"
 #include "cli/cli.h"
+#include "cli/cli_output.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_reader.h"
 
@@ -28,7 +29,8 @@ __attribute__((weak)) int cli_parquet_convert(int argc, char **argv) {
 static void usage(FILE *out) {
   fputs("usage: paimon parquet schema FILE\n"
         "       paimon parquet meta FILE\n"
-        "       paimon parquet cat FILE [--select a,b] [--limit N] [--format jsonl|csv|table]\n"
+        "       paimon parquet cat FILE [--select a,b] [--limit N] [--format table|jsonl|csv]\n"
+        "           [--max-width N | --no-truncate]   (format: table on a terminal, else jsonl)\n"
         "       paimon parquet scan FILE [--select a,b] [--runs N] [--string-view]\n"
         "       paimon parquet convert ...\n",
         out);
@@ -243,14 +245,14 @@ typedef struct cat_args {
   long long limit;
   int runs;
   int string_view; /* scan: decode strings as Arrow string views */
-  pm_print_format format;
+  cli_output out;
 } cat_args;
 
 static int parse_args(int argc, char **argv, cat_args *a, int allow_cat) {
   memset(a, 0, sizeof *a);
   a->limit = -1;
   a->runs = 1;
-  a->format = PM_PRINT_JSONL;
+  cli_output_init(&a->out);
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     if (!strcmp(s, "--select") && i + 1 < argc) {
@@ -271,15 +273,8 @@ static int parse_args(int argc, char **argv, cat_args *a, int allow_cat) {
       }
     } else if (!allow_cat && !strcmp(s, "--string-view")) {
       a->string_view = 1;
-    } else if (allow_cat && !strcmp(s, "--format") && i + 1 < argc) {
-      const char *f = argv[++i];
-      if (!strcmp(f, "jsonl") || !strcmp(f, "json")) a->format = PM_PRINT_JSONL;
-      else if (!strcmp(f, "csv")) a->format = PM_PRINT_CSV;
-      else if (!strcmp(f, "table")) a->format = PM_PRINT_TABLE;
-      else {
-        fprintf(stderr, "paimon parquet: unknown format '%s' (jsonl, csv, table)\n", f);
-        return 2;
-      }
+    } else if (allow_cat && (!strcmp(s, "--format") || !strcmp(s, "--max-width") || !strcmp(s, "--no-truncate"))) {
+      if (cli_output_arg(&a->out, "parquet cat", argc, argv, &i) <= 0) return 2;
     } else if (s[0] == '-' && s[1]) {
       fprintf(stderr, "paimon parquet: unknown option %s\n", s);
       return 2;
@@ -340,7 +335,7 @@ static int cmd_cat(int argc, char **argv) {
   }
   pm_print_options po;
   memset(&po, 0, sizeof po);
-  po.format = a.format;
+  cli_output_apply(&a.out, &po);
   pm_printer *pr = NULL;
   rc = pm_printer_new(&schema, &po, &pr, &err);
   while (rc == 0) {

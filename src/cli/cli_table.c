@@ -8,6 +8,7 @@
 #include "arrow/arrow.h"
 #include "arrow/stream.h"
 #include "cli/cli.h"
+#include "cli/cli_output.h"
 #include "cli/print/print.h"
 #include "paimon/paimon.h"
 
@@ -22,7 +23,7 @@ static void usage(FILE *out) {
         "       paimon [-w WAREHOUSE] table explain DB.T [--where EXPR] [--limit N] [TIME-TRAVEL]\n"
         "              [--option k=v ...]\n"
         "       paimon [-w WAREHOUSE] table read DB.T [--select a,b] [--where EXPR] [--limit N]\n"
-        "              [TIME-TRAVEL] [--option k=v ...] [--row-kind] [--format table|jsonl|csv]\n"
+        "              [TIME-TRAVEL] [--option k=v ...] [--row-kind] [--format F]\n"
         "\n"
         "Each subcommand takes only the options shown; any other is an error (exit 2). --where may be\n"
         "repeated: the filters are ANDed. --select may be repeated: the column lists are concatenated.\n"
@@ -34,6 +35,10 @@ static void usage(FILE *out) {
         "EXPR: id > 5 and name like 'a%' or x in (1, 2) ...\n"
         "Incremental reads: --option incremental-between=A,B (snapshot ids, or tags: two tags read the\n"
         "             diff) [--option incremental-between-scan-mode=delta|changelog|diff] [--row-kind]\n"
+        "Output: --format F is table, jsonl or csv; the default is table on a terminal, jsonl otherwise.\n"
+        "             The table cuts text cells past --max-width N display columns (default 40; never\n"
+        "             numbers; --no-truncate: never), paths at the start, fits $COLUMNS or the terminal\n"
+        "             by leaving out the last columns, and prints NULL for a null.\n"
         "The warehouse is -w PATH or $PAIMON_WAREHOUSE.\n",
         out);
 }
@@ -64,7 +69,7 @@ static int open_catalog(const char *warehouse, paimon_catalog **out) {
 /* ------------------------------------------------------------- printing */
 
 typedef struct print_args {
-  pm_print_format format;
+  const cli_output *out;
   int64_t limit; /* < 0: none */
   const int *digits;
   int n_digits;
@@ -78,9 +83,18 @@ static int print_stream(struct ArrowArrayStream *s, const print_args *pa) {
   int rc = pm_stream_get_schema(s, &schema, &err);
   pm_print_options po;
   memset(&po, 0, sizeof po);
-  po.format = pa->format;
+  cli_output_apply(pa->out, &po);
   po.fraction_digits = pa->digits;
   po.n_fraction_digits = pa->n_digits;
+  /* Table view: paths (file_path, external_path, ...) are cut at the start, keeping the file name. */
+  int cut[256] = {0};
+  for (int64_t c = 0; !rc && c < schema.n_children && c < 256; c++) {
+    const char *nm = schema.children[c]->name ? schema.children[c]->name : "";
+    size_t len = strlen(nm);
+    cut[c] = !strcmp(nm, "path") || (len > 5 && !strcmp(nm + len - 5, "_path"));
+  }
+  po.cut_left = cut;
+  po.n_cut_left = !rc && schema.n_children < 256 ? (int)schema.n_children : 256;
   pm_printer *pr = NULL;
   if (!rc) rc = pm_printer_new(&schema, &po, &pr, &err);
   int64_t printed = 0;
@@ -101,14 +115,6 @@ static int print_stream(struct ArrowArrayStream *s, const print_args *pa) {
   if (s->release) s->release(s);
   fflush(stdout);
   if (rc) return fail(&err);
-  return 0;
-}
-
-static int parse_format(const char *s, pm_print_format *out) {
-  if (!strcmp(s, "table")) *out = PM_PRINT_TABLE;
-  else if (!strcmp(s, "jsonl") || !strcmp(s, "json")) *out = PM_PRINT_JSONL;
-  else if (!strcmp(s, "csv")) *out = PM_PRINT_CSV;
-  else return -1;
   return 0;
 }
 
@@ -183,8 +189,7 @@ typedef struct table_args {
   size_t n_wheres;
   int64_t limit;
   int row_kind;
-  pm_print_format format;
-  int format_set;
+  cli_output out; /* --format, --max-width, --no-truncate */
   paimon_option opts[64];
   size_t n_opts;
 } table_args;
@@ -230,7 +235,7 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
   memset(a, 0, sizeof *a);
   a->sub = argv[1];
   a->limit = -1;
-  a->format = PM_PRINT_TABLE;
+  cli_output_init(&a->out);
   int allowed = allowed_options(a->sub);
   char *select = NULL;
   for (int i = 2; i < argc; i++) {
@@ -253,9 +258,11 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
                    ? OPT_TIME_TRAVEL
                : !strcmp(arg, "--option") || !strcmp(arg, "-o") ? OPT_OPTION
                : !strcmp(arg, "--row-kind")                     ? OPT_ROW_KIND
-               : !strcmp(arg, "--format")                       ? OPT_FORMAT
+               : !strcmp(arg, "--format") || !strcmp(arg, "--max-width") || !strcmp(arg, "--no-truncate")
+                   ? OPT_FORMAT
                                                                 : 0;
     int rc = 0;
+    int no_value = kind == OPT_ROW_KIND || !strcmp(arg, "--no-truncate");
     if (!kind) {
       fprintf(stderr, "paimon table %s: unknown option %s\n", a->sub, arg);
       rc = 2;
@@ -263,7 +270,7 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
       fprintf(stderr, "paimon table %s: option %s does not apply to this subcommand (see paimon table --help)\n",
               a->sub, arg);
       rc = 2;
-    } else if (kind != OPT_ROW_KIND && !val) {
+    } else if (!no_value && !val) {
       fprintf(stderr, "paimon table %s: %s needs a value\n", a->sub, arg);
       rc = 2;
     }
@@ -271,7 +278,7 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
       free(select);
       return rc;
     }
-    if (kind != OPT_ROW_KIND) i++;
+    if (!no_value) i++;
     int64_t n = 0;
     if (kind == OPT_SELECT) {
       size_t old = select ? strlen(select) : 0;
@@ -317,11 +324,10 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
     } else if (kind == OPT_ROW_KIND) {
       a->row_kind = 1;
     } else if (kind == OPT_FORMAT) {
-      if (parse_format(val, &a->format)) {
-        fprintf(stderr, "paimon table %s: invalid value for --format: '%s' (table, jsonl or csv)\n", a->sub, val);
-        rc = 2;
-      }
-      a->format_set = 1;
+      int j = no_value ? i : i - 1; /* back at the option itself */
+      char what[64];
+      snprintf(what, sizeof what, "table %s", a->sub);
+      if (cli_output_arg(&a->out, what, argc, argv, &j) <= 0) rc = 2;
     }
     if (rc) {
       free(select);
@@ -360,7 +366,7 @@ static int system_table(paimon_catalog *cat, const char *ident, const char *sys,
       paimon_read_builder_read_system_table(rb, sys, &s, &err))
     rc = fail(&err);
   if (!rc) {
-    print_args pa = {a->format, a->limit, NULL, 0};
+    print_args pa = {&a->out, a->limit, NULL, 0};
     rc = print_stream(&s, &pa);
   }
   paimon_read_builder_free(rb);
@@ -544,7 +550,7 @@ static int cmd_read_or_explain(paimon_catalog *cat, const table_args *a, int exp
         digits = column_digits(t, &schema, &nd);
         schema.release(&schema);
       }
-      print_args pa = {a->format, a->limit, digits, nd};
+      print_args pa = {&a->out, a->limit, digits, nd};
       rc = print_stream(&s, &pa);
       free(digits);
     }

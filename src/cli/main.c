@@ -5,6 +5,7 @@
 
 #include "cli/cli.h"
 #include "paimon/paimon.h"
+#include "cli/cli_output.h"
 
 static void usage(FILE *out) {
   fputs("usage: paimon [-w WAREHOUSE] <command> ...\n"
@@ -73,11 +74,17 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *cmd = argv[i];
-  if (!strcmp(cmd, "parquet")) return cli_parquet_main(argc - i, argv + i);
-  if (!strcmp(cmd, "orc")) return cli_orc_main(argc - i, argv + i);
-  if (!strcmp(cmd, "avro")) return cli_avro_main(argc - i, argv + i);
-  if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) return cli_table_main(warehouse, argc - i, argv + i);
-  fprintf(stderr, "paimon: unknown command '%s'\n", cmd);
-  usage(stderr);
-  return 2;
+  int rc;
+  if (!strcmp(cmd, "parquet")) rc = cli_parquet_main(argc - i, argv + i);
+  else if (!strcmp(cmd, "orc")) rc = cli_orc_main(argc - i, argv + i);
+  else if (!strcmp(cmd, "avro")) rc = cli_avro_main(argc - i, argv + i);
+  else if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) rc = cli_table_main(warehouse, argc - i, argv + i);
+  else {
+    fprintf(stderr, "paimon: unknown command '%s'\n", cmd);
+    usage(stderr);
+    return 2;
+  }
+  /* Every command's output: a write to stdout that failed (disk full...) is exit 1 with the reason. */
+  if (rc == 0) rc = cli_stdout_check();
+  return rc;
 }

@@ -160,7 +160,7 @@ static void test_table(void) {
                "-----+--------------+-------+-------------\n"
                "   1 | Alice        | 19.99 | []\n"
                "   2 | a very lo... | -0.05 | [\"x\\ty\"]\n"
-               "1000 | null         | 19.99 | [\"x\\ty\",\"...\n");
+               "1000 | NULL         | 19.99 | [\"x\\ty\",\"...\n");
   /* A second batch through the same printer reuses widths and prints no header. */
   pm_printer *p;
   CHECK_OK(pm_printer_new(&s, &o, &p, &err), &err);
@@ -172,7 +172,7 @@ static void test_table(void) {
   one.length = 1;
   CHECK_OK(pm_printer_write(p, &one, &out, &err), &err);
   pm_buf_push_u8(&out, 0);
-  CHECK_EQ_STR((char *)out.data + first, "1000 | null         | 19.99 | [\"x\\ty\",\"...\n");
+  CHECK_EQ_STR((char *)out.data + first, "1000 | NULL         | 19.99 | [\"x\\ty\",\"...\n");
   pm_printer_free(p);
   pm_buf_free(&out);
   pm_array_release(&a);
@@ -245,7 +245,7 @@ static void test_null_top_level_row(void) {
     CHECK_OK(pm_print_batch_to_buf(&s, &a, &o, &out, &err), &err);
     pm_buf_push_u8(&out, 0);
     if (f < 2) CHECK_EQ_STR((char *)out.data, want[f]);
-    else CHECK(strstr((char *)out.data, "null | null") != NULL);
+    else CHECK(strstr((char *)out.data, "NULL | NULL") != NULL); /* table view: NULL, not the string "null" */
     pm_buf_free(&out);
   }
   pm_array_release(&a);

@@ -19,9 +19,26 @@
  * CSV: RFC 4180; header line of column names; null is an empty field, an
  *   empty string is "" (quoted); strings/temporals/decimals as plain text,
  *   nested values as their JSON text.
- * Table: header, separator, aligned cells; cells longer than max width are
- *   truncated with "...". Column widths are fixed by the first batch printed.
- *
+ * Table: a header line, a separator line and one line per row, columns
+ *   separated by " | ", numbers (integers, floats, decimals) right-aligned.
+ *   A NULL shows as NULL (the string "null" as null; nested values are JSON
+ *   text, where strings are quoted). Widths are display columns: East Asian
+ *   wide characters count 2, combining marks 0 (width.h).
+ *   Numbers are never cut. Other cells wider than max_cell_width columns are
+ *   cut to that width with "..." (at the start instead of the end for the
+ *   cut_left columns, e.g. file paths, keeping the file name).
+ *   Rows are laid out in windows of window_rows rows (default 1024) or about
+ *   8 MiB of cell text, whichever comes first: a window is rendered, measured
+ *   and printed, so memory stays bounded however many rows there are. A
+ *   column is as wide as its header and the widest cell of the window ask,
+ *   and never narrower than in an earlier window; when a window widens a
+ *   column, the header and separator are printed again above it.
+ *   Nothing is printed before the first window is complete, so an error while
+ *   the first window's rows arrive leaves no partial table.
+ *   With term_width set, a table wider than that shows the columns that fit,
+ *   the last of them cut to fit unless it is a number, then " | ..." (the
+ *   header says how many columns are left out).
+ *   An empty result prints the header and separator.
  * Sliced arrays (offset != 0, at any level) are honoured.
  *
  * The printer belongs to the CLI layer (libpaimon never prints); it is the
@@ -56,8 +73,20 @@ typedef struct pm_print_options {
   const int *fraction_digits;
   int n_fraction_digits;
   int no_header;      /* CSV/table: do not print the header line */
-  int max_cell_width; /* table: truncate longer cells (code points); 0 = 40 */
+  /* table: cut non-numeric cells wider than this many display columns;
+   * 0 = PM_PRINT_MAX_WIDTH, PM_PRINT_NO_TRUNCATE (any negative) = never cut. */
+  int max_cell_width;
+  int term_width;  /* table: the terminal's width in columns; 0 = unlimited */
+  int window_rows; /* table: rows measured together; 0 = PM_PRINT_WINDOW_ROWS */
+  /* table: top-level column i is cut at the start when cut_left[i] != 0
+   * (i < n_cut_left); copied. */
+  const int *cut_left;
+  int n_cut_left;
 } pm_print_options;
+
+#define PM_PRINT_MAX_WIDTH 40
+#define PM_PRINT_NO_TRUNCATE (-1)
+#define PM_PRINT_WINDOW_ROWS 1024
 
 typedef struct pm_printer pm_printer;
 
@@ -70,11 +99,15 @@ void pm_printer_free(pm_printer *p);
 /* Appends the text of every row of batch to out (header first for the first
  * CSV/table batch). The batch must match the schema; it is read, not
  * released. Trusts the batch layout: validate untrusted input first with
- * pm_arrow_validate. */
+ * pm_arrow_validate. Table: the rows of one call are laid out together (in
+ * windows of window_rows) and all appended before it returns. */
 int pm_printer_write(pm_printer *p, const struct ArrowArray *batch, pm_buf *out, pm_error *err);
-/* Same, writing to a FILE* (buffered internally, flushed in large chunks). */
+/* Same, writing to a FILE* (buffered internally, flushed in large chunks).
+ * Table: rows wait in the window until it is full or pm_printer_finish_file.
+ * A failed write is PAIMON_ERR_IO "cannot write output: <system reason>". */
 int pm_printer_print(pm_printer *p, const struct ArrowArray *batch, FILE *f, pm_error *err);
-/* For CSV/table with zero batches: emits the header if nothing was printed yet. */
+/* Ends the output: the table's last window; for CSV/table with zero batches
+ * the header. The FILE form also flushes f and reports a failed write. */
 int pm_printer_finish(pm_printer *p, pm_buf *out, pm_error *err);
 int pm_printer_finish_file(pm_printer *p, FILE *f, pm_error *err);
 

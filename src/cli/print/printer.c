@@ -1,4 +1,5 @@
 /* The printer: schema, options, dispatch to a format, FILE output. */
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,8 @@ void pm_printer_free(pm_printer *p) {
   free(p->digits);
   free(p->widths);
   free(p->right_align);
+  free(p->cut_left);
+  pm_print_table_free(p);
   pm_buf_free(&p->cell);
   pm_buf_free(&p->fbuf);
   pm_type_free(&p->type);
@@ -45,15 +48,25 @@ int pm_printer_new(const struct ArrowSchema *schema, const pm_print_options *opt
   }
   if (opts) p->opts = *opts;
   p->opts.fraction_digits = NULL;
-  if (p->opts.max_cell_width <= 0) p->opts.max_cell_width = 40;
-  if (p->opts.max_cell_width < 4) p->opts.max_cell_width = 4;
+  p->opts.cut_left = NULL;
+  if (p->opts.max_cell_width == 0) p->opts.max_cell_width = PM_PRINT_MAX_WIDTH;
+  else if (p->opts.max_cell_width < 0) p->opts.max_cell_width = PM_PRINT_NO_TRUNCATE;
+  else if (p->opts.max_cell_width < 4) p->opts.max_cell_width = 4;
   size_t nc = (size_t)p->type.n_children;
   p->digits = calloc(nc + 1, sizeof *p->digits);
   p->col_names_json = calloc(nc + 1, sizeof *p->col_names_json);
   p->col_names_len = calloc(nc + 1, sizeof *p->col_names_len);
   p->widths = calloc(nc + 1, sizeof *p->widths);
   p->right_align = calloc(nc + 1, sizeof *p->right_align);
-  if (!p->digits || !p->col_names_json || !p->col_names_len || !p->widths || !p->right_align) goto nomem;
+  if (!p->digits || !p->col_names_json || !p->col_names_len || !p->widths || !p->right_align || pm_print_table_init(p))
+    goto nomem;
+  if (opts && opts->cut_left && opts->n_cut_left > 0) {
+    int *cl = calloc((size_t)opts->n_cut_left, sizeof *cl);
+    if (!cl) goto nomem;
+    memcpy(cl, opts->cut_left, (size_t)opts->n_cut_left * sizeof *cl);
+    p->cut_left = cl;
+    p->opts.cut_left = cl;
+  }
   for (size_t c = 0; c < nc; c++) {
     p->digits[c] = opts && opts->fraction_digits && (int)c < opts->n_fraction_digits && opts->fraction_digits[c] >= 0
                        ? opts->fraction_digits[c]
@@ -95,24 +108,34 @@ int pm_printer_write(pm_printer *p, const struct ArrowArray *batch, pm_buf *out,
   switch (p->opts.format) {
     case PM_PRINT_JSONL: return pm_print_jsonl(p, batch, out, err);
     case PM_PRINT_CSV: return pm_print_csv(p, batch, out, err);
-    case PM_PRINT_TABLE: return pm_print_table(p, batch, out, err);
+    case PM_PRINT_TABLE: return pm_print_table(p, batch, out, 1, err);
   }
   return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "print: unknown output format %d", (int)p->opts.format);
 }
 
+static int write_failed(pm_error *err) {
+  int e = errno;
+  return pm_errorf(err, PAIMON_ERR_IO, "cannot write output: %s", e ? strerror(e) : "write error");
+}
+
+/* Writes the staged bytes; a failed write (disk full, closed pipe...) is an
+ * error naming the system's reason, at the first write that fails. */
 static int flush_file(pm_buf *b, FILE *f, pm_error *err) {
-  if (b->len && fwrite(b->data, 1, b->len, f) != b->len) {
-    b->len = 0;
-    return pm_errorf(err, PAIMON_ERR_IO, "print: write failed");
-  }
+  errno = 0;
+  size_t n = b->len;
   b->len = 0;
+  if ((n && fwrite(b->data, 1, n, f) != n) || ferror(f)) return write_failed(err);
   return 0;
 }
 
 int pm_printer_print(pm_printer *p, const struct ArrowArray *batch, FILE *f, pm_error *err) {
   PM_TRY(check_batch(p, batch, err));
   if (p->opts.format == PM_PRINT_TABLE) {
-    PM_TRY(pm_print_table(p, batch, &p->fbuf, err));
+    int rc = pm_print_table(p, batch, &p->fbuf, 0, err);
+    if (rc) {
+      p->fbuf.len = 0;
+      return rc;
+    }
     return flush_file(&p->fbuf, f, err);
   }
   /* Chunk rows so the staging buffer stays around 1 MiB. */
@@ -132,15 +155,18 @@ int pm_printer_print(pm_printer *p, const struct ArrowArray *batch, FILE *f, pm_
 }
 
 int pm_printer_finish(pm_printer *p, pm_buf *out, pm_error *err) {
+  if (p->opts.format == PM_PRINT_TABLE) return pm_print_table_finish(p, out, err);
   if (p->started || p->opts.format == PM_PRINT_JSONL || p->opts.no_header) return 0;
   p->started = 1;
-  if (p->opts.format == PM_PRINT_CSV) return pm_print_csv_header(p, out, err);
-  return pm_print_table_finish(p, out, err);
+  return pm_print_csv_header(p, out, err);
 }
 
 int pm_printer_finish_file(pm_printer *p, FILE *f, pm_error *err) {
   PM_TRY(pm_printer_finish(p, &p->fbuf, err));
-  return flush_file(&p->fbuf, f, err);
+  PM_TRY(flush_file(&p->fbuf, f, err));
+  errno = 0;
+  if (fflush(f) || ferror(f)) return write_failed(err);
+  return 0;
 }
 
 int pm_print_batch(const struct ArrowSchema *schema, const struct ArrowArray *batch, const pm_print_options *opts,

@@ -10,11 +10,19 @@ struct pm_printer {
   int *digits; /* per column */
   uint8_t **col_names_json; /* "\"name\":" prefixes for JSONL */
   size_t *col_names_len;
-  int started; /* header printed */
-  int *widths; /* table column widths (code points), fixed by first batch */
-  int *right_align;
-  pm_buf cell;  /* scratch */
-  pm_buf fbuf;  /* FILE staging */
+  int started;      /* CSV: header printed */
+  int *right_align; /* numbers: right-aligned, never cut */
+  int *cut_left;    /* copy of opts.cut_left */
+  pm_buf cell;      /* scratch */
+  pm_buf fbuf;      /* FILE staging */
+  /* table view (table.c) */
+  int *widths;         /* column widths printed so far (display columns) */
+  int *need, *shown;   /* per window: measured widths, widths shown after fitting the terminal */
+  int header_done;     /* first window laid out (header printed unless no_header) */
+  pm_buf win_text;     /* cell texts of the window's rows */
+  size_t *win_end;     /* end offset in win_text per cell (row-major) */
+  int *win_w;          /* display width per cell */
+  int64_t win_rows, win_cap;
 };
 
 static inline int pm_print_nomem(pm_error *err) { return PM_NOMEM(err); }
@@ -23,7 +31,12 @@ static inline int pm_print_nomem(pm_error *err) { return PM_NOMEM(err); }
 int pm_print_jsonl(pm_printer *p, const struct ArrowArray *b, pm_buf *out, pm_error *err);
 int pm_print_csv(pm_printer *p, const struct ArrowArray *b, pm_buf *out, pm_error *err);
 int pm_print_csv_header(pm_printer *p, pm_buf *out, pm_error *err);
-int pm_print_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, pm_error *err);
+/* Table: adds the rows of b to the window, laying out full windows into out;
+ * flush != 0 lays out the rest too. finish lays out what is left (the header
+ * alone for an empty result). */
+int pm_print_table(pm_printer *p, const struct ArrowArray *b, pm_buf *out, int flush, pm_error *err);
 int pm_print_table_finish(pm_printer *p, pm_buf *out, pm_error *err);
+int pm_print_table_init(pm_printer *p);
+void pm_print_table_free(pm_printer *p);
 
 #endif
