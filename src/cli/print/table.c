@@ -99,7 +99,8 @@ static int64_t fit_columns(pm_printer *p) {
     long rest = 0;
     for (int64_t k = c; k < nc; k++) rest += p->widths[k] + (k > c ? 3 : 0);
     if (used + sep + rest <= avail) return nc;
-    int room = avail - used - sep - 6; /* keep room for " | ..." */
+    /* keep room for the header's " | ... (K more)" after column c */
+    int room = avail - used - sep - snprintf(NULL, 0, " | ... (%lld more)", (long long)(nc - c - 1));
     if (p->widths[c] <= room) {
       used += sep + p->widths[c];
       continue;
