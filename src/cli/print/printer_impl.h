@@ -17,7 +17,7 @@ struct pm_printer {
   pm_buf fbuf;      /* FILE staging */
   /* table view (table.c) */
   int *widths;         /* column widths printed so far (display columns) */
-  int *need, *shown;   /* per window: measured widths, widths shown after fitting the terminal */
+  int *shown;          /* per window: widths shown after fitting the terminal */
   int header_done;     /* first window laid out (header printed unless no_header) */
   pm_buf win_text;     /* cell texts of the window's rows */
   size_t *win_end;     /* end offset in win_text per cell (row-major) */

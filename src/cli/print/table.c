@@ -17,7 +17,6 @@ void pm_print_table_free(pm_printer *p) {
   pm_buf_free(&p->win_text);
   free(p->win_end);
   free(p->win_w);
-  free(p->need);
   free(p->shown);
 }
 
@@ -25,9 +24,8 @@ int pm_print_table_init(pm_printer *p) {
   size_t nc = (size_t)p->type.n_children;
   pm_buf_init(&p->win_text);
   if (p->opts.window_rows <= 0) p->opts.window_rows = PM_PRINT_WINDOW_ROWS;
-  p->need = calloc(nc + 1, sizeof *p->need);
   p->shown = calloc(nc + 1, sizeof *p->shown);
-  return p->need && p->shown ? 0 : PAIMON_ERR_NOMEM;
+  return p->shown ? 0 : PAIMON_ERR_NOMEM;
 }
 
 static const char *col_name(const pm_printer *p, int64_t c) {
