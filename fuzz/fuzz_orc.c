@@ -46,10 +46,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   o.row_ranges = ranges;
   o.n_row_ranges = 2;
   read_all(f, &o);
-  pm_orc_predicate p = {0};
-  pm_orc_literal lit = {PM_ORC_LIT_INT64, 10, 0, NULL, 0};
+  pm_fmt_predicate p = {0};
+  pm_fmt_literal lit = {PM_FMT_LIT_INT64, 10, 0, NULL, 0};
   p.field_id = 0;
-  p.op = PM_ORC_OP_GT;
+  p.op = PM_FMT_OP_GT;
   p.values = &lit;
   p.n_values = 1;
   pm_orc_read_options_init(&o);

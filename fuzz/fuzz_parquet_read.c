@@ -37,8 +37,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   read_all(data, size, &opt);
 
   pm_pq_row_range ranges[] = {{1, 3}, {50, 120}, {1000, 1001}};
-  pm_pq_literal lit = {PM_PQ_LIT_INT64, 5, 0, NULL, 0};
-  pm_pq_predicate pred = {NULL, 1, PM_PQ_OP_GE, &lit, 1};
+  pm_fmt_literal lit = {PM_FMT_LIT_INT64, 5, 0, NULL, 0};
+  pm_fmt_predicate pred = {NULL, 1, PM_FMT_OP_GE, &lit, 1};
   opt.row_ranges = ranges;
   opt.n_row_ranges = 3;
   opt.predicates = &pred;

@@ -9,9 +9,7 @@
 #include "arrow/builder.h"
 #include "arrow/type.h"
 #include "data/binary_row.h"
-#include "format/avro/avro.h"
-#include "format/orc/orc_reader.h"
-#include "format/parquet/parquet_reader.h"
+#include "format/format.h"
 #include "io/file.h"
 #include "meta/deletion_vector.h"
 #include "table/evolution.h"
@@ -506,384 +504,6 @@ int pm_read_schema(pm_table *t, const pm_read_options *opt, struct ArrowSchema *
 }
 
 /* ======================================================================
- * Avro data files -> Arrow batches (typed by the file's Paimon schema)
- * ====================================================================== */
-
-typedef struct avro_file {
-  pm_avro_reader *r;
-  const pm_avro_schema *rec;
-  pm_type type;           /* struct of the decoded columns */
-  struct ArrowSchema schema;
-  int32_t *slot;          /* per Avro field: child index or -1 (skipped) */
-  pm_builder *b;
-  pm_avro_cursor cur;
-  int64_t left_in_block;
-  int64_t pos;            /* file row position of the next record */
-  const int64_t *ranges;  /* kept ranges (borrowed) or NULL */
-  size_t n_ranges, range_i;
-  int64_t batch_rows;
-} avro_file;
-
-static void avro_file_close(avro_file *a) {
-  if (!a) return;
-  pm_avro_reader_close(a->r);
-  pm_type_free(&a->type);
-  pm_schema_release(&a->schema);
-  free(a->slot);
-  pm_builder_free(a->b);
-  free(a);
-}
-
-static int64_t avro_unit_factor(const pm_avro_schema *s, const pm_type *t) {
-  /* value * num / den converts the Avro unit to the builder's unit */
-  int64_t from = 1000; /* millis */
-  const char *lt = s->logical_type;
-  if (lt && strstr(lt, "micros")) from = 1000000;
-  else if (lt && strstr(lt, "nanos")) from = 1000000000;
-  static const int64_t per[4] = {1, 1000, 1000000, 1000000000};
-  int64_t to = per[t->unit & 3];
-  return to >= from ? to / from : -(from / to);
-}
-
-static int avro_decode(avro_file *a, pm_avro_cursor *c, const pm_avro_schema *s, pm_builder *b, int depth,
-                       pm_error *err) {
-  if (depth > PM_AVRO_MAX_VALUE_DEPTH) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: Avro value nested too deeply", pm_avro_reader_path(a->r));
-  const pm_type *t = pm_builder_type(b);
-  switch (s->type) {
-    case PM_AVRO_UNION: {
-      int32_t br = pm_avro_read_union_of(c, s);
-      if (pm_avro_cursor_failed(c)) return 0;
-      if (br == s->null_branch) return pm_builder_append_null(b, err);
-      return avro_decode(a, c, s->branches[br], b, depth + 1, err);
-    }
-    case PM_AVRO_NULL: return pm_builder_append_null(b, err);
-    case PM_AVRO_BOOLEAN: return pm_builder_append_bool(b, pm_avro_read_boolean(c), err);
-    case PM_AVRO_INT:
-    case PM_AVRO_LONG: {
-      int64_t v = s->type == PM_AVRO_INT ? pm_avro_read_int(c) : pm_avro_read_long(c);
-      if (t->id == PM_T_TIMESTAMP) {
-        int64_t f = avro_unit_factor(s, t);
-        v = f >= 0 ? v * f : floor_div_i64(v, -f);
-      } else if (t->id == PM_T_BOOL) {
-        return pm_builder_append_bool(b, v != 0, err);
-      } else if (t->id == PM_T_DECIMAL128) {
-        return pm_builder_append_decimal_i64(b, v, err);
-      }
-      return pm_builder_append_int(b, v, err);
-    }
-    case PM_AVRO_FLOAT: return pm_builder_append_double(b, pm_avro_read_float(c), err);
-    case PM_AVRO_DOUBLE: return pm_builder_append_double(b, pm_avro_read_double(c), err);
-    case PM_AVRO_BYTES:
-    case PM_AVRO_STRING:
-    case PM_AVRO_FIXED: {
-      pm_avro_bytes v = s->type == PM_AVRO_FIXED ? pm_avro_read_fixed(c, s->fixed_size) : pm_avro_read_bytes(c);
-      if (pm_avro_cursor_failed(c)) return 0;
-      if (t->id == PM_T_DECIMAL128) { /* big-endian two's complement unscaled */
-        if (v.len > 16) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: decimal of %zu bytes", pm_avro_reader_path(a->r), v.len);
-        uint8_t le[16];
-        uint8_t fill = v.len && (v.ptr[0] & 0x80) ? 0xFF : 0;
-        memset(le, fill, 16);
-        for (size_t i = 0; i < v.len; i++) le[i] = v.ptr[v.len - 1 - i];
-        return pm_builder_append_decimal128(b, le, err);
-      }
-      return pm_builder_append_bytes(b, v.ptr, v.len, err);
-    }
-    case PM_AVRO_ENUM: return pm_builder_append_int(b, pm_avro_read_enum(c), err);
-    case PM_AVRO_RECORD: {
-      if (t->id != PM_T_STRUCT || (int64_t)s->field_count != t->n_children)
-        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: Avro record does not match the ROW type",
-                         pm_avro_reader_path(a->r));
-      for (size_t i = 0; i < s->field_count; i++)
-        PM_TRY(avro_decode(a, c, s->fields[i].type, pm_builder_child(b, (int64_t)i), depth + 1, err));
-      return pm_builder_append_valid(b, err);
-    }
-    case PM_AVRO_ARRAY:
-    case PM_AVRO_MAP: {
-      int is_map_type = t->id == PM_T_MAP;
-      if (!is_map_type && t->id != PM_T_LIST && t->id != PM_T_LARGE_LIST)
-        return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: Avro array/map for a non-nested column", pm_avro_reader_path(a->r));
-      pm_builder *child = pm_builder_child(b, 0);
-      for (;;) {
-        int64_t n = pm_avro_read_block_count(c, NULL);
-        if (n <= 0 || pm_avro_cursor_failed(c)) break;
-        for (int64_t i = 0; i < n && !pm_avro_cursor_failed(c); i++) {
-          if (s->type == PM_AVRO_MAP) { /* string key, then value */
-            pm_avro_bytes k = pm_avro_read_bytes(c);
-            PM_TRY(pm_builder_append_bytes(pm_builder_child(child, 0), k.ptr, k.len, err));
-            PM_TRY(avro_decode(a, c, s->items, pm_builder_child(child, 1), depth + 1, err));
-            PM_TRY(pm_builder_append_valid(child, err));
-          } else if (is_map_type) { /* array of {key, value} records */
-            const pm_avro_schema *kv = pm_avro_unwrap_nullable(s->items, NULL);
-            if (kv->type != PM_AVRO_RECORD || kv->field_count != 2)
-              return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: unexpected Avro map entry", pm_avro_reader_path(a->r));
-            if (s->items->type == PM_AVRO_UNION) pm_avro_read_union_of(c, s->items);
-            PM_TRY(avro_decode(a, c, kv->fields[0].type, pm_builder_child(child, 0), depth + 1, err));
-            PM_TRY(avro_decode(a, c, kv->fields[1].type, pm_builder_child(child, 1), depth + 1, err));
-            PM_TRY(pm_builder_append_valid(child, err));
-          } else {
-            PM_TRY(avro_decode(a, c, s->items, child, depth + 1, err));
-          }
-        }
-      }
-      return pm_builder_append_valid(b, err);
-    }
-  }
-  return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: Avro type not supported", pm_avro_reader_path(a->r));
-}
-
-/* Opens an Avro data file; columns typed from the writer's Paimon schema. */
-static int avro_file_open(pm_fs *io, const char *path, const pm_table_schema *fs, int64_t batch_rows,
-                          const int64_t *ranges, size_t n_ranges, avro_file **out, pm_error *err) {
-  *out = NULL;
-  avro_file *a = calloc(1, sizeof *a);
-  if (!a) return PM_NOMEM(err);
-  a->batch_rows = batch_rows;
-  a->ranges = ranges;
-  a->n_ranges = n_ranges;
-  int rc = pm_avro_reader_open_fs(io, path, &a->r, err);
-  if (rc) goto fail;
-  a->rec = pm_avro_unwrap_nullable(pm_avro_reader_schema(a->r), NULL);
-  if (a->rec->type != PM_AVRO_RECORD) {
-    rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: Avro data file schema is not a record", path);
-    goto fail;
-  }
-  size_t nf = a->rec->field_count;
-  a->slot = malloc((nf + 1) * sizeof *a->slot);
-  struct ArrowSchema *tmp = calloc(nf + 1, sizeof *tmp);
-  if (!a->slot || !tmp) {
-    free(tmp);
-    rc = PM_NOMEM(err);
-    goto fail;
-  }
-  int nout = 0;
-  for (size_t i = 0; i < nf && !rc; i++) {
-    const char *name = a->rec->fields[i].name;
-    a->slot[i] = -1;
-    const char *fmt = NULL;
-    int32_t id = -1;
-    if (!strcmp(name, "_SEQUENCE_NUMBER")) fmt = "l", id = PM_FIELD_ID_SEQUENCE_NUMBER;
-    else if (!strcmp(name, "_VALUE_KIND")) fmt = "c", id = PM_FIELD_ID_VALUE_KIND;
-    else if (!strcmp(name, "_ROW_ID")) fmt = "l", id = PM_FIELD_ID_ROW_ID;
-    if (fmt) {
-      rc = pm_schema_init(&tmp[nout], fmt, name, ARROW_FLAG_NULLABLE, 0, err);
-      char idbuf[16];
-      snprintf(idbuf, sizeof idbuf, "%d", (int)id);
-      const char *k[1] = {"PARQUET:field_id"}, *v[1] = {idbuf};
-      if (!rc) rc = pm_schema_set_metadata(&tmp[nout], 1, k, v, err);
-      if (!rc) a->slot[i] = nout++;
-      continue;
-    }
-    int fi = fs ? pm_schema_field_index(fs, name) : -1;
-    if (fi < 0) continue; /* _KEY_ columns and unknown fields are skipped */
-    rc = pm_dfield_to_arrow(&fs->fields[fi], &tmp[nout], err);
-    if (!rc) a->slot[i] = nout++;
-  }
-  if (!rc) rc = pm_schema_init(&a->schema, "+s", "", 0, nout, err);
-  for (int i = 0; i < nout; i++) {
-    if (!rc) {
-      pm_schema_release(a->schema.children[i]);
-      pm_schema_move(&tmp[i], a->schema.children[i]);
-    } else {
-      pm_schema_release(&tmp[i]);
-    }
-  }
-  free(tmp);
-  if (!rc) rc = pm_type_from_schema(&a->schema, &a->type, err);
-  if (!rc) rc = pm_builder_new(&a->type, &a->b, err);
-  if (rc) goto fail;
-  *out = a;
-  return 0;
-fail:
-  avro_file_close(a);
-  return rc;
-}
-
-static int avro_row_kept(avro_file *a, int64_t pos) {
-  if (!a->ranges) return 1;
-  while (a->range_i < a->n_ranges && pos >= a->ranges[2 * a->range_i + 1]) a->range_i++;
-  return a->range_i < a->n_ranges && pos >= a->ranges[2 * a->range_i];
-}
-
-static int avro_file_next(avro_file *a, struct ArrowArray *out, pm_error *err) {
-  memset(out, 0, sizeof *out);
-  int64_t n = 0;
-  while (n < a->batch_rows) {
-    if (a->left_in_block == 0) {
-      int64_t cnt;
-      PM_TRY(pm_avro_reader_next_block(a->r, &a->cur, &cnt, err));
-      if (cnt == 0) break;
-      a->left_in_block = cnt;
-    }
-    pm_avro_cursor *c = &a->cur;
-    int kept = avro_row_kept(a, a->pos);
-    a->pos++;
-    a->left_in_block--;
-    if (!kept) {
-      pm_avro_skip(c, pm_avro_reader_schema(a->r));
-    } else {
-      if (pm_avro_reader_schema(a->r)->type == PM_AVRO_UNION) pm_avro_read_union(c);
-      for (size_t f = 0; f < a->rec->field_count; f++) {
-        int32_t sl = a->slot[f];
-        if (sl < 0) {
-          pm_avro_skip(c, a->rec->fields[f].type);
-          continue;
-        }
-        PM_TRY(avro_decode(a, c, a->rec->fields[f].type, pm_builder_child(a->b, sl), 0, err));
-      }
-      PM_TRY(pm_builder_append_valid(a->b, err));
-      n++;
-    }
-    if (pm_avro_cursor_failed(c)) return pm_avro_reader_cursor_error(a->r, c, "data record", err);
-  }
-  if (n == 0) return 0;
-  return pm_builder_finish(a->b, out, err);
-}
-
-/* ======================================================================
- * Blob files (.blob): one BLOB column of a data-evolution table.
- * Layout: records [magic(4) | bytes | int64 LE record length | CRC32(4)],
- * then the index (zigzag varints: first record length, then deltas), an
- * int32 LE index length and a version byte (1).
- * ====================================================================== */
-
-typedef struct blob_file {
-  pm_file *f;
-  const char *path;
-  int64_t n;        /* records */
-  int64_t *starts;  /* n + 1 record start offsets */
-  int64_t next;
-  int64_t batch_rows;
-  struct ArrowSchema schema;
-} blob_file;
-
-static void blob_file_close(blob_file *b) {
-  if (!b) return;
-  pm_file_close(b->f);
-  free(b->starts);
-  pm_schema_release(&b->schema);
-  free(b);
-}
-
-static int blob_file_open(pm_fs *io, const char *path, const char *column, int32_t field_id, int64_t batch_rows,
-                          blob_file **out, pm_error *err) {
-  *out = NULL;
-  blob_file *b = calloc(1, sizeof *b);
-  if (!b) return PM_NOMEM(err);
-  b->path = path;
-  b->batch_rows = batch_rows;
-  uint8_t *idx = NULL;
-  int rc = pm_fs_open(io, path, &b->f, err);
-  uint64_t size = rc ? 0 : pm_file_size(b->f);
-  uint8_t tail[5];
-  if (!rc && size < 5) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob file of %llu bytes is too short", path, (unsigned long long)size);
-  if (!rc) rc = pm_file_read_at(b->f, size - 5, tail, 5, err);
-  int32_t ilen = 0;
-  if (!rc) {
-    memcpy(&ilen, tail, 4); /* little endian on every supported host */
-    if (tail[4] != 1)
-      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: blob file version %d at offset %llu", path, tail[4],
-                     (unsigned long long)(size - 1));
-    else if (ilen < 0 || (uint64_t)ilen > size - 5)
-      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob index length %d at offset %llu", path, (int)ilen,
-                     (unsigned long long)(size - 5));
-  }
-  if (!rc) {
-    idx = malloc((size_t)ilen + 1);
-    if (!idx) rc = PM_NOMEM(err);
-  }
-  if (!rc) rc = pm_file_read_at(b->f, size - 5 - (uint64_t)ilen, idx, (size_t)ilen, err);
-  size_t cap = 0;
-  int64_t prev = 0, off = 0, data_end = (int64_t)size - 5 - ilen;
-  for (size_t p = 0; !rc && p < (size_t)ilen;) {
-    uint64_t v = 0;
-    int shift = 0;
-    while (p < (size_t)ilen && shift < 64) {
-      uint8_t byte = idx[p++];
-      v |= (uint64_t)(byte & 0x7f) << shift;
-      shift += 7;
-      if (!(byte & 0x80)) break;
-    }
-    int64_t z = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-    int64_t len = b->n == 0 ? z : prev + z;
-    if (len < 16 || len > data_end - off) {
-      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob record %lld has length %lld (index at offset %llu)", path,
-                     (long long)b->n, (long long)len, (unsigned long long)(size - 5 - (uint64_t)ilen));
-      break;
-    }
-    if ((size_t)b->n + 2 > cap) {
-      cap = cap ? cap * 2 : 64;
-      int64_t *ns = realloc(b->starts, cap * sizeof *ns);
-      if (!ns) {
-        rc = PM_NOMEM(err);
-        break;
-      }
-      b->starts = ns;
-    }
-    b->starts[b->n++] = off;
-    off += len;
-    prev = len;
-  }
-  free(idx);
-  if (!rc && !b->starts) {
-    b->starts = malloc(sizeof *b->starts);
-    if (!b->starts) rc = PM_NOMEM(err);
-  }
-  if (!rc) b->starts[b->n] = off;
-  if (!rc) rc = pm_schema_init(&b->schema, "+s", "", 0, 1, err);
-  if (!rc) {
-    pm_schema_release(b->schema.children[0]);
-    rc = pm_schema_init(b->schema.children[0], "z", column, ARROW_FLAG_NULLABLE, 0, err);
-    char idbuf[16];
-    snprintf(idbuf, sizeof idbuf, "%d", (int)field_id);
-    const char *k[1] = {"PARQUET:field_id"}, *v[1] = {idbuf};
-    if (!rc) rc = pm_schema_set_metadata(b->schema.children[0], 1, k, v, err);
-  }
-  if (rc) {
-    blob_file_close(b);
-    return rc;
-  }
-  *out = b;
-  return 0;
-}
-
-static int blob_file_next(blob_file *b, struct ArrowArray *out, pm_error *err) {
-  memset(out, 0, sizeof *out);
-  if (b->next >= b->n) return 0;
-  int64_t k = b->n - b->next < b->batch_rows ? b->n - b->next : b->batch_rows;
-  int64_t a = b->starts[b->next], e = b->starts[b->next + k];
-  uint8_t *raw = malloc((size_t)(e - a) + 1);
-  int32_t *offs = pm_aligned_alloc(((size_t)k + 1) * 4);
-  uint8_t *data = pm_aligned_alloc((size_t)(e - a) + 1);
-  int rc = (raw && offs && data) ? 0 : PM_NOMEM(err);
-  if (!rc) rc = pm_file_read_at(b->f, (uint64_t)a, raw, (size_t)(e - a), err);
-  size_t w = 0;
-  offs[0] = 0;
-  for (int64_t i = 0; !rc && i < k; i++) {
-    int64_t ra = b->starts[b->next + i] - a, rl = b->starts[b->next + i + 1] - b->starts[b->next + i];
-    size_t dl = (size_t)(rl - 16);
-    memcpy(data + w, raw + ra + 4, dl);
-    w += dl;
-    if (w > INT32_MAX) rc = pm_errorf(err, PAIMON_ERR_NOMEM, "%s: blob batch exceeds 2 GiB", b->path);
-    offs[i + 1] = (int32_t)w;
-  }
-  free(raw);
-  if (!rc) rc = pm_array_init(out, k, 1, 1, err);
-  if (!rc) {
-    rc = pm_array_init(out->children[0], k, 3, 0, err);
-    if (rc) pm_array_release(out);
-  }
-  if (rc) {
-    pm_aligned_free(offs);
-    pm_aligned_free(data);
-    return rc;
-  }
-  pm_array_set_buffer(out->children[0], 1, offs);
-  pm_array_set_buffer(out->children[0], 2, data);
-  b->next += k;
-  return 0;
-}
-
-/* ======================================================================
  * File source: one data file -> batches in the layout
  * ====================================================================== */
 
@@ -892,36 +512,21 @@ typedef struct file_source {
   const pm_data_split *split;
   const pm_data_file_meta *meta;
   char *path;
-  pm_file *file;
-  pm_pq_reader *pq;
-  pm_orc_reader *orc;
-  avro_file *avro;
-  blob_file *blob;
+  pm_format_reader *fr; /* NULL when every row is deleted */
   pm_evo_mapping map;
   int map_ready;
   int64_t *ranges; /* kept row ranges (pairs) or NULL = all rows */
   size_t n_ranges;
-  size_t range_i;
-  int64_t range_pos; /* next position inside ranges */
   const pm_table_schema *file_schema;
 } file_source;
 
 static void file_source_close(file_source *s) {
   if (!s) return;
-  pm_pq_reader_close(s->pq);
-  pm_orc_reader_close(s->orc);
-  avro_file_close(s->avro);
-  blob_file_close(s->blob);
-  pm_file_close(s->file);
+  pm_format_reader_close(s->fr);
   if (s->map_ready) pm_evo_mapping_free(&s->map);
   free(s->ranges);
   free(s->path);
   free(s);
-}
-
-static int ends_with(const char *s, const char *suf) {
-  size_t a = strlen(s), b = strlen(suf);
-  return a >= b && !strcasecmp(s + a - b, suf);
 }
 
 static int32_t name_to_id(void *ctx, const char *name) {
@@ -981,13 +586,8 @@ static int file_has_field(read_ctx *c, const pm_data_file_meta *m, const pm_tabl
 
 typedef struct pushdown {
   size_t n;
-  int32_t field_id[MAX_PUSHED];
-  int op[MAX_PUSHED]; /* pm_pq_pred_op (same order as pm_orc_op) */
-  size_t lit_start[MAX_PUSHED], n_lits[MAX_PUSHED];
-  int is_bytes[MAX_PUSHED];
-  int64_t i64[MAX_PUSHED_LITS];
-  const uint8_t *bytes[MAX_PUSHED_LITS];
-  size_t len[MAX_PUSHED_LITS];
+  pm_fmt_predicate preds[MAX_PUSHED];
+  pm_fmt_literal lits[MAX_PUSHED_LITS];
   size_t total_lits;
 } pushdown;
 
@@ -1000,16 +600,16 @@ static void build_pushdown(const read_ctx *c, const pm_table_schema *fs, pushdow
   if (nc > 64) nc = 64;
   for (size_t i = 0; i < nc && pd->n < MAX_PUSHED; i++) {
     const pm_predicate *p = conj[i];
-    int op;
+    pm_fmt_op op;
     switch (p->op) {
-      case PM_PRED_EQUAL: op = PM_PQ_OP_EQ; break;
-      case PM_PRED_LESS_THAN: op = PM_PQ_OP_LT; break;
-      case PM_PRED_LESS_OR_EQUAL: op = PM_PQ_OP_LE; break;
-      case PM_PRED_GREATER_THAN: op = PM_PQ_OP_GT; break;
-      case PM_PRED_GREATER_OR_EQUAL: op = PM_PQ_OP_GE; break;
-      case PM_PRED_IS_NULL: op = PM_PQ_OP_IS_NULL; break;
-      case PM_PRED_IS_NOT_NULL: op = PM_PQ_OP_IS_NOT_NULL; break;
-      case PM_PRED_IN: op = PM_PQ_OP_IN; break;
+      case PM_PRED_EQUAL: op = PM_FMT_OP_EQ; break;
+      case PM_PRED_LESS_THAN: op = PM_FMT_OP_LT; break;
+      case PM_PRED_LESS_OR_EQUAL: op = PM_FMT_OP_LE; break;
+      case PM_PRED_GREATER_THAN: op = PM_FMT_OP_GT; break;
+      case PM_PRED_GREATER_OR_EQUAL: op = PM_FMT_OP_GE; break;
+      case PM_PRED_IS_NULL: op = PM_FMT_OP_IS_NULL; break;
+      case PM_PRED_IS_NOT_NULL: op = PM_FMT_OP_IS_NOT_NULL; break;
+      case PM_PRED_IN: op = PM_FMT_OP_IN; break;
       default: continue;
     }
     if (p->field_index < 0 || (size_t)p->field_index >= c->nf) continue;
@@ -1020,27 +620,81 @@ static void build_pushdown(const read_ctx *c, const pm_table_schema *fs, pushdow
     int ints = r == PM_DT_TINYINT || r == PM_DT_SMALLINT || r == PM_DT_INT || r == PM_DT_BIGINT || r == PM_DT_DATE;
     int strs = r == PM_DT_CHAR || r == PM_DT_VARCHAR;
     if (!ints && !strs) continue;
-    size_t want = (op == PM_PQ_OP_IS_NULL || op == PM_PQ_OP_IS_NOT_NULL) ? 0 : p->n_literals;
-    if ((op != PM_PQ_OP_IS_NULL && op != PM_PQ_OP_IS_NOT_NULL && want == 0) || pd->total_lits + want > MAX_PUSHED_LITS)
+    size_t want = (op == PM_FMT_OP_IS_NULL || op == PM_FMT_OP_IS_NOT_NULL) ? 0 : p->n_literals;
+    if ((op != PM_FMT_OP_IS_NULL && op != PM_FMT_OP_IS_NOT_NULL && want == 0) || pd->total_lits + want > MAX_PUSHED_LITS)
       continue;
     int ok = 1;
     for (size_t k = 0; k < want && ok; k++) {
       const pm_value *v = &p->literals[k];
-      if (ints && v->kind == PM_V_INT) pd->i64[pd->total_lits + k] = v->u.i64;
-      else if (strs && v->kind == PM_V_STRING) {
-        pd->bytes[pd->total_lits + k] = v->u.bytes.data;
-        pd->len[pd->total_lits + k] = v->u.bytes.len;
-      } else ok = 0;
+      pm_fmt_literal *l = &pd->lits[pd->total_lits + k];
+      memset(l, 0, sizeof *l);
+      if (ints && v->kind == PM_V_INT) {
+        l->kind = PM_FMT_LIT_INT64;
+        l->i64 = v->u.i64;
+      } else if (strs && v->kind == PM_V_STRING) {
+        l->kind = PM_FMT_LIT_BYTES;
+        l->bytes = v->u.bytes.data;
+        l->len = v->u.bytes.len;
+      } else {
+        ok = 0;
+      }
     }
     if (!ok) continue;
-    size_t j = pd->n++;
-    pd->field_id[j] = tf->id;
-    pd->op[j] = op;
-    pd->lit_start[j] = pd->total_lits;
-    pd->n_lits[j] = want;
-    pd->is_bytes[j] = strs;
+    pm_fmt_predicate *q = &pd->preds[pd->n++];
+    memset(q, 0, sizeof *q);
+    q->column = NULL;
+    q->field_id = tf->id;
+    q->op = op;
+    q->values = want ? &pd->lits[pd->total_lits] : NULL;
+    q->n_values = want;
     pd->total_lits += want;
   }
+}
+
+static int32_t system_field_id(const char *name) {
+  if (!strcmp(name, "_SEQUENCE_NUMBER")) return PM_FIELD_ID_SEQUENCE_NUMBER;
+  if (!strcmp(name, "_VALUE_KIND")) return PM_FIELD_ID_VALUE_KIND;
+  if (!strcmp(name, "_ROW_ID")) return PM_FIELD_ID_ROW_ID;
+  return -1;
+}
+
+/* The schema a file was written with, as Arrow, for formats that need it
+ * (Avro data files are typed by it; a blob file's single column is its
+ * write column): the file schema's fields plus the system fields. */
+static int file_data_schema(file_source *s, int blob, struct ArrowSchema *out, pm_error *err) {
+  const pm_data_file_meta *m = s->meta;
+  const pm_table_schema *fs = s->file_schema;
+  if (blob) {
+    /* the blob column is the file's single write column */
+    const char *col = !m->write_cols.is_null && m->write_cols.n == 1 ? m->write_cols.items[0] : NULL;
+    int fi = col && fs ? pm_schema_field_index(fs, col) : -1;
+    if (fi < 0) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob file without a single known write column", s->path);
+    PM_TRY(pm_schema_init(out, "+s", "", 0, 1, err));
+    pm_schema_release(out->children[0]);
+    int rc = pm_dfield_to_arrow(&fs->fields[fi], out->children[0], err);
+    if (rc) pm_schema_release(out);
+    return rc;
+  }
+  static const char *const sys[3] = {"_SEQUENCE_NUMBER", "_VALUE_KIND", "_ROW_ID"};
+  static const char *const sys_fmt[3] = {"l", "c", "l"};
+  size_t nf = fs ? fs->n_fields : 0;
+  PM_TRY(pm_schema_init(out, "+s", "", 0, (int64_t)(nf + 3), err));
+  int rc = 0;
+  for (size_t i = 0; i < nf && !rc; i++) {
+    pm_schema_release(out->children[i]);
+    rc = pm_dfield_to_arrow(&fs->fields[i], out->children[i], err);
+  }
+  for (int k = 0; k < 3 && !rc; k++) {
+    struct ArrowSchema *ch = out->children[nf + (size_t)k];
+    pm_schema_release(ch);
+    rc = pm_schema_init(ch, sys_fmt[k], sys[k], ARROW_FLAG_NULLABLE, 0, err);
+    char idbuf[16];
+    snprintf(idbuf, sizeof idbuf, "%d", (int)system_field_id(sys[k]));
+    const char *key[1] = {"PARQUET:field_id"}, *val[1] = {idbuf};
+    if (!rc) rc = pm_schema_set_metadata(ch, 1, key, val, err);
+  }
+  if (rc) pm_schema_release(out);
+  return rc;
 }
 
 /* Opens one data file; dv may be NULL. With `push`, the filter is given to the
@@ -1080,207 +734,82 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
     free(dvpath);
   }
   if (rc) goto fail;
-  int32_t ids[1024];
-  size_t n_ids = 0;
-  for (int i = 0; i < c->n_cols && n_ids < 1024; i++)
-    if (c->evo_fields[i].id >= 0) ids[n_ids++] = c->evo_fields[i].id;
-  if (s->ranges && s->n_ranges == 0) {
-    /* every row deleted: nothing to open */
-  } else if (ends_with(m->file_name, ".parquet")) {
-    pm_pq_read_options o;
-    pm_pq_read_options_init(&o);
-    o.field_ids = ids;
-    o.n_field_ids = n_ids;
-    o.batch_rows = c->batch_rows;
-    pushdown pd;
-    pm_pq_predicate preds[MAX_PUSHED];
-    pm_pq_literal plits[MAX_PUSHED_LITS];
-    if (push) {
-      build_pushdown(c, s->file_schema, &pd);
-      for (size_t k = 0; k < pd.total_lits; k++) {
-        memset(&plits[k], 0, sizeof plits[k]);
-        plits[k].kind = PM_PQ_LIT_INT64;
-        plits[k].i64 = pd.i64[k];
-      }
-      for (size_t q = 0; q < pd.n; q++) {
-        for (size_t k = pd.lit_start[q]; k < pd.lit_start[q] + pd.n_lits[q] && pd.is_bytes[q]; k++) {
-          plits[k].kind = PM_PQ_LIT_BYTES;
-          plits[k].bytes = pd.bytes[k];
-          plits[k].len = pd.len[k];
-        }
-        memset(&preds[q], 0, sizeof preds[q]);
-        preds[q].column = NULL;
-        preds[q].field_id = pd.field_id[q];
-        preds[q].op = (pm_pq_pred_op)pd.op[q];
-        preds[q].values = pd.n_lits[q] ? &plits[pd.lit_start[q]] : NULL;
-        preds[q].n_values = pd.n_lits[q];
-      }
-      o.predicates = preds;
-      o.n_predicates = pd.n;
-    }
-    pm_pq_row_range *rr = NULL;
-    if (s->ranges) {
-      rr = malloc(s->n_ranges * sizeof *rr + 1);
-      if (!rr) {
-        rc = PM_NOMEM(err);
-        goto fail;
-      }
-      for (size_t i = 0; i < s->n_ranges; i++) rr[i].start = s->ranges[2 * i], rr[i].end = s->ranges[2 * i + 1];
-      o.row_ranges = rr;
-      o.n_row_ranges = s->n_ranges;
-    }
-    rc = pm_pq_reader_open_fs(c->t->fs, s->path, &o, &s->pq, err);
-    if (!rc) {
-      /* Files written without field ids (old writers): read every column and
-       * map them by name through the file's schema. */
-      struct ArrowSchema fs;
-      rc = pm_pq_reader_schema(s->pq, &fs, err);
-      int no_ids = !rc && fs.n_children == 0;
-      if (!rc) pm_schema_release(&fs);
-      if (no_ids) {
-        pm_pq_reader_close(s->pq);
-        s->pq = NULL;
-        o.field_ids = NULL;
-        o.n_field_ids = 0;
-        o.predicates = NULL; /* they name field ids the file does not have */
-        o.n_predicates = 0;
-        rc = pm_pq_reader_open_fs(c->t->fs, s->path, &o, &s->pq, err);
-      }
-    }
-    free(rr);
-  } else if (ends_with(m->file_name, ".orc")) {
-    rc = pm_fs_open(c->t->fs, s->path, &s->file, err);
-    pm_orc_read_options o;
-    pm_orc_read_options_init(&o);
-    pm_orc_reader *probe = NULL;
-    if (!rc) rc = pm_orc_reader_open(s->file, &o, &probe, err);
-    int32_t present[1024];
-    size_t n_present = 0;
-    pm_orc_ts_unit units[1024];
-    size_t n_units = 0;
-    if (!rc) {
-      for (size_t i = 0; i < n_ids; i++)
-        if (pm_orc_reader_find_field_id(probe, ids[i]) >= 0) present[n_present++] = ids[i];
-      for (int i = 0; i < c->n_cols; i++) {
-        const pm_type *ty = &c->layout.children[i];
-        if (ty->id == PM_T_TIMESTAMP && c->evo_fields[i].id >= 0 &&
-            pm_orc_reader_find_field_id(probe, c->evo_fields[i].id) >= 0) {
-          static const char u[] = "smun";
-          units[n_units].column = NULL;
-          units[n_units].field_id = c->evo_fields[i].id;
-          units[n_units].unit = u[ty->unit & 3];
-          n_units++;
-        }
-      }
-    }
-    pm_orc_reader_close(probe);
-    if (!rc) {
-      o.field_ids = present;
-      o.n_field_ids = n_present;
-      o.batch_size = c->batch_rows;
-      o.row_ranges = s->ranges;
-      o.n_row_ranges = s->ranges ? s->n_ranges : 0;
-      o.ts_units = units;
-      o.n_ts_units = n_units;
-      if (n_present == 0) {
-        /* No column found by id (old writers without paimon.id, or every wanted
-         * column added later): read all columns, mapped by name through the file schema. */
-        o.field_ids = NULL;
-        o.n_field_ids = 0;
-      }
-      pushdown pd;
-      pm_orc_predicate preds[MAX_PUSHED];
-      pm_orc_literal olits[MAX_PUSHED_LITS];
-      if (push && n_present > 0) {
-        build_pushdown(c, s->file_schema, &pd);
-        size_t np = 0;
-        for (size_t q = 0; q < pd.n; q++) {
-          int present_id = 0;
-          for (size_t k = 0; k < n_present; k++) present_id |= present[k] == pd.field_id[q];
-          if (!present_id) continue;
-          for (size_t k = pd.lit_start[q]; k < pd.lit_start[q] + pd.n_lits[q]; k++) {
-            memset(&olits[k], 0, sizeof olits[k]);
-            if (pd.is_bytes[q]) {
-              olits[k].kind = PM_ORC_LIT_BYTES;
-              olits[k].bytes = pd.bytes[k];
-              olits[k].len = pd.len[k];
-            } else {
-              olits[k].kind = PM_ORC_LIT_INT64;
-              olits[k].i64 = pd.i64[k];
-            }
-          }
-          memset(&preds[np], 0, sizeof preds[np]);
-          preds[np].column = NULL;
-          preds[np].field_id = pd.field_id[q];
-          preds[np].op = (pm_orc_op)pd.op[q];
-          preds[np].values = pd.n_lits[q] ? &olits[pd.lit_start[q]] : NULL;
-          preds[np].n_values = pd.n_lits[q];
-          np++;
-        }
-        o.predicates = preds;
-        o.n_predicates = np;
-      }
-      rc = pm_orc_reader_open(s->file, &o, &s->orc, err);
-    }
-  } else if (ends_with(m->file_name, ".blob")) {
-    /* the blob column is the file's single write column */
-    const char *col = !m->write_cols.is_null && m->write_cols.n == 1 ? m->write_cols.items[0] : NULL;
-    int fi = col && s->file_schema ? pm_schema_field_index(s->file_schema, col) : -1;
-    if (fi < 0)
-      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob file without a single known write column", s->path);
-    else if (s->ranges)
-      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on blob files are not supported", s->path);
-    else
-      rc = blob_file_open(c->t->fs, s->path, col, s->file_schema->fields[fi].id, c->batch_rows, &s->blob, err);
-  } else if (ends_with(m->file_name, ".avro")) {
-    rc = avro_file_open(c->t->fs, s->path, s->file_schema, c->batch_rows, s->ranges, s->n_ranges, &s->avro, err);
-  } else {
+  if (s->ranges && s->n_ranges == 0) { /* every row deleted: nothing to open */
+    *out = s;
+    return 0;
+  }
+  const pm_format *fmt = pm_format_for_file(m->file_name);
+  if (!fmt) {
     const char *dot = strrchr(m->file_name, '.');
     rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: data file format \"%s\" is not supported for table reads",
                    s->path, dot ? dot + 1 : "?");
+    goto fail;
+  }
+  int blob = !strcmp(fmt->name, "blob");
+  /* projection: every layout column with a field id; timestamp units as the layout wants them */
+  int32_t *ids = malloc(((size_t)c->n_cols + 1) * sizeof *ids);
+  pm_format_ts_unit *units = malloc(((size_t)c->n_cols + 1) * sizeof *units);
+  pushdown *pd = push ? malloc(sizeof *pd) : NULL;
+  struct ArrowSchema ds;
+  memset(&ds, 0, sizeof ds);
+  if (!ids || !units || (push && !pd)) rc = PM_NOMEM(err);
+  pm_format_read_options o;
+  pm_format_read_options_init(&o);
+  if (!rc) {
+    size_t n_ids = 0, n_units = 0;
+    for (int i = 0; i < c->n_cols; i++) {
+      int32_t id = c->evo_fields[i].id;
+      if (id < 0) continue;
+      ids[n_ids++] = id;
+      const pm_type *ty = &c->layout.children[i];
+      if (ty->id == PM_T_TIMESTAMP) {
+        static const char u[] = "smun";
+        units[n_units].field_id = id;
+        units[n_units].unit = u[ty->unit & 3];
+        n_units++;
+      }
+    }
+    o.field_ids = ids;
+    o.n_field_ids = n_ids;
+    o.ts_units = units;
+    o.n_ts_units = n_units;
+    o.batch_rows = c->batch_rows;
+    o.row_ranges = s->ranges;
+    o.n_row_ranges = s->ranges ? s->n_ranges : 0;
+    if (pd) {
+      build_pushdown(c, s->file_schema, pd);
+      o.predicates = pd->preds;
+      o.n_predicates = pd->n;
+    }
+  }
+  if (!rc && fmt->needs_data_schema) {
+    rc = file_data_schema(s, blob, &ds, err);
+    o.data_schema = &ds;
+  }
+  if (!rc && blob && s->ranges)
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on blob files are not supported", s->path);
+  pm_file *file = NULL;
+  if (!rc) rc = pm_fs_open(c->t->fs, s->path, &file, err);
+  if (!rc) rc = pm_format_reader_open(fmt, file, &o, &s->fr, err); /* takes the file */
+  pm_schema_release(&ds);
+  free(ids);
+  free(units);
+  free(pd);
+  if (rc) goto fail;
+  struct ArrowSchema fs;
+  rc = pm_format_reader_schema(s->fr, &fs, err);
+  if (!rc) {
+    rc = pm_evo_mapping_init2(&s->map, &fs, c->evo_fields, c->n_cols, name_to_id, fix_file_type, s, &c->cast,
+                              s->path, err);
+    pm_schema_release(&fs);
+    s->map_ready = !rc;
   }
   if (rc) goto fail;
-  if (s->pq || s->orc || s->avro || s->blob) {
-    struct ArrowSchema fs;
-    rc = s->pq ? pm_pq_reader_schema(s->pq, &fs, err)
-         : s->orc ? pm_orc_reader_schema(s->orc, &fs, err)
-         : s->avro ? pm_schema_copy(&s->avro->schema, &fs, err)
-                   : pm_schema_copy(&s->blob->schema, &fs, err);
-    if (!rc) {
-      rc = pm_evo_mapping_init2(&s->map, &fs, c->evo_fields, c->n_cols, name_to_id, fix_file_type, s, &c->cast,
-                                s->path, err);
-      pm_schema_release(&fs);
-      s->map_ready = !rc;
-    }
-    if (rc) goto fail;
-  }
   *out = s;
   return 0;
 fail:
   file_source_close(s);
   return rc;
-}
-
-/* File row positions of the next n rows the reader returns (rows of the
- * kept ranges, in order); advances the position cursor. pos may be NULL. */
-static void take_positions(file_source *s, int64_t n, int64_t *pos) {
-  if (!s->ranges) {
-    for (int64_t i = 0; pos && i < n; i++) pos[i] = s->range_pos + i;
-    s->range_pos += n;
-    return;
-  }
-  int64_t i = 0;
-  while (i < n && s->range_i < s->n_ranges) {
-    int64_t a = s->ranges[2 * s->range_i], e = s->ranges[2 * s->range_i + 1];
-    if (s->range_pos < a) s->range_pos = a;
-    while (i < n && s->range_pos < e) {
-      if (pos) pos[i] = s->range_pos;
-      i++;
-      s->range_pos++;
-    }
-    if (s->range_pos >= e) s->range_i++;
-  }
-  for (; pos && i < n; i++) pos[i] = s->range_pos++; /* defensive: reader returned more rows than ranges */
 }
 
 /* Fills _ROW_ID / _SEQUENCE_NUMBER where the file has no (or a null) value (SEMANTICS 9.1). */
@@ -1373,12 +902,9 @@ static int fill_partition(file_source *s, const pm_data_split *split, struct Arr
 static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   file_source *s = ctx;
   memset(out, 0, sizeof *out);
-  if (!s->pq && !s->orc && !s->avro && !s->blob) return 0;
+  if (!s->fr) return 0;
   struct ArrowArray fb;
-  int rc = s->pq ? pm_pq_reader_next(s->pq, &fb, err)
-           : s->orc ? pm_orc_reader_next(s->orc, &fb, err)
-           : s->avro ? avro_file_next(s->avro, &fb, err)
-                     : blob_file_next(s->blob, &fb, err);
+  int rc = pm_format_reader_next(s->fr, &fb, err);
   if (rc) return pm_error_prefix(err, "%s: ", s->path);
   if (!fb.release) return 0;
   int64_t n = fb.length;
@@ -1406,11 +932,12 @@ static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
     pm_array_move(&lv, out->children[s->c->col_level]);
   }
   if (s->c->row_tracking) {
-    int64_t *pos = malloc((size_t)n * sizeof *pos + 8);
-    if (!pos) rc = PM_NOMEM(err);
-    if (!rc) take_positions(s, n, pos);
+    int64_t np = 0;
+    const int64_t *pos = pm_format_reader_positions(s->fr, &np);
+    if (!pos || np != n)
+      rc = pm_errorf(err, PAIMON_ERR_NOMEM, "%s: row positions of a batch of %lld rows unavailable", s->path,
+                     (long long)n);
     if (!rc) rc = fill_row_tracking(s, out, pos, err);
-    free(pos);
     if (rc) pm_array_release(out);
     return rc;
   }
@@ -1733,7 +1260,10 @@ static void de_close(void *ctx) {
   free(r);
 }
 
-static int is_blob_file(const char *name) { return ends_with(name, ".blob"); }
+static int is_blob_file(const char *name) {
+  const pm_format *f = pm_format_for_file(name);
+  return f && !strcmp(f->name, "blob");
+}
 
 static int de_order_cmp(const void *ctx, size_t ia, size_t ib) {
   const pm_data_split *split = ctx;

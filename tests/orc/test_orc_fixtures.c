@@ -241,7 +241,7 @@ static void test_expected_values(void) {
 }
 
 /* Stripe statistics of a Java-written file prune (or keep) stripes. */
-static int64_t rows_with(const char *path, const pm_orc_predicate *p, uint64_t *skipped) {
+static int64_t rows_with(const char *path, const pm_fmt_predicate *p, uint64_t *skipped) {
   pm_error err;
   pm_file *f = NULL;
   pm_orc_reader *r = NULL;
@@ -274,24 +274,24 @@ static void test_java_stats_pruning(void) {
   const char *path = PM_SHARED("fixtures/warehouse/orc/append_with_bitmap_alter_table.db/append_with_bitmap_alter_table/"
                                "bucket-0/data-68014988-5451-478f-a18a-a1668214cf3d-0.orc");
   /* f0 STRING Alice..Tony, f1 INT 10..20, f2 INT 0..1 with a null, f3 DOUBLE 11.1..18.1 */
-  pm_orc_literal i20 = {PM_ORC_LIT_INT64, 20, 0, NULL, 0}, i15 = {PM_ORC_LIT_INT64, 15, 0, NULL, 0};
-  pm_orc_literal d19 = {PM_ORC_LIT_DOUBLE, 0, 19.0, NULL, 0};
-  pm_orc_literal sz = {PM_ORC_LIT_BYTES, 0, 0, (const uint8_t *)"Zed", 3}, sb = {PM_ORC_LIT_BYTES, 0, 0, (const uint8_t *)"Bob", 3};
-  pm_orc_literal in2[2] = {{PM_ORC_LIT_INT64, 30, 0, NULL, 0}, {PM_ORC_LIT_INT64, 40, 0, NULL, 0}};
+  pm_fmt_literal i20 = {PM_FMT_LIT_INT64, 20, 0, NULL, 0}, i15 = {PM_FMT_LIT_INT64, 15, 0, NULL, 0};
+  pm_fmt_literal d19 = {PM_FMT_LIT_DOUBLE, 0, 19.0, NULL, 0};
+  pm_fmt_literal sz = {PM_FMT_LIT_BYTES, 0, 0, (const uint8_t *)"Zed", 3}, sb = {PM_FMT_LIT_BYTES, 0, 0, (const uint8_t *)"Bob", 3};
+  pm_fmt_literal in2[2] = {{PM_FMT_LIT_INT64, 30, 0, NULL, 0}, {PM_FMT_LIT_INT64, 40, 0, NULL, 0}};
   struct {
     const char *col;
-    pm_orc_op op;
-    pm_orc_literal *v;
+    pm_fmt_op op;
+    pm_fmt_literal *v;
     size_t n;
     int64_t rows;
   } cases[] = {
-      {"f1", PM_ORC_OP_GT, &i20, 1, 0},     {"f1", PM_ORC_OP_GE, &i20, 1, 8},  {"f1", PM_ORC_OP_EQ, &i15, 1, 8},
-      {"f1", PM_ORC_OP_LT, &i15, 1, 8},     {"f3", PM_ORC_OP_GE, &d19, 1, 0}, {"f3", PM_ORC_OP_LT, &d19, 1, 8},
-      {"f0", PM_ORC_OP_GT, &sz, 1, 0},      {"f0", PM_ORC_OP_EQ, &sb, 1, 8},  {"f1", PM_ORC_OP_IN, in2, 2, 0},
-      {"f2", PM_ORC_OP_IS_NULL, NULL, 0, 8}, {"f1", PM_ORC_OP_IS_NULL, NULL, 0, 0}, {"f1", PM_ORC_OP_IS_NOT_NULL, NULL, 0, 8},
+      {"f1", PM_FMT_OP_GT, &i20, 1, 0},     {"f1", PM_FMT_OP_GE, &i20, 1, 8},  {"f1", PM_FMT_OP_EQ, &i15, 1, 8},
+      {"f1", PM_FMT_OP_LT, &i15, 1, 8},     {"f3", PM_FMT_OP_GE, &d19, 1, 0}, {"f3", PM_FMT_OP_LT, &d19, 1, 8},
+      {"f0", PM_FMT_OP_GT, &sz, 1, 0},      {"f0", PM_FMT_OP_EQ, &sb, 1, 8},  {"f1", PM_FMT_OP_IN, in2, 2, 0},
+      {"f2", PM_FMT_OP_IS_NULL, NULL, 0, 8}, {"f1", PM_FMT_OP_IS_NULL, NULL, 0, 0}, {"f1", PM_FMT_OP_IS_NOT_NULL, NULL, 0, 8},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-    pm_orc_predicate p;
+    pm_fmt_predicate p;
     memset(&p, 0, sizeof p);
     p.column = cases[i].col;
     p.op = cases[i].op;
@@ -303,10 +303,10 @@ static void test_java_stats_pruning(void) {
     CHECK_EQ_INT(skipped, cases[i].rows ? 0 : 1);
   }
   /* by field id */
-  pm_orc_predicate p;
+  pm_fmt_predicate p;
   memset(&p, 0, sizeof p);
   p.field_id = 1;
-  p.op = PM_ORC_OP_GT;
+  p.op = PM_FMT_OP_GT;
   p.values = &i20;
   p.n_values = 1;
   uint64_t skipped = 0;

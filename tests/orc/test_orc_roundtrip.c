@@ -434,11 +434,11 @@ static void test_synthetic(void) {
     pm_buf_free(&got);
   }
   /* Predicates: id in one row group -> other stripes/groups pruned, rows of that group returned. */
-  pm_orc_predicate p;
-  pm_orc_literal lit = {PM_ORC_LIT_INT64, 15000 * 1000003LL - 7, 0, NULL, 0};
+  pm_fmt_predicate p;
+  pm_fmt_literal lit = {PM_FMT_LIT_INT64, 15000 * 1000003LL - 7, 0, NULL, 0};
   memset(&p, 0, sizeof p);
   p.column = "id";
-  p.op = PM_ORC_OP_EQ;
+  p.op = PM_FMT_OP_EQ;
   p.values = &lit;
   p.n_values = 1;
   pm_orc_read_options o;
@@ -466,9 +466,9 @@ static void test_synthetic(void) {
   CHECK_EQ_INT(pm_orc_reader_skipped_row_groups(r), 2);
   pm_orc_reader_close(r);
   /* string predicate + IS NULL, and a predicate nothing matches */
-  pm_orc_literal sl = {PM_ORC_LIT_BYTES, 0, 0, (const uint8_t *)"zzz", 3};
+  pm_fmt_literal sl = {PM_FMT_LIT_BYTES, 0, 0, (const uint8_t *)"zzz", 3};
   p.column = "name";
-  p.op = PM_ORC_OP_GT;
+  p.op = PM_FMT_OP_GT;
   p.values = &sl;
   CHECK_OK(pm_orc_reader_open(f, &o, &r, &err), &err);
   struct ArrowArray a;

@@ -175,7 +175,7 @@ static void test_stats_and_pruning(void) {
   }
   pm_pq_column_stats st;
   CHECK_OK(pm_pq_reader_column_stats(r, 6, &st, &err), &err);
-  CHECK_EQ_INT(st.kind, PM_PQ_LIT_INT64);
+  CHECK_EQ_INT(st.kind, PM_FMT_LIT_INT64);
   if (mn <= mx) {
     CHECK(st.has_min_max);
     CHECK_EQ_INT(st.min.i64, mn);
@@ -186,8 +186,8 @@ static void test_stats_and_pruning(void) {
 
   /* EQ on f5 (by field id): every matching row survives pruning */
   if (mn <= mx) {
-    pm_pq_literal lit = {PM_PQ_LIT_INT64, mx, 0, NULL, 0};
-    pm_pq_predicate p = {NULL, 6, PM_PQ_OP_EQ, &lit, 1};
+    pm_fmt_literal lit = {PM_FMT_LIT_INT64, mx, 0, NULL, 0};
+    pm_fmt_predicate p = {NULL, 6, PM_FMT_OP_EQ, &lit, 1};
     pm_pq_read_options opt;
     pm_pq_read_options_init(&opt);
     opt.predicates = &p;
@@ -206,15 +206,15 @@ static void test_stats_and_pruning(void) {
     CHECK_EQ_INT(found, expect);
     pm_pq_reader_close(r);
     /* GT max prunes everything */
-    p.op = PM_PQ_OP_GT;
+    p.op = PM_FMT_OP_GT;
     CHECK_OK(pm_pq_reader_open_path(COMPLEX, &opt, &r, &err), &err);
     struct ArrowArray a;
     CHECK_OK(pm_pq_reader_next(r, &a, &err), &err);
     CHECK(a.release == NULL);
     pm_pq_reader_close(r);
     /* IN with a value outside the range and max: keeps the max rows */
-    pm_pq_literal in[2] = {{PM_PQ_LIT_INT64, (int64_t)mx + 100000, 0, NULL, 0}, {PM_PQ_LIT_INT64, mx, 0, NULL, 0}};
-    pm_pq_predicate pin = {"f5", -1, PM_PQ_OP_IN, in, 2};
+    pm_fmt_literal in[2] = {{PM_FMT_LIT_INT64, (int64_t)mx + 100000, 0, NULL, 0}, {PM_FMT_LIT_INT64, mx, 0, NULL, 0}};
+    pm_fmt_predicate pin = {"f5", -1, PM_FMT_OP_IN, in, 2};
     opt.predicates = &pin;
     CHECK_OK(pm_pq_reader_open_path(COMPLEX, &opt, &r, &err), &err);
     int64_t rows = 0;

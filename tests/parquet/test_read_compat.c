@@ -481,8 +481,8 @@ static void test_predicates(void) {
   char path[512];
   snprintf(path, sizeof path, "%s/narrow-zstd.parquet", tmpdir);
   pm_error err;
-  pm_pq_literal lit = {PM_PQ_LIT_INT64, 1200, 0, NULL, 0};
-  pm_pq_predicate pred = {"id", -1, PM_PQ_OP_EQ, &lit, 1};
+  pm_fmt_literal lit = {PM_FMT_LIT_INT64, 1200, 0, NULL, 0};
+  pm_fmt_predicate pred = {"id", -1, PM_FMT_OP_EQ, &lit, 1};
   pm_pq_read_options opt;
   pm_pq_read_options_init(&opt);
   opt.predicates = &pred;
@@ -512,8 +512,8 @@ static void test_predicates(void) {
   pm_pq_reader_close(r);
 
   /* a predicate no row group satisfies reads nothing */
-  pm_pq_literal big = {PM_PQ_LIT_INT64, 1000000, 0, NULL, 0};
-  pm_pq_predicate gt = {"id", -1, PM_PQ_OP_GT, &big, 1};
+  pm_fmt_literal big = {PM_FMT_LIT_INT64, 1000000, 0, NULL, 0};
+  pm_fmt_predicate gt = {"id", -1, PM_FMT_OP_GT, &big, 1};
   opt.predicates = &gt;
   CHECK_OK(pm_pq_reader_open_path(path, &opt, &r, &err), &err);
   struct ArrowArray a;

@@ -35,8 +35,8 @@ typedef struct orc_type {
 
 typedef struct orc_pred {
   uint32_t column;
-  pm_orc_op op;
-  pm_orc_literal *values;
+  pm_fmt_op op;
+  pm_fmt_literal *values;
   size_t n_values;
 } orc_pred;
 
@@ -767,23 +767,23 @@ static int apply_options(pm_orc_reader *r, const pm_orc_read_options *o, pm_erro
     r->preds = calloc(o->n_predicates, sizeof *r->preds);
     if (!r->preds) return PM_NOMEM(err);
     for (size_t i = 0; i < o->n_predicates; i++) {
-      const pm_orc_predicate *p = &o->predicates[i];
+      const pm_fmt_predicate *p = &o->predicates[i];
       int32_t c = 0;
       PM_TRY(resolve(r, p->column, p->field_id, &c, err));
       orc_pred *q = &r->preds[r->n_preds++];
       q->column = (uint32_t)c;
       q->op = p->op;
-      if (p->op > PM_ORC_OP_IN) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "bad predicate operator %d", (int)p->op);
-      if (p->op != PM_ORC_OP_IS_NULL && p->op != PM_ORC_OP_IS_NOT_NULL) {
-        if (p->n_values == 0 || !p->values || (p->op != PM_ORC_OP_IN && p->n_values != 1))
+      if (p->op > PM_FMT_OP_IN) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "bad predicate operator %d", (int)p->op);
+      if (p->op != PM_FMT_OP_IS_NULL && p->op != PM_FMT_OP_IS_NOT_NULL) {
+        if (p->n_values == 0 || !p->values || (p->op != PM_FMT_OP_IN && p->n_values != 1))
           return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "predicate on column %d needs %s", c,
-                           p->op == PM_ORC_OP_IN ? "at least one value" : "exactly one value");
+                           p->op == PM_FMT_OP_IN ? "at least one value" : "exactly one value");
         q->values = calloc(p->n_values, sizeof *q->values);
         if (!q->values) return PM_NOMEM(err);
         for (size_t j = 0; j < p->n_values; j++) {
           q->values[j] = p->values[j];
           q->values[j].bytes = NULL;
-          if (p->values[j].kind == PM_ORC_LIT_BYTES) {
+          if (p->values[j].kind == PM_FMT_LIT_BYTES) {
             uint8_t *b = malloc(p->values[j].len + 1);
             if (!b) return PM_NOMEM(err);
             if (p->values[j].len) memcpy(b, p->values[j].bytes, p->values[j].len);
@@ -1176,31 +1176,31 @@ static int parse_decimal(const char *s, uint32_t scale, __int128 *out) {
 }
 
 /* Returns -1/0/1 comparing literal vs the stat value, or 2 when not comparable. */
-static int cmp_lit(const orc_type *t, const pm_orc_column_stats *s, const pm_orc_literal *l, int use_max) {
+static int cmp_lit(const orc_type *t, const pm_orc_column_stats *s, const pm_fmt_literal *l, int use_max) {
   if (s->has_int) {
     int64_t x = use_max ? s->max_int : s->min_int;
-    if (l->kind == PM_ORC_LIT_INT64) return l->i64 < x ? -1 : l->i64 > x;
-    if (l->kind == PM_ORC_LIT_DOUBLE) return l->f64 < (double)x ? -1 : l->f64 > (double)x;
+    if (l->kind == PM_FMT_LIT_INT64) return l->i64 < x ? -1 : l->i64 > x;
+    if (l->kind == PM_FMT_LIT_DOUBLE) return l->f64 < (double)x ? -1 : l->f64 > (double)x;
     return 2;
   }
   if (s->has_double) {
     double x = use_max ? s->max_double : s->min_double;
-    double lv = l->kind == PM_ORC_LIT_DOUBLE ? l->f64 : (l->kind == PM_ORC_LIT_INT64 ? (double)l->i64 : 0);
-    if (l->kind == PM_ORC_LIT_BYTES || x != x || lv != lv) return 2;
+    double lv = l->kind == PM_FMT_LIT_DOUBLE ? l->f64 : (l->kind == PM_FMT_LIT_INT64 ? (double)l->i64 : 0);
+    if (l->kind == PM_FMT_LIT_BYTES || x != x || lv != lv) return 2;
     return lv < x ? -1 : lv > x;
   }
   if (s->has_bytes) {
-    if (l->kind != PM_ORC_LIT_BYTES) return 2;
+    if (l->kind != PM_FMT_LIT_BYTES) return 2;
     return use_max ? cmp_bytes(l->bytes, l->len, s->max_bytes, s->max_len)
                    : cmp_bytes(l->bytes, l->len, s->min_bytes, s->min_len);
   }
-  if (s->has_decimal && l->kind == PM_ORC_LIT_INT64) {
+  if (s->has_decimal && l->kind == PM_FMT_LIT_INT64) {
     __int128 x;
     if (parse_decimal(use_max ? s->max_decimal : s->min_decimal, t->info.scale, &x)) return 2;
     __int128 lv = l->i64;
     return lv < x ? -1 : lv > x;
   }
-  if (s->has_timestamp && l->kind == PM_ORC_LIT_INT64) {
+  if (s->has_timestamp && l->kind == PM_FMT_LIT_INT64) {
     int64_t x = use_max ? s->max_ts_millis : s->min_ts_millis;
     return l->i64 < x ? -1 : l->i64 > x;
   }
@@ -1209,22 +1209,22 @@ static int cmp_lit(const orc_type *t, const pm_orc_column_stats *s, const pm_orc
 
 static int stats_may_match(const orc_type *t, const pm_orc_column_stats *s, uint64_t rows, const orc_pred *p) {
   int any_null = s->has_null == 1 || s->num_values < rows;
-  if (p->op == PM_ORC_OP_IS_NULL) return s->has_null == -1 ? 1 : any_null;
-  if (p->op == PM_ORC_OP_IS_NOT_NULL) return s->num_values > 0;
+  if (p->op == PM_FMT_OP_IS_NULL) return s->has_null == -1 ? 1 : any_null;
+  if (p->op == PM_FMT_OP_IS_NOT_NULL) return s->num_values > 0;
   if (s->num_values == 0 && rows > 0) return 0; /* all null: no comparison is true */
   for (size_t i = 0; i < p->n_values; i++) {
-    const pm_orc_literal *l = &p->values[i];
+    const pm_fmt_literal *l = &p->values[i];
     int cmin = cmp_lit(t, s, l, 0), cmax = cmp_lit(t, s, l, 1);
     if (cmin == 2 || cmax == 2) return 1;
     int m;
     switch (p->op) {
-      case PM_ORC_OP_EQ:
-      case PM_ORC_OP_IN: m = cmin >= 0 && cmax <= 0; break;
-      case PM_ORC_OP_NE: m = !(cmin == 0 && cmax == 0); break;
-      case PM_ORC_OP_LT: m = cmin > 0; break;
-      case PM_ORC_OP_LE: m = cmin >= 0; break;
-      case PM_ORC_OP_GT: m = cmax < 0; break;
-      case PM_ORC_OP_GE: m = cmax <= 0; break;
+      case PM_FMT_OP_EQ:
+      case PM_FMT_OP_IN: m = cmin >= 0 && cmax <= 0; break;
+      case PM_FMT_OP_NE: m = !(cmin == 0 && cmax == 0); break;
+      case PM_FMT_OP_LT: m = cmin > 0; break;
+      case PM_FMT_OP_LE: m = cmin >= 0; break;
+      case PM_FMT_OP_GT: m = cmax < 0; break;
+      case PM_FMT_OP_GE: m = cmax <= 0; break;
       default: m = 1;
     }
     if (m) return 1;

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/format_predicate.h"
 #include "io/file.h"
 #include "paimon/arrow_c.h"
 #include "util/compress.h"
@@ -70,44 +71,11 @@ typedef enum pm_orc_encoding {
   PM_ORC_ENC_DICTIONARY_V2 = 3
 } pm_orc_encoding;
 
-/* ---- predicates (for stripe / row-group pruning; never filter rows) ---- */
-
-typedef enum pm_orc_op {
-  PM_ORC_OP_EQ = 0,
-  PM_ORC_OP_NE,
-  PM_ORC_OP_LT,
-  PM_ORC_OP_LE,
-  PM_ORC_OP_GT,
-  PM_ORC_OP_GE,
-  PM_ORC_OP_IS_NULL,
-  PM_ORC_OP_IS_NOT_NULL,
-  PM_ORC_OP_IN
-} pm_orc_op;
-
-typedef enum pm_orc_literal_kind {
-  PM_ORC_LIT_INT64 = 0, /* integers, booleans (0/1), dates (days), timestamps (epoch millis), decimals (unscaled, same scale) */
-  PM_ORC_LIT_DOUBLE,    /* float, double */
-  PM_ORC_LIT_BYTES      /* string, char, varchar, binary (byte-wise comparison) */
-} pm_orc_literal_kind;
-
-typedef struct pm_orc_literal {
-  pm_orc_literal_kind kind;
-  int64_t i64;
-  double f64;
-  const uint8_t *bytes; /* borrowed */
-  size_t len;
-} pm_orc_literal;
-
-/* One conjunct: all predicates of the list are ANDed. Pruning is
- * conservative: a stripe / row group is skipped only when its statistics
- * prove no row can match. Rows are never filtered individually. */
-typedef struct pm_orc_predicate {
-  const char *column; /* top-level column name, or NULL to use field_id */
-  int32_t field_id;   /* Paimon field id (paimon.id), used when column is NULL */
-  pm_orc_op op;
-  const pm_orc_literal *values; /* 1 value, or n_values for IN; none for IS [NOT] NULL */
-  size_t n_values;
-} pm_orc_predicate;
+/* ---- predicates (for stripe / row-group pruning; never filter rows) ----
+ * See format/format_predicate.h. Literals: int64 for integers, booleans
+ * (0/1), dates (days), timestamps (epoch millis), decimals (unscaled, same
+ * scale); double for float/double; bytes for string, char, varchar, binary
+ * (byte-wise comparison). A named column is a top-level column. */
 
 /* Wanted Arrow timestamp unit for one column: 's', 'm', 'u' or 'n'. */
 typedef struct pm_orc_ts_unit {
@@ -124,7 +92,7 @@ typedef struct pm_orc_read_options {
   const int32_t *field_ids;
   size_t n_field_ids;
   int64_t batch_size; /* rows per batch; 0 = 16384 (as the Parquet reader) */
-  const pm_orc_predicate *predicates;
+  const pm_fmt_predicate *predicates;
   size_t n_predicates;
   /* Row ranges: n_row_ranges pairs [start, end) of file row positions,
    * sorted and non-overlapping; NULL = all rows. Only these rows are returned. */

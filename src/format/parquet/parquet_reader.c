@@ -176,9 +176,9 @@ typedef struct pending_op {
 } pending_op;
 
 typedef struct pred_state {
-  pm_pq_predicate p;
+  pm_fmt_predicate p;
   int leaf; /* -1 when the column is unknown: no pruning */
-  pm_pq_literal *values;
+  pm_fmt_literal *values;
   uint8_t **owned_bytes;
 } pred_state;
 
@@ -2211,7 +2211,7 @@ static int make_node(build_ctx *b, const pm_pq_node *pn, int anc_def, int anc_re
 /* ------------------------------------------------------------ pruning ---- */
 
 typedef struct typed_val {
-  int kind; /* pm_pq_lit_kind, or -1 unusable */
+  int kind; /* pm_fmt_lit_kind, or -1 unusable */
   int is_unsigned;
   int64_t i;
   double d;
@@ -2229,13 +2229,13 @@ static int leaf_lit_kind(const pm_pq_schema_elem *e) {
   switch (e->type) {
     case PM_PQ_BOOLEAN:
     case PM_PQ_INT32:
-    case PM_PQ_INT64: return PM_PQ_LIT_INT64;
+    case PM_PQ_INT64: return PM_FMT_LIT_INT64;
     case PM_PQ_FLOAT:
-    case PM_PQ_DOUBLE: return PM_PQ_LIT_DOUBLE;
+    case PM_PQ_DOUBLE: return PM_FMT_LIT_DOUBLE;
     case PM_PQ_BYTE_ARRAY:
     case PM_PQ_FIXED_LEN_BYTE_ARRAY: {
       int is_dec = e->logical.kind == PM_PQ_LT_DECIMAL || (e->has_converted && e->converted == PM_PQ_CT_DECIMAL);
-      return is_dec ? -1 : PM_PQ_LIT_BYTES; /* signed big-endian decimals do not sort bytewise */
+      return is_dec ? -1 : PM_FMT_LIT_BYTES; /* signed big-endian decimals do not sort bytewise */
     }
     default: return -1;
   }
@@ -2284,11 +2284,11 @@ static typed_val decode_stat(const pm_pq_schema_elem *e, pm_pq_bytes v) {
 }
 
 /* <0, 0, >0; *ok = 0 if not comparable. */
-static int cmp_lit(const typed_val *s, const pm_pq_literal *l, int *ok) {
+static int cmp_lit(const typed_val *s, const pm_fmt_literal *l, int *ok) {
   *ok = s->kind >= 0 && s->kind == (int)l->kind;
   if (!*ok) return 0;
   switch (l->kind) {
-    case PM_PQ_LIT_INT64:
+    case PM_FMT_LIT_INT64:
       if (s->is_unsigned) {
         if (l->i64 < 0) {
           *ok = 0;
@@ -2297,7 +2297,7 @@ static int cmp_lit(const typed_val *s, const pm_pq_literal *l, int *ok) {
         return (uint64_t)s->i < (uint64_t)l->i64 ? -1 : (uint64_t)s->i > (uint64_t)l->i64;
       }
       return s->i < l->i64 ? -1 : s->i > l->i64;
-    case PM_PQ_LIT_DOUBLE:
+    case PM_FMT_LIT_DOUBLE:
       if (isnan(l->f64)) {
         *ok = 0;
         return 0;
@@ -2316,13 +2316,13 @@ static int cmp_lit(const typed_val *s, const pm_pq_literal *l, int *ok) {
  * Returns 1 = might match, 0 = cannot. */
 static int pred_might_match(const pred_state *ps, const pm_pq_schema_elem *e, int has_minmax, pm_pq_bytes minb,
                             pm_pq_bytes maxb, int has_nc, int64_t null_count, int64_t num_values, int all_null) {
-  const pm_pq_predicate *p = &ps->p;
+  const pm_fmt_predicate *p = &ps->p;
   if (has_nc && num_values >= 0 && null_count >= num_values) all_null = 1;
   switch (p->op) {
-    case PM_PQ_OP_IS_NULL:
+    case PM_FMT_OP_IS_NULL:
       if (has_nc && null_count == 0 && !all_null) return 0;
       return 1;
-    case PM_PQ_OP_IS_NOT_NULL:
+    case PM_FMT_OP_IS_NOT_NULL:
       return !all_null;
     default:
       break;
@@ -2331,7 +2331,7 @@ static int pred_might_match(const pred_state *ps, const pm_pq_schema_elem *e, in
   if (!has_minmax) return 1;
   typed_val mn = decode_stat(e, minb), mx = decode_stat(e, maxb);
   int ok1, ok2;
-  if (p->op == PM_PQ_OP_IN) {
+  if (p->op == PM_FMT_OP_IN) {
     for (size_t i = 0; i < p->n_values; i++) {
       int a = cmp_lit(&mn, &ps->values[i], &ok1), bb = cmp_lit(&mx, &ps->values[i], &ok2);
       if (!ok1 || !ok2) return 1;
@@ -2340,16 +2340,16 @@ static int pred_might_match(const pred_state *ps, const pm_pq_schema_elem *e, in
     return 0;
   }
   if (p->n_values < 1) return 1;
-  const pm_pq_literal *l = &ps->values[0];
+  const pm_fmt_literal *l = &ps->values[0];
   int cmin = cmp_lit(&mn, l, &ok1), cmax = cmp_lit(&mx, l, &ok2);
   if (!ok1 || !ok2) return 1;
   switch (p->op) {
-    case PM_PQ_OP_EQ: return cmin <= 0 && cmax >= 0;
-    case PM_PQ_OP_NE: return !(cmin == 0 && cmax == 0);
-    case PM_PQ_OP_LT: return cmin < 0;
-    case PM_PQ_OP_LE: return cmin <= 0;
-    case PM_PQ_OP_GT: return cmax > 0;
-    case PM_PQ_OP_GE: return cmax >= 0;
+    case PM_FMT_OP_EQ: return cmin <= 0 && cmax >= 0;
+    case PM_FMT_OP_NE: return !(cmin == 0 && cmax == 0);
+    case PM_FMT_OP_LT: return cmin < 0;
+    case PM_FMT_OP_LE: return cmin <= 0;
+    case PM_FMT_OP_GT: return cmax > 0;
+    case PM_FMT_OP_GE: return cmax >= 0;
     default: return 1;
   }
 }
@@ -2362,7 +2362,7 @@ static int stats_minmax(const pm_pq_schema_elem *e, const pm_pq_stats *s, pm_pq_
     return 1;
   }
   int k = leaf_lit_kind(e);
-  if (s->has_min_old && s->has_max_old && (k == PM_PQ_LIT_INT64 || k == PM_PQ_LIT_DOUBLE) && !leaf_unsigned(e)) {
+  if (s->has_min_old && s->has_max_old && (k == PM_FMT_LIT_INT64 || k == PM_FMT_LIT_DOUBLE) && !leaf_unsigned(e)) {
     *mn = s->min_old;
     *mx = s->max_old;
     return 1;
@@ -2521,6 +2521,19 @@ static int setup(pm_pq_reader *r, const pm_pq_read_options *opt, pm_error *err) 
       PM_TRY(make_node(&b, pn, 0, 0, 0, &r->columns[r->n_columns]));
       r->n_columns++;
     }
+  }
+  int all_by_name = opt->field_ids && r->n_columns == 0 && opt->all_columns_if_no_ids;
+  if (all_by_name) {
+    /* no wanted id in the file (writers without field ids): every column, mapped by name by the caller */
+    anode **all = realloc(r->columns, ((size_t)root->n_children + 1) * sizeof(anode *));
+    if (!all) return PM_NOMEM(err);
+    r->columns = all;
+    for (int j = 0; j < root->n_children; j++) {
+      PM_TRY(make_node(&b, root->children[j], 0, 0, 0, &r->columns[r->n_columns]));
+      r->n_columns++;
+    }
+  } else if (opt->field_ids) {
+    /* projected by id above */
   } else if (opt->columns) {
     for (size_t i = 0; i < opt->n_columns; i++) {
       const pm_pq_node *pn = NULL;
@@ -2550,23 +2563,23 @@ static int setup(pm_pq_reader *r, const pm_pq_read_options *opt, pm_error *err) 
     }
   }
   /* predicates */
-  if (opt->n_predicates) {
+  if (opt->n_predicates && !all_by_name) { /* the predicates name ids the file does not have */
     r->preds = calloc(opt->n_predicates, sizeof(pred_state));
     if (!r->preds) return PM_NOMEM(err);
     for (size_t i = 0; i < opt->n_predicates; i++) {
       pred_state *ps = &r->preds[r->n_preds++];
       ps->p = opt->predicates[i];
       ps->p.column = NULL;
-      ps->leaf = opt->predicates[i].field_id >= 0 ? pm_pq_meta_find_leaf_by_id(r->meta, opt->predicates[i].field_id)
-                 : opt->predicates[i].column ? pm_pq_meta_find_leaf(r->meta, opt->predicates[i].column, opt->case_insensitive)
-                                             : -1;
+      ps->leaf = opt->predicates[i].column ? pm_pq_meta_find_leaf(r->meta, opt->predicates[i].column, opt->case_insensitive)
+                 : opt->predicates[i].field_id >= 0 ? pm_pq_meta_find_leaf_by_id(r->meta, opt->predicates[i].field_id)
+                                                    : -1;
       size_t nv = ps->p.n_values;
-      ps->values = calloc(nv ? nv : 1, sizeof(pm_pq_literal));
+      ps->values = calloc(nv ? nv : 1, sizeof(pm_fmt_literal));
       ps->owned_bytes = calloc(nv ? nv : 1, sizeof(uint8_t *));
       if (!ps->values || !ps->owned_bytes) return PM_NOMEM(err);
       for (size_t k = 0; k < nv; k++) {
         ps->values[k] = opt->predicates[i].values[k];
-        if (ps->values[k].kind == PM_PQ_LIT_BYTES) {
+        if (ps->values[k].kind == PM_FMT_LIT_BYTES) {
           ps->owned_bytes[k] = malloc(ps->values[k].len ? ps->values[k].len : 1);
           if (!ps->owned_bytes[k]) return PM_NOMEM(err);
           if (ps->values[k].len) memcpy(ps->owned_bytes[k], ps->values[k].bytes, ps->values[k].len);
@@ -2832,7 +2845,7 @@ int pm_pq_reader_column_stats(const pm_pq_reader *r, int leaf, pm_pq_column_stat
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: no leaf column %d", r->path, leaf);
   const pm_pq_schema_elem *e = r->meta->leaves[leaf].node->elem;
   int kind = leaf_lit_kind(e);
-  out->kind = kind >= 0 ? (pm_pq_lit_kind)kind : PM_PQ_LIT_BYTES;
+  out->kind = kind >= 0 ? (pm_fmt_lit_kind)kind : PM_FMT_LIT_BYTES;
   out->has_min_max = kind >= 0 && r->meta->n_row_groups > 0;
   out->has_null_count = 1;
   int any_values = 0;
@@ -2856,7 +2869,7 @@ int pm_pq_reader_column_stats(const pm_pq_reader *r, int leaf, pm_pq_column_stat
       out->has_min_max = 0;
       continue;
     }
-    pm_pq_literal la = {(pm_pq_lit_kind)kind, a.i, a.d, a.b, a.len}, lb = {(pm_pq_lit_kind)kind, b.i, b.d, b.b, b.len};
+    pm_fmt_literal la = {(pm_fmt_lit_kind)kind, a.i, a.d, a.b, a.len}, lb = {(pm_fmt_lit_kind)kind, b.i, b.d, b.b, b.len};
     if (!any_values) {
       out->min = la;
       out->max = lb;

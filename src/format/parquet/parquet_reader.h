@@ -24,49 +24,16 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "format/format_predicate.h"
 #include "io/file.h"
 #include "paimon/arrow_c.h"
 #include "util/error.h"
 
 /* ---- Predicates for pruning (row groups by statistics, pages by the page index) ----
- * Predicates are only used to SKIP data that cannot match: the batches may
- * still contain rows that do not satisfy them, callers filter. A list of
- * predicates is a conjunction (AND). Literals compare against the PHYSICAL
+ * See format/format_predicate.h. Literals compare against the PHYSICAL
  * values: int64 for INT32/INT64 columns (dates as days, timestamps in their
  * unit, decimals as unscaled values), double for FLOAT/DOUBLE, bytes for
- * BYTE_ARRAY/FIXED_LEN_BYTE_ARRAY (unsigned lexicographic, e.g. strings).
- * A combination the reader cannot evaluate safely never prunes. */
-typedef enum pm_pq_pred_op {
-  PM_PQ_OP_EQ = 0,
-  PM_PQ_OP_NE,
-  PM_PQ_OP_LT,
-  PM_PQ_OP_LE,
-  PM_PQ_OP_GT,
-  PM_PQ_OP_GE,
-  PM_PQ_OP_IS_NULL,
-  PM_PQ_OP_IS_NOT_NULL,
-  PM_PQ_OP_IN
-} pm_pq_pred_op;
-
-typedef enum pm_pq_lit_kind { PM_PQ_LIT_INT64 = 0, PM_PQ_LIT_DOUBLE, PM_PQ_LIT_BYTES } pm_pq_lit_kind;
-
-typedef struct pm_pq_literal {
-  pm_pq_lit_kind kind;
-  int64_t i64;
-  double f64;
-  const uint8_t *bytes; /* borrowed, for PM_PQ_LIT_BYTES */
-  size_t len;
-} pm_pq_literal;
-
-typedef struct pm_pq_predicate {
-  /* The leaf column: by field id when field_id >= 0, else by dotted path of
-   * schema names ("a" for a top-level primitive, "s.x" for a struct member). */
-  const char *column;
-  int32_t field_id;
-  pm_pq_pred_op op;
-  const pm_pq_literal *values; /* 1 value, or n_values for IN; none for IS [NOT] NULL */
-  size_t n_values;
-} pm_pq_predicate;
+ * BYTE_ARRAY/FIXED_LEN_BYTE_ARRAY (unsigned lexicographic, e.g. strings). */
 
 /* A half-open range [start, end) of row positions within the file. */
 typedef struct pm_pq_row_range {
@@ -90,12 +57,16 @@ typedef struct pm_pq_read_options {
    * fills them with nulls); see pm_pq_reader_schema for what was found. */
   const int32_t *field_ids;
   size_t n_field_ids;
+  /* With field_ids: when none of them is in the file (files of writers that
+   * stored no field ids), return every top-level column instead (the caller
+   * maps them by name) and ignore the predicates (default 0). */
+  int all_columns_if_no_ids;
   int case_insensitive; /* name matching for columns and predicates */
   int64_t batch_rows;   /* rows per batch; <= 0 means PM_PQ_DEFAULT_BATCH_ROWS */
   /* Sorted, non-overlapping row ranges to read (file row positions), or NULL for all rows. */
   const pm_pq_row_range *row_ranges;
   size_t n_row_ranges;
-  const pm_pq_predicate *predicates;
+  const pm_fmt_predicate *predicates;
   size_t n_predicates;
   int use_page_index;  /* prune pages with ColumnIndex/OffsetIndex when predicates are given (default 1) */
   int verify_crc;      /* check page CRCs when present */
@@ -148,9 +119,9 @@ const struct pm_pq_meta *pm_pq_reader_meta(const pm_pq_reader *r);
 /* Typed file-level statistics for one leaf column, merged over all row groups. */
 typedef struct pm_pq_column_stats {
   int has_min_max;   /* 0 if any row group lacks usable min/max */
-  pm_pq_lit_kind kind; /* how min/max are typed (see predicates) */
-  pm_pq_literal min; /* for BYTES, bytes point into the reader's metadata (valid while open) */
-  pm_pq_literal max;
+  pm_fmt_lit_kind kind; /* how min/max are typed (see predicates) */
+  pm_fmt_literal min; /* for BYTES, bytes point into the reader's metadata (valid while open) */
+  pm_fmt_literal max;
   int has_null_count;
   int64_t null_count;
   int64_t num_values; /* sum of the chunks' num_values (includes nulls) */

@@ -1,0 +1,46 @@
+/*
+ * Blob files (.blob): the values of one BLOB column of a data-evolution
+ * table, written next to the data file whose row-id range they share.
+ *
+ * Layout: records [magic cf 11 4e 58 | bytes | int64 LE record length |
+ * CRC32 LE of the preceding record bytes], then the index (zigzag varints:
+ * the first record's length, then the difference to the previous one), an
+ * int32 LE index length and a version byte (1).
+ *
+ * The reader returns struct batches with one binary ("z") child named after
+ * the column, carrying its field id as "PARQUET:field_id". Null values are
+ * not representable in this layout (the writer rejects them).
+ */
+#ifndef PM_FORMAT_BLOB_H
+#define PM_FORMAT_BLOB_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "io/file.h"
+#include "paimon/arrow_c.h"
+#include "util/error.h"
+
+typedef struct pm_blob_reader pm_blob_reader;
+
+/* Reads the index of a blob file. Takes ownership of file in every case.
+ * column (copied) and field_id name the Arrow child. batch_rows <= 0: 16384. */
+int pm_blob_reader_open(pm_file *file, const char *column, int32_t field_id, int64_t batch_rows,
+                        pm_blob_reader **out, pm_error *err);
+int64_t pm_blob_reader_num_rows(const pm_blob_reader *r);
+int pm_blob_reader_schema(const pm_blob_reader *r, struct ArrowSchema *out, pm_error *err); /* caller releases */
+/* Next batch (caller owns it); at the end status 0 with out->release == NULL. */
+int pm_blob_reader_next(pm_blob_reader *r, struct ArrowArray *out, pm_error *err);
+void pm_blob_reader_close(pm_blob_reader *r); /* NULL ok */
+
+typedef struct pm_blob_writer pm_blob_writer;
+
+/* Starts a blob file at path (visible only after pm_blob_writer_close). */
+int pm_blob_writer_open(const char *path, pm_blob_writer **out, pm_error *err);
+/* Appends the values of a binary/string array ("z", "u", "Z", "U"; borrowed). */
+int pm_blob_writer_write(pm_blob_writer *w, const struct ArrowArray *values, const char *format, pm_error *err);
+/* Writes the index and commits the file; frees w in every case. */
+int pm_blob_writer_close(pm_blob_writer *w, uint64_t *file_size, pm_error *err);
+void pm_blob_writer_abort(pm_blob_writer *w); /* NULL ok */
+
+#endif

@@ -1,0 +1,158 @@
+/* Blob file reader (layout in blob.h). */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/arrow.h"
+#include "arrow/type.h"
+#include "format/blob/blob.h"
+
+struct pm_blob_reader {
+  pm_file *f;
+  const char *path;
+  int64_t n;        /* records */
+  int64_t *starts;  /* n + 1 record start offsets */
+  int64_t next;
+  int64_t batch_rows;
+  struct ArrowSchema schema;
+};
+typedef pm_blob_reader blob_file;
+
+void pm_blob_reader_close(pm_blob_reader *b) {
+  if (!b) return;
+  pm_file_close(b->f);
+  free(b->starts);
+  pm_schema_release(&b->schema);
+  free(b);
+}
+
+int pm_blob_reader_open(pm_file *file, const char *column, int32_t field_id, int64_t batch_rows,
+                        pm_blob_reader **out, pm_error *err) {
+  *out = NULL;
+  blob_file *b = calloc(1, sizeof *b);
+  if (!b) {
+    pm_file_close(file);
+    return PM_NOMEM(err);
+  }
+  b->f = file;
+  const char *path = pm_file_path(file) ? pm_file_path(file) : "(memory)";
+  b->path = path;
+  b->batch_rows = batch_rows > 0 ? batch_rows : 16384;
+  uint8_t *idx = NULL;
+  int rc = 0;
+  uint64_t size = pm_file_size(b->f);
+  uint8_t tail[5];
+  if (!rc && size < 5) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob file of %llu bytes is too short", path, (unsigned long long)size);
+  if (!rc) rc = pm_file_read_at(b->f, size - 5, tail, 5, err);
+  int32_t ilen = 0;
+  if (!rc) {
+    memcpy(&ilen, tail, 4); /* little endian on every supported host */
+    if (tail[4] != 1)
+      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: blob file version %d at offset %llu", path, tail[4],
+                     (unsigned long long)(size - 1));
+    else if (ilen < 0 || (uint64_t)ilen > size - 5)
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob index length %d at offset %llu", path, (int)ilen,
+                     (unsigned long long)(size - 5));
+  }
+  if (!rc) {
+    idx = malloc((size_t)ilen + 1);
+    if (!idx) rc = PM_NOMEM(err);
+  }
+  if (!rc) rc = pm_file_read_at(b->f, size - 5 - (uint64_t)ilen, idx, (size_t)ilen, err);
+  size_t cap = 0;
+  int64_t prev = 0, off = 0, data_end = (int64_t)size - 5 - ilen;
+  for (size_t p = 0; !rc && p < (size_t)ilen;) {
+    uint64_t v = 0;
+    int shift = 0;
+    while (p < (size_t)ilen && shift < 64) {
+      uint8_t byte = idx[p++];
+      v |= (uint64_t)(byte & 0x7f) << shift;
+      shift += 7;
+      if (!(byte & 0x80)) break;
+    }
+    int64_t z = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+    int64_t len = b->n == 0 ? z : prev + z;
+    if (len < 16 || len > data_end - off) {
+      rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: blob record %lld has length %lld (index at offset %llu)", path,
+                     (long long)b->n, (long long)len, (unsigned long long)(size - 5 - (uint64_t)ilen));
+      break;
+    }
+    if ((size_t)b->n + 2 > cap) {
+      cap = cap ? cap * 2 : 64;
+      int64_t *ns = realloc(b->starts, cap * sizeof *ns);
+      if (!ns) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      b->starts = ns;
+    }
+    b->starts[b->n++] = off;
+    off += len;
+    prev = len;
+  }
+  free(idx);
+  if (!rc && !b->starts) {
+    b->starts = malloc(sizeof *b->starts);
+    if (!b->starts) rc = PM_NOMEM(err);
+  }
+  if (!rc) b->starts[b->n] = off;
+  if (!rc) rc = pm_schema_init(&b->schema, "+s", "", 0, 1, err);
+  if (!rc) {
+    pm_schema_release(b->schema.children[0]);
+    rc = pm_schema_init(b->schema.children[0], "z", column, ARROW_FLAG_NULLABLE, 0, err);
+    char idbuf[16];
+    snprintf(idbuf, sizeof idbuf, "%d", (int)field_id);
+    const char *k[1] = {"PARQUET:field_id"}, *v[1] = {idbuf};
+    if (!rc) rc = pm_schema_set_metadata(b->schema.children[0], 1, k, v, err);
+  }
+  if (rc) {
+    pm_blob_reader_close(b);
+    return rc;
+  }
+  *out = b;
+  return 0;
+}
+
+int pm_blob_reader_next(pm_blob_reader *b, struct ArrowArray *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  if (b->next >= b->n) return 0;
+  int64_t k = b->n - b->next < b->batch_rows ? b->n - b->next : b->batch_rows;
+  int64_t a = b->starts[b->next], e = b->starts[b->next + k];
+  uint8_t *raw = malloc((size_t)(e - a) + 1);
+  int32_t *offs = pm_aligned_alloc(((size_t)k + 1) * 4);
+  uint8_t *data = pm_aligned_alloc((size_t)(e - a) + 1);
+  int rc = (raw && offs && data) ? 0 : PM_NOMEM(err);
+  if (!rc) rc = pm_file_read_at(b->f, (uint64_t)a, raw, (size_t)(e - a), err);
+  size_t w = 0;
+  offs[0] = 0;
+  for (int64_t i = 0; !rc && i < k; i++) {
+    int64_t ra = b->starts[b->next + i] - a, rl = b->starts[b->next + i + 1] - b->starts[b->next + i];
+    size_t dl = (size_t)(rl - 16);
+    memcpy(data + w, raw + ra + 4, dl);
+    w += dl;
+    if (w > INT32_MAX) rc = pm_errorf(err, PAIMON_ERR_NOMEM, "%s: blob batch exceeds 2 GiB", b->path);
+    offs[i + 1] = (int32_t)w;
+  }
+  free(raw);
+  if (!rc) rc = pm_array_init(out, k, 1, 1, err);
+  if (!rc) {
+    rc = pm_array_init(out->children[0], k, 3, 0, err);
+    if (rc) pm_array_release(out);
+  }
+  if (rc) {
+    pm_aligned_free(offs);
+    pm_aligned_free(data);
+    return rc;
+  }
+  pm_array_set_buffer(out->children[0], 1, offs);
+  pm_array_set_buffer(out->children[0], 2, data);
+  b->next += k;
+  return 0;
+}
+
+int64_t pm_blob_reader_num_rows(const pm_blob_reader *r) { return r->n; }
+
+int pm_blob_reader_schema(const pm_blob_reader *r, struct ArrowSchema *out, pm_error *err) {
+  return pm_schema_copy(&r->schema, out, err);
+}
