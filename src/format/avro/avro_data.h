@@ -46,7 +46,8 @@ void pm_avro_data_close(pm_avro_data_reader *r); /* NULL ok */
 /* ---- writing Arrow batches as an Avro data file ----
  * Top-level columns of boolean, int8/16/32 (Avro int), int64 (long), float,
  * double, string, binary, date32 (int date), timestamp s/ms (long
- * timestamp-millis, or local-timestamp-millis without a zone), us, ns and
+ * timestamp-millis; with a zone, i.e. TIMESTAMP WITH LOCAL TIME ZONE,
+ * local-timestamp-millis, as Java Paimon writes them), us, ns and
  * decimal128 (bytes decimal). A nullable field is the union ["null", T].
  * Other types are PAIMON_ERR_UNSUPPORTED naming the column. */
 typedef struct pm_avro_data_writer pm_avro_data_writer;

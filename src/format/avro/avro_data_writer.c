@@ -51,7 +51,7 @@ static int column_type(const struct ArrowSchema *f, wcol *c, char *json, size_t 
   else if (!strcmp(fmt, "Z")) c->kind = K_STR64, snprintf(json, cap, "\"bytes\"");
   else if (!strcmp(fmt, "tdD")) c->kind = K_DATE, snprintf(json, cap, "{\"type\":\"int\",\"logicalType\":\"date\"}");
   else if (!strncmp(fmt, "ts", 2) && fmt[2] && fmt[3] == ':') {
-    const char *local = fmt[4] ? "" : "local-";
+    const char *local = fmt[4] ? "local-" : ""; /* as Java: TIMESTAMP_LTZ is local-timestamp-* */
     const char *unit = fmt[2] == 'u' ? "micros" : fmt[2] == 'n' ? "nanos" : "millis";
     if (fmt[2] == 's') c->ts_mul = 1000;
     else if (fmt[2] != 'm' && fmt[2] != 'u' && fmt[2] != 'n') goto unsupported;
