@@ -141,7 +141,10 @@ static int avro_decode(avro_file *a, pm_avro_cursor *c, const pm_avro_schema *s,
   return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: Avro type not supported", pm_avro_reader_path(a->r));
 }
 
-static int32_t child_named(const struct ArrowSchema *s, const char *name) {
+/* The data schema child named `name`; files usually keep the schema's order, so try `hint` first. */
+static int32_t child_named(const struct ArrowSchema *s, const char *name, size_t hint) {
+  if (s && (int64_t)hint < s->n_children && s->children[hint]->name && !strcmp(s->children[hint]->name, name))
+    return (int32_t)hint;
   for (int64_t j = 0; s && j < s->n_children; j++)
     if (s->children[j]->name && !strcmp(s->children[j]->name, name)) return (int32_t)j;
   return -1;
@@ -157,10 +160,14 @@ static int32_t field_id_of(const struct ArrowSchema *f) {
   return id;
 }
 
-static int wanted(const pm_avro_data_options *o, int32_t id) {
-  for (size_t k = 0; k < o->n_field_ids; k++)
-    if (o->field_ids[k] == id) return 1;
-  return 0;
+static int cmp_id(const void *a, const void *b) {
+  int32_t x = *(const int32_t *)a, y = *(const int32_t *)b;
+  return (x > y) - (x < y);
+}
+
+/* sorted: the projection's ids, sorted (wide tables: no quadratic matching) */
+static int wanted(const int32_t *sorted, size_t n, int32_t id) {
+  return bsearch(&id, sorted, n, sizeof *sorted, cmp_id) != NULL;
 }
 
 int pm_avro_data_open(pm_file *file, const pm_avro_data_options *o, pm_avro_data_reader **out, pm_error *err) {
@@ -192,27 +199,33 @@ int pm_avro_data_open(pm_file *file, const pm_avro_data_options *o, pm_avro_data
   a->slot = malloc((nf + 1) * sizeof *a->slot);
   int32_t *typed = malloc((nf + 1) * sizeof *typed); /* data_schema child of each Avro field, or -1 */
   struct ArrowSchema *tmp = calloc(nf + 1, sizeof *tmp);
-  if (!a->slot || !tmp || !typed) {
+  int32_t *sorted = malloc((o->n_field_ids + 1) * sizeof *sorted);
+  if (!a->slot || !tmp || !typed || !sorted) {
     free(tmp);
     free(typed);
+    free(sorted);
     rc = PM_NOMEM(err);
     goto fail;
   }
+  size_t n_ids = o->field_ids ? o->n_field_ids : 0;
+  if (n_ids) memcpy(sorted, o->field_ids, n_ids * sizeof *sorted);
+  qsort(sorted, n_ids, sizeof *sorted, cmp_id);
   int any_wanted = 0;
   for (size_t i = 0; i < nf; i++) {
-    typed[i] = child_named(ds, a->rec->fields[i].name);
-    if (typed[i] >= 0 && o->field_ids && wanted(o, field_id_of(ds->children[typed[i]]))) any_wanted = 1;
+    typed[i] = child_named(ds, a->rec->fields[i].name, i);
+    if (typed[i] >= 0 && n_ids && wanted(sorted, n_ids, field_id_of(ds->children[typed[i]]))) any_wanted = 1;
   }
   int nout = 0;
   for (size_t i = 0; i < nf && !rc; i++) {
     a->slot[i] = -1;
     if (typed[i] < 0) continue; /* _KEY_ columns and unknown fields are skipped */
     const struct ArrowSchema *f = ds->children[typed[i]];
-    if (any_wanted && !wanted(o, field_id_of(f))) continue;
+    if (any_wanted && !wanted(sorted, n_ids, field_id_of(f))) continue;
     rc = pm_schema_copy(f, &tmp[nout], err);
     if (!rc) a->slot[i] = nout++;
   }
   free(typed);
+  free(sorted);
   if (!rc) rc = pm_schema_init(&a->schema, "+s", "", 0, nout, err);
   for (int i = 0; i < nout; i++) {
     if (!rc) {
