@@ -43,7 +43,7 @@ static int generate(const char *root, const char *fmt_name, pm_error *e) {
   pm_table_schema *schema = NULL;
   rc = pm_schema_parse((const char *)js.data, js.len, "generated", &schema, e);
   pm_buf_free(&js);
-  if (!rc) rc = pm_schema_write(root, NULL, schema, e);
+  if (!rc) rc = pm_schema_write(&(pm_schema_manager){pm_fs_local(), root, NULL}, schema, e);
   /* the data file: c<k> = row * WIDE + k */
   struct ArrowSchema as;
   memset(&as, 0, sizeof as);
@@ -103,12 +103,12 @@ static int generate(const char *root, const char *fmt_name, pm_error *e) {
   pm_manifest_file_meta meta;
   memset(&meta, 0, sizeof meta);
   snprintf(path, sizeof path, "%s/manifest-00000000-0000-0000-0000-000000000000-0", dir);
-  if (!rc) rc = pm_manifest_write(path, &en, 1, ptype, 0, NULL, &a, &meta, e);
+  if (!rc) rc = pm_manifest_write(pm_fs_local(), path, &en, 1, ptype, 0, NULL, &a, &meta, e);
   int64_t size = 0;
   snprintf(path, sizeof path, "%s/manifest-list-00000000-0000-0000-0000-000000000000-0", dir);
-  if (!rc) rc = pm_manifest_list_write(path, &meta, 1, NULL, &size, e);
+  if (!rc) rc = pm_manifest_list_write(pm_fs_local(), path, &meta, 1, NULL, &size, e);
   snprintf(path, sizeof path, "%s/manifest-list-00000000-0000-0000-0000-000000000000-1", dir);
-  if (!rc) rc = pm_manifest_list_write(path, NULL, 0, NULL, &size, e);
+  if (!rc) rc = pm_manifest_list_write(pm_fs_local(), path, NULL, 0, NULL, &size, e);
   pm_snapshot *s = NULL;
   if (!rc) rc = pm_snapshot_new(&s, e);
   if (!rc) {
@@ -119,7 +119,7 @@ static int generate(const char *root, const char *fmt_name, pm_error *e) {
     s->commit_kind = strdup("APPEND");
     s->commit_identifier = 1;
     s->time_millis = 1700000000000LL;
-    rc = pm_snapshot_commit(root, NULL, s, e);
+    rc = pm_snapshot_commit(&(pm_snapshot_manager){pm_fs_local(), root, NULL}, s, e);
   }
   pm_snapshot_free(s);
   pm_arena_free(&a);
