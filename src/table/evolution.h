@@ -20,21 +20,9 @@
 #include "arrow/arrow.h"
 #include "arrow/type.h"
 #include "util/error.h"
+#include "util/tz.h"
 
-/* ---- time zones ---- */
-
-/* A loaded time zone: UTC, a fixed offset ("+08:00", "GMT+8", "UTC-03:30")
- * or an IANA name read from the system zoneinfo database (TZif). */
-typedef struct pm_tz pm_tz;
-
-/* Loads a zone. NULL or "" means UTC. *out is owned by the caller: pm_tz_free. */
-int pm_tz_load(const char *name, pm_tz **out, pm_error *err);
-void pm_tz_free(pm_tz *tz); /* NULL ok */
-/* Offset (seconds east of UTC) in effect at a UTC instant. */
-int32_t pm_tz_offset_at_utc(const pm_tz *tz, int64_t utc_seconds);
-/* UTC seconds of a local wall-clock time (java.time rules: a gap time moves
- * forward by the gap, an overlap takes the earlier offset). */
-int64_t pm_tz_local_to_utc(const pm_tz *tz, int64_t local_seconds);
+/* Time zones (pm_tz) are util/tz.h. */
 
 /* ---- casts ---- */
 

@@ -320,7 +320,8 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   c->parallelism = pm_executor_width(&ex, par > 0 ? par : 1);
   const char *tzname = opt->session_time_zone;
   if (!tzname) tzname = t->co.session_time_zone;
-  rc = pm_tz_load(tzname, &c->tz, err);
+  /* No option: the process's local zone, as Java uses the JVM default zone. */
+  rc = tzname ? pm_tz_load(tzname, &c->tz, err) : pm_tz_load_local(&c->tz, err);
   c->cast.session_tz = c->tz;
   if (rc) goto fail;
 

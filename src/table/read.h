@@ -68,7 +68,8 @@ typedef struct pm_read_options {
   int64_t batch_rows;   /* rows per file batch; <= 0: option read.batch-size, else PM_READ_DEFAULT_BATCH_ROWS */
   int parallelism;      /* splits read concurrently; <= 0: option read.parallelism, else 1 */
   /* Session time zone for casts between zoned and zone-less timestamps;
-   * NULL: dynamic option session_time_zone / local-time-zone, else UTC. */
+   * NULL: dynamic option "session_time_zone" / "local-time-zone", else the
+   * process's local zone (TZ, else /etc/localtime; util/tz.h). */
   const char *session_time_zone;
 } pm_read_options;
 

@@ -22,7 +22,7 @@
 #include "harness.h"
 #include "meta/snapshot.h"
 #include "paimon/paimon.h"
-#include "table/fixture_compare.h"
+#include "support/fixture_compare.h"
 
 #define WH PM_SHARED("fixtures/warehouse/parquet")
 #define EXPECTED PM_SHARED("fixtures/expected")

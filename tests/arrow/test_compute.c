@@ -1,7 +1,7 @@
 /* take / filter / concat / zero-copy slice on nested types, with sliced and dictionary sources. */
 #include "arrow/builder.h"
 #include "arrow/compute.h"
-#include "arrow_test_util.h"
+#include "support/arrow_test_util.h"
 #include "harness.h"
 
 static pm_error err;

@@ -5,7 +5,7 @@
 #include "arrow/builder.h"
 #include "arrow/compute.h"
 #include "arrow/validate.h"
-#include "arrow_test_util.h"
+#include "support/arrow_test_util.h"
 #include "harness.h"
 
 static pm_error err;

@@ -3,7 +3,7 @@
 
 #include "arrow/builder.h"
 #include "arrow/stream.h"
-#include "arrow_test_util.h"
+#include "support/arrow_test_util.h"
 #include "harness.h"
 
 static pm_error err;

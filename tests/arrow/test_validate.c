@@ -1,7 +1,7 @@
 /* pm_arrow_validate: valid arrays pass (also sliced); each kind of corruption is caught with the field path. */
 #include "arrow/builder.h"
 #include "arrow/validate.h"
-#include "arrow_test_util.h"
+#include "support/arrow_test_util.h"
 #include "harness.h"
 
 static pm_error err;

@@ -8,8 +8,8 @@
 #include "format/orc/orc_reader.h"
 #include "format/orc/orc_writer.h"
 #include "format/parquet/parquet_writer.h"
-#include "parquet/test_write_flat_data.h"
-#include "parquet/test_write_nested_data.h"
+#include "support/test_write_flat_data.h"
+#include "support/test_write_nested_data.h"
 
 /* Columns of the flat data ORC can hold with the same canonical value (ORC has
  * no TIME, fixed-size binary or unsigned types; timestamps come back as ns,

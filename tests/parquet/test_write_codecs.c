@@ -2,7 +2,7 @@
  * with dictionary off; each file must decode to the same canonical rows (same
  * sha256 from parquet-check) as the default file, whose rows test_write_flat
  * compares with hand-computed values. */
-#include "test_write_flat_data.h"
+#include "support/test_write_flat_data.h"
 
 static int write_file(const char *p, const pm_pq_write_options *o) {
   struct ArrowSchema s;

@@ -5,7 +5,7 @@
 
 #include "format/parquet/parquet_meta.h"
 #include "io/file.h"
-#include "test_write_util.h"
+#include "support/test_write_util.h"
 
 static pm_pq_meta *read_meta(const char *p, pm_file **f) {
   pm_error err;

@@ -1,6 +1,6 @@
 /* Parquet writer: flat columns of every Arrow type, nullable and required,
  * checked by the oracle readers (parquet-check, parquet-dump --canon). */
-#include "test_write_flat_data.h"
+#include "support/test_write_flat_data.h"
 
 static void test_flat_all_types(void) {
   struct ArrowSchema s;

@@ -5,7 +5,7 @@
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_reader.h"
 #include "io/file.h"
-#include "test_write_util.h"
+#include "support/test_write_util.h"
 #include "util/compress.h"
 
 #define JAVA_FILE                                                                                            \

@@ -1,6 +1,6 @@
 /* Parquet writer: the less common Arrow inputs (time64 ns, date64,
  * decimal256, unsigned ints, large binary, large list, map with list values). */
-#include "test_write_util.h"
+#include "support/test_write_util.h"
 
 static const char *const more_expected =
     "[1,1,\"123.45\",65535,18446744073709551615,\"0x0001\",[1,-1],[[1,[\"a\",null]],[2,null]]]\n"

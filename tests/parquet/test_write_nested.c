@@ -1,6 +1,6 @@
 /* Parquet writer: lists, maps, structs, fixed-size lists, nested with nulls at
  * every level (Dremel levels), checked by the oracle readers. */
-#include "test_write_nested_data.h"
+#include "support/test_write_nested_data.h"
 
 #define N NESTED_N
 

@@ -2,7 +2,7 @@
  * struct inside a nullable list (nulls at list, struct and leaf level), with
  * v2 pages and LZ4_RAW. Expected rows derive from the flat test's hand-computed
  * rows. */
-#include "test_write_flat_data.h"
+#include "support/test_write_flat_data.h"
 
 static const char *const field_names[] = {"i32", "i64", "str", "dbl", "bool", "i8", "i16", "f32", "dec5",
                                           "dec15", "dec23", "date", "time_ms", "time_us", "ts_s", "ts_ms",

@@ -1,7 +1,7 @@
 /* Parquet writer: several pages and row groups, the page row limit, and the
  * dictionary fallback to PLAIN (at the first page, and mid-chunk when the
  * dictionary outgrows its limit). Checked by the oracles. */
-#include "test_write_util.h"
+#include "support/test_write_util.h"
 
 #define ROWS 50000
 

@@ -3,7 +3,7 @@
  * originals (oracle: parquet-dump, both files), and our own files must survive
  * writer -> reader -> writer unchanged (same canonical sha256). */
 #include "format/parquet/parquet_reader.h"
-#include "test_write_util.h"
+#include "support/test_write_util.h"
 
 #define FIX(rel) PM_SHARED("fixtures/warehouse/parquet/" rel)
 

@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fixture_compare.h"
+#include "support/fixture_compare.h"
 #include "harness.h"
 #include "data/predicate.h"
 #include "meta/snapshot.h"

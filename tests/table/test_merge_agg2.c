@@ -12,7 +12,7 @@
 #include <jansson.h>
 
 #include "arrow/builder.h"
-#include "fixture_compare.h"
+#include "support/fixture_compare.h"
 #include "harness.h"
 #include "table/agg_sketch.h"
 #include "table/merge.h"

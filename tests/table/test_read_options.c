@@ -6,7 +6,7 @@
  */
 #include <jansson.h>
 
-#include "fixture_compare.h"
+#include "support/fixture_compare.h"
 #include "harness.h"
 #include "table/read.h"
 #include "table/scan.h"

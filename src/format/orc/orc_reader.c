@@ -10,7 +10,7 @@
 #include "arrow/arrow.h"
 #include "format/orc/orc_proto.h"
 #include "format/orc/orc_rle.h"
-#include "format/orc/orc_tz.h"
+#include "util/tz.h"
 #include "util/buf.h"
 
 #define ORC_TAIL_READ 16384
@@ -128,8 +128,8 @@ struct pm_orc_reader {
   pm_buf tmp;       /* compressed bytes */
   uint64_t skipped_stripes, skipped_groups;
   char *tz;         /* writer time zone of the loaded stripe */
-  pm_orc_tz zone;   /* its offsets (loaded when a TIMESTAMP column is read) */
-  int zone_loaded;
+  pm_tz *zone;      /* its offsets (loaded when a TIMESTAMP column is read; unknown zones are UTC) */
+  char *zone_name;  /* the name zone was loaded for */
   int64_t zone_base; /* epoch seconds of 2015-01-01 00:00:00 in the writer zone */
 };
 
@@ -690,7 +690,8 @@ void pm_orc_reader_close(pm_orc_reader *r) {
   free(r->top);
   free(r->runs);
   free(r->tz);
-  pm_orc_tz_free(&r->zone);
+  pm_tz_free(r->zone);
+  free(r->zone_name);
   free(r);
 }
 
@@ -1968,6 +1969,23 @@ static int64_t ts_convert(int64_t secs, int64_t nanos, char unit) {
 }
 
 /* Decodes nn values of a leaf column into dense form and scatters into n slots. */
+/* Loads the writer zone `name` (unknown or unreadable zones read as UTC, as
+ * the ORC Java reader's TimeZone.getTimeZone does). */
+static int load_zone(pm_orc_reader *r, const char *name, pm_error *err) {
+  pm_tz_free(r->zone);
+  r->zone = NULL;
+  free(r->zone_name);
+  r->zone_name = dups(name);
+  if (!r->zone_name) return PM_NOMEM(err);
+  pm_error ignored;
+  pm_error_clear(&ignored);
+  int rc = pm_tz_load(name, &r->zone, &ignored);
+  if (rc == PAIMON_ERR_NOMEM) return PM_NOMEM(err);
+  if (rc) PM_TRY(pm_tz_load(NULL, &r->zone, err));
+  r->zone_base = pm_tz_local_to_utc(r->zone, ORC_BASE_SECONDS);
+  return 0;
+}
+
 static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const uint8_t *notnull, pm_error *err) {
   pm_orc_kind k = c->t->info.kind;
   int64_t start = c->length;
@@ -2280,13 +2298,9 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
       int64_t base = ORC_BASE_SECONDS;
       if (local) {
         const char *zn = r->tz ? r->tz : "UTC";
-        if (!r->zone_loaded || strcmp(r->zone.name, zn) != 0) {
-          pm_orc_tz_load(&r->zone, zn);
-          r->zone_loaded = 1;
-          r->zone_base = ORC_BASE_SECONDS - pm_orc_tz_offset_local(&r->zone, ORC_BASE_SECONDS);
-        }
+        if (!r->zone_name || strcmp(r->zone_name, zn) != 0) PM_TRY(load_zone(r, zn, err));
         base = r->zone_base;
-        if (r->zone.utc) local = 0;
+        if (pm_tz_is_utc(r->zone)) local = 0;
       }
       for (size_t i = 0, j = 0; i < n; i++) {
         if (notnull && !notnull[i]) {
@@ -2303,7 +2317,7 @@ static int read_leaf(pm_orc_reader *r, col_reader *c, size_t n, size_t nn, const
          * instants before 1970 with a millisecond part are one second high. */
         int64_t s = (int64_t)((uint64_t)secs[j] + (uint64_t)base);
         if (s < 0 && ns > 999999) s = (int64_t)((uint64_t)s - 1u);
-        if (local) s = (int64_t)((uint64_t)s + (uint64_t)(int64_t)pm_orc_tz_offset(&r->zone, s)); /* wall clock */
+        if (local) s = (int64_t)((uint64_t)s + (uint64_t)(int64_t)pm_tz_offset_at_utc(r->zone, s)); /* wall clock */
         dst[i] = ts_convert(s, ns, unit);
         j++;
       }

@@ -3,7 +3,7 @@
 #ifndef PM_TEST_WRITE_FLAT_DATA_H
 #define PM_TEST_WRITE_FLAT_DATA_H
 
-#include "test_write_util.h"
+#include "support/test_write_util.h"
 
 #define N 4
 

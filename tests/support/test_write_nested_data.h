@@ -4,7 +4,7 @@
 #ifndef PM_TEST_WRITE_NESTED_DATA_H
 #define PM_TEST_WRITE_NESTED_DATA_H
 
-#include "test_write_util.h"
+#include "support/test_write_util.h"
 
 #define NESTED_N 4
 
