@@ -2,6 +2,7 @@
 #include "data/predicate.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <math.h>
 #include <stdio.h>
@@ -12,7 +13,9 @@
 #include "arrow/arrow.h"
 #include "arrow/type.h"
 
-#define PRED_MAX_DEPTH 64
+/* Tree depth the evaluators accept (the parser's nesting limit plus the
+ * and/or levels between parentheses). */
+#define PRED_MAX_DEPTH (4 * PM_PRED_MAX_NESTING)
 
 __extension__ typedef __int128 pred_i128;
 
@@ -85,15 +88,38 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
   return era * 146097 + (int64_t)doe - 719468;
 }
 
-/* "YYYY-MM-DD" prefix; returns chars consumed or 0. */
+static int64_t floor_div64(int64_t a, int64_t b) {
+  int64_t q = a / b;
+  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
+  return q;
+}
+
+static void pm_pred_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
+  z += 719468;
+  int64_t era = floor_div64(z, 146097);
+  int64_t doe = z - era * 146097;
+  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+  int64_t mp = (5 * doy + 2) / 153;
+  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
+  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
+  *y = yoe + era * 400 + (*m <= 2);
+}
+
+/* "YYYY-MM-DD" prefix with a real calendar date; returns chars consumed or 0. */
 static size_t parse_date_prefix(const char *s, size_t n, int64_t *days) {
   int y, mo, d, used = 0;
   char buf[64];
   if (n >= sizeof buf) n = sizeof buf - 1;
   memcpy(buf, s, n);
   buf[n] = 0;
+  if (!isdigit((unsigned char)buf[0]) && buf[0] != '-') return 0;
   if (sscanf(buf, "%d-%d-%d%n", &y, &mo, &d, &used) != 3 || mo < 1 || mo > 12 || d < 1 || d > 31) return 0;
   *days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+  int64_t ry;
+  int rm, rd;
+  pm_pred_civil_from_days(*days, &ry, &rm, &rd);
+  if (rm != mo || rd != d) return 0; /* 2023-02-30 */
   return (size_t)used;
 }
 
@@ -151,6 +177,30 @@ int pm_parse_timestamp_text(const char *s, size_t n, int64_t *millis, int32_t *n
   return 0;
 }
 
+int pm_parse_timestamp_zoned(const char *s, size_t n, int64_t *millis, int32_t *nanos, int *zoned, int32_t *offset) {
+  *zoned = 0;
+  *offset = 0;
+  if (!pm_parse_timestamp_text(s, n, millis, nanos)) return 0;
+  /* The zone starts at the last 'Z', 'z', '+', ' UTC' or a '-' after the time. */
+  size_t z = n;
+  if (n >= 4 && !memcmp(s + n - 4, " UTC", 4)) z = n - 4;
+  else if (n && (s[n - 1] == 'Z' || s[n - 1] == 'z')) z = n - 1;
+  else {
+    for (size_t i = n; i > 11; i--)
+      if (s[i - 1] == '+' || s[i - 1] == '-') {
+        z = i - 1;
+        break;
+      }
+    if (z == n) return -1;
+    if (pm_tz_parse_offset(s + z, n - z, offset)) return -1;
+  }
+  size_t end = z;
+  if (end && s[end - 1] == ' ') end--;
+  if (end < 16 || pm_parse_timestamp_text(s, end, millis, nanos)) return -1; /* a time must be given */
+  *zoned = 1;
+  return 0;
+}
+
 /* Parses a decimal text into unscaled at `scale`. */
 static int parse_decimal_text(const char *s, size_t n, int32_t scale, int64_t *out) {
   size_t i = 0;
@@ -166,33 +216,37 @@ static int parse_decimal_text(const char *s, size_t n, int32_t scale, int64_t *o
     any = 1;
     if (seen_dot) {
       if (frac_digits >= scale) {
-        if (s[i] != '0') return -1; /* would lose precision */
+        if (s[i] != '0') return -2; /* would lose precision */
         continue;
       }
       frac_digits++;
     }
     v = v * 10 + (s[i] - '0');
-    if (v > (pred_i128)INT64_MAX) return -1;
+    if (v > (pred_i128)INT64_MAX) return -3;
   }
   if (!any) return -1;
   for (; frac_digits < scale; frac_digits++) {
     v *= 10;
-    if (v > (pred_i128)INT64_MAX) return -1;
+    if (v > (pred_i128)INT64_MAX) return -3;
   }
   *out = (int64_t)(neg ? -v : v);
   return 0;
 }
 
-/* Local copy of the root names so this file links without types.c. */
-static const char *root_name(pm_dtype_root r) {
-  static const char *names[] = {"BOOLEAN", "TINYINT", "SMALLINT", "INT", "BIGINT", "FLOAT", "DOUBLE",
-                                "DECIMAL", "CHAR", "VARCHAR", "BINARY", "VARBINARY", "DATE", "TIME",
-                                "TIMESTAMP", "TIMESTAMP_LTZ", "VARIANT", "BLOB", "GEOMETRY", "GEOGRAPHY",
-                                "ARRAY", "MULTISET", "MAP", "ROW", "VECTOR"};
-  return (unsigned)r < sizeof names / sizeof names[0] ? names[r] : "?";
-}
-static const char *col_type_name(const pm_pred_column *col) { return root_name(col->type->root); }
+static const char *root_name(pm_dtype_root r) { return pm_dtype_root_name(r); }
 
+/* The column's type as the schema spells it ("DECIMAL(10, 2)"), without NOT NULL. */
+static void col_type_text(const pm_pred_column *col, char *buf, size_t cap) {
+  char *t = pm_dtype_to_cstring(col->type);
+  if (!t) {
+    snprintf(buf, cap, "%s", root_name(col->type->root));
+    return;
+  }
+  size_t n = strlen(t);
+  if (n > 9 && !strcmp(t + n - 9, " NOT NULL")) t[n - 9] = 0;
+  snprintf(buf, cap, "%s", t);
+  free(t);
+}
 /* Plain text of a decimal whose unscaled value fits 64 bits (else "<decimal>"). */
 static void format_decimal(const pm_decimal *d, char *buf, size_t cap) {
   int64_t v = (int64_t)d->lo;
@@ -226,21 +280,123 @@ static void format_decimal(const pm_decimal *d, char *buf, size_t cap) {
   snprintf(buf, cap, "%s", out);
 }
 
+/* What a caller literal is, for error messages: "'abc'", "42", "true",
+ * "DATE '1970-01-02'", "a byte string of 3 bytes". */
+static void describe_literal(const pm_literal *lit, char *buf, size_t cap) {
+  char tmp[64];
+  switch (lit->kind) {
+    case PM_LIT_NULL: snprintf(buf, cap, "NULL"); return;
+    case PM_LIT_BOOL: snprintf(buf, cap, "%s", lit->i ? "true" : "false"); return;
+    case PM_LIT_INT: snprintf(buf, cap, "%lld", (long long)lit->i); return;
+    case PM_LIT_DOUBLE:
+      if (lit->s) snprintf(buf, cap, "%.*s", (int)(lit->len < 60 ? lit->len : 60), lit->s);
+      else snprintf(buf, cap, "%.17g", lit->d);
+      return;
+    case PM_LIT_STRING:
+      if (lit->len > 60) snprintf(buf, cap, "'%.60s...'", lit->s);
+      else snprintf(buf, cap, "'%.*s'", (int)lit->len, lit->s ? lit->s : "");
+      return;
+    case PM_LIT_BYTES: snprintf(buf, cap, "a byte string of %zu bytes", lit->len); return;
+    case PM_LIT_DECIMAL: {
+      pm_decimal d = {(uint64_t)lit->i, lit->i < 0 ? -1 : 0, 38, lit->scale};
+      format_decimal(&d, tmp, sizeof tmp);
+      snprintf(buf, cap, "%s", tmp);
+      return;
+    }
+    case PM_LIT_DATE: {
+      int64_t y;
+      int m, d;
+      pm_pred_civil_from_days(lit->i, &y, &m, &d);
+      snprintf(buf, cap, "DATE '%04lld-%02d-%02d'", (long long)y, m, d);
+      return;
+    }
+    case PM_LIT_TIME: {
+      int64_t ms = lit->i;
+      snprintf(buf, cap, "TIME '%02lld:%02lld:%02lld.%03lld'", (long long)(ms / 3600000), (long long)(ms / 60000 % 60),
+               (long long)(ms / 1000 % 60), (long long)(ms % 1000));
+      return;
+    }
+    case PM_LIT_TIMESTAMP: {
+      int64_t days = floor_div64(lit->i, 86400000LL), ms = lit->i - days * 86400000LL, y;
+      int m, d;
+      pm_pred_civil_from_days(days, &y, &m, &d);
+      snprintf(buf, cap, "TIMESTAMP '%04lld-%02d-%02d %02lld:%02lld:%02lld.%03lld'", (long long)y, m, d,
+               (long long)(ms / 3600000), (long long)(ms / 60000 % 60), (long long)(ms / 1000 % 60),
+               (long long)(ms % 1000));
+      return;
+    }
+  }
+  snprintf(buf, cap, "a literal of unknown kind %d", (int)lit->kind);
+}
+
+/* "a BOOLEAN", "an integer", ... for "why it does not fit". */
+static const char *literal_kind_text(pm_literal_kind k) {
+  switch (k) {
+    case PM_LIT_NULL: return "NULL";
+    case PM_LIT_BOOL: return "a boolean";
+    case PM_LIT_INT: return "an integer";
+    case PM_LIT_DOUBLE: return "a floating-point number";
+    case PM_LIT_STRING: return "a string";
+    case PM_LIT_BYTES: return "a byte string";
+    case PM_LIT_DECIMAL: return "a decimal number";
+    case PM_LIT_DATE: return "a date";
+    case PM_LIT_TIME: return "a time of day";
+    case PM_LIT_TIMESTAMP: return "a timestamp";
+  }
+  return "an unknown kind of literal";
+}
+
+/* "'1970-13-45' is not a valid DATE for column 'f12'" */
+static int not_valid(const pm_literal *lit, const pm_pred_column *col, pm_error *err) {
+  char v[96], t[96];
+  describe_literal(lit, v, sizeof v);
+  col_type_text(col, t, sizeof t);
+  return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s is not a valid %s for column '%s'", v, t,
+                   col->name ? col->name : "?");
+}
+
+/* "true does not fit column 'f1' of type INT: a boolean is not a number" */
+static int does_not_fit(const pm_literal *lit, const pm_pred_column *col, const char *why, pm_error *err) {
+  char v[96], t[96], w[160];
+  describe_literal(lit, v, sizeof v);
+  col_type_text(col, t, sizeof t);
+  if (!why) {
+    snprintf(w, sizeof w, "%s cannot be compared with %s", literal_kind_text(lit->kind), t);
+    why = w;
+  }
+  return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s does not fit column '%s' of type %s: %s", v,
+                   col->name ? col->name : "?", t, why);
+}
+
+/* Epoch millis of a wall-clock time in zone tz (NULL = UTC). */
+static int64_t wall_to_instant(const pm_tz *tz, int64_t wall_millis) {
+  int64_t secs = floor_div64(wall_millis, 1000);
+  return wall_millis + (pm_tz_local_to_utc(tz, secs) - secs) * 1000;
+}
+/* Wall-clock millis in zone tz of an instant. */
+static int64_t instant_to_wall(const pm_tz *tz, int64_t millis) {
+  return millis + (int64_t)pm_tz_offset_at_utc(tz, floor_div64(millis, 1000)) * 1000;
+}
+
 int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_value *out, uint8_t **owned,
                         pm_error *err) {
+  return pm_literal_to_value_tz(lit, col, NULL, out, owned, err);
+}
+
+int pm_literal_to_value_tz(const pm_literal *lit, const pm_pred_column *col, const pm_tz *tz, pm_value *out,
+                           uint8_t **owned, pm_error *err) {
   pm_dtype_root k = col->type->root;
   memset(out, 0, sizeof *out);
   *owned = NULL;
   out->kind = PM_V_NULL;
   if (lit->kind == PM_LIT_NULL) return 0;
   const char *cn = col->name ? col->name : "?";
-#define MISMATCH()                                                                                             \
-  pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "literal of kind %d does not fit column '%s' of type %s",       \
-            (int)lit->kind, cn, col_type_name(col))
+#define MISMATCH() does_not_fit(lit, col, NULL, err)
+#define INVALID() not_valid(lit, col, err)
   switch (k) {
     case PM_DT_BOOLEAN:
       if (lit->kind == PM_LIT_BOOL || lit->kind == PM_LIT_INT) {
-        if (lit->i != 0 && lit->i != 1) return MISMATCH();
+        if (lit->i != 0 && lit->i != 1) return does_not_fit(lit, col, "a BOOLEAN is true, false, 1 or 0", err);
         out->kind = PM_V_BOOL;
         out->u.i64 = lit->i;
         return 0;
@@ -249,7 +405,7 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
         out->kind = PM_V_BOOL;
         if (lit->len == 4 && !strncasecmp(lit->s, "true", 4)) out->u.i64 = 1;
         else if (lit->len == 5 && !strncasecmp(lit->s, "false", 5)) out->u.i64 = 0;
-        else return MISMATCH();
+        else return INVALID();
         return 0;
       }
       return MISMATCH();
@@ -260,20 +416,23 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
       int64_t v;
       if (lit->kind == PM_LIT_INT) v = lit->i;
       else if (lit->kind == PM_LIT_DOUBLE && lit->d == floor(lit->d) && fabs(lit->d) < 9.2e18) v = (int64_t)lit->d;
+      else if (lit->kind == PM_LIT_DOUBLE) return does_not_fit(lit, col, "the column holds whole numbers", err);
       else if (lit->kind == PM_LIT_STRING) {
         char buf[32], *end;
-        if (lit->len == 0 || lit->len >= sizeof buf) return MISMATCH();
+        if (lit->len == 0 || lit->len >= sizeof buf) return INVALID();
         memcpy(buf, lit->s, lit->len);
         buf[lit->len] = 0;
+        errno = 0;
         v = strtoll(buf, &end, 10);
-        if (*end) return MISMATCH();
+        if (*end || errno) return INVALID();
       } else
         return MISMATCH();
       int64_t lo = k == PM_DT_TINYINT ? INT8_MIN : k == PM_DT_SMALLINT ? INT16_MIN : k == PM_DT_INT ? INT32_MIN : INT64_MIN;
       int64_t hi = k == PM_DT_TINYINT ? INT8_MAX : k == PM_DT_SMALLINT ? INT16_MAX : k == PM_DT_INT ? INT32_MAX : INT64_MAX;
       if (v < lo || v > hi)
-        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "literal %lld is out of range for column '%s' of type %s",
-                         (long long)v, cn, col_type_name(col));
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                         "literal %lld is out of range for column '%s' of type %s (%lld to %lld)", (long long)v, cn,
+                         root_name(k), (long long)lo, (long long)hi);
       out->kind = PM_V_INT;
       out->u.i64 = v;
       return 0;
@@ -285,11 +444,11 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
       else if (lit->kind == PM_LIT_INT) out->u.f64 = (double)lit->i;
       else if (lit->kind == PM_LIT_STRING) {
         char buf[64], *end;
-        if (lit->len == 0 || lit->len >= sizeof buf) return MISMATCH();
+        if (lit->len == 0 || lit->len >= sizeof buf) return INVALID();
         memcpy(buf, lit->s, lit->len);
         buf[lit->len] = 0;
         out->u.f64 = strtod(buf, &end);
-        if (*end) return MISMATCH();
+        if (*end) return INVALID();
       } else
         return MISMATCH();
       if (k == PM_DT_FLOAT) out->u.f64 = (double)(float)out->u.f64;
@@ -303,20 +462,24 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
         while (ls < scale) {
           v *= 10;
           ls++;
-          if (v > (pred_i128)INT64_MAX || v < (pred_i128)INT64_MIN) return MISMATCH();
+          if (v > (pred_i128)INT64_MAX || v < (pred_i128)INT64_MIN)
+            return does_not_fit(lit, col, "too many digits", err);
         }
         while (ls > scale) {
-          if (v % 10) return MISMATCH();
+          if (v % 10) return does_not_fit(lit, col, "more fraction digits than the column's scale", err);
           v /= 10;
           ls--;
         }
         unscaled = (int64_t)v;
       } else if (lit->kind == PM_LIT_DOUBLE) {
         double v = lit->d * pow(10.0, scale);
-        if (!(fabs(v) < 9.2e18)) return MISMATCH();
+        if (!(fabs(v) < 9.2e18)) return does_not_fit(lit, col, "too many digits", err);
         unscaled = (int64_t)llround(v);
       } else if (lit->kind == PM_LIT_STRING) {
-        if (parse_decimal_text(lit->s, lit->len, scale, &unscaled)) return MISMATCH();
+        int r = parse_decimal_text(lit->s, lit->len, scale, &unscaled);
+        if (r == -2) return does_not_fit(lit, col, "more fraction digits than the column's scale", err);
+        if (r == -3) return does_not_fit(lit, col, "too many digits", err);
+        if (r) return INVALID();
       } else
         return MISMATCH();
       out->kind = PM_V_DECIMAL;
@@ -332,7 +495,7 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
     case PM_DT_VARBINARY:
     case PM_DT_BLOB:
       if (lit->kind != PM_LIT_STRING && lit->kind != PM_LIT_BYTES) return MISMATCH();
-      if (lit->kind == PM_LIT_BYTES && kind_is_string(k)) return MISMATCH();
+      if (lit->kind == PM_LIT_BYTES && kind_is_string(k)) return does_not_fit(lit, col, "bytes are not text", err);
       *owned = malloc(lit->len ? lit->len : 1);
       if (!*owned) return PM_NOMEM(err);
       if (lit->len) memcpy(*owned, lit->s, lit->len);
@@ -348,7 +511,7 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
       }
       if (lit->kind == PM_LIT_STRING) {
         int64_t days;
-        if (parse_date_prefix(lit->s, lit->len, &days) != lit->len) return MISMATCH();
+        if (parse_date_prefix(lit->s, lit->len, &days) != lit->len) return INVALID();
         out->kind = PM_V_INT;
         out->u.i64 = days;
         return 0;
@@ -363,40 +526,58 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
       if (lit->kind == PM_LIT_STRING) {
         int64_t ms;
         int32_t ns;
-        if (parse_time_prefix(lit->s, lit->len, &ms, &ns) != lit->len) return MISMATCH();
+        if (parse_time_prefix(lit->s, lit->len, &ms, &ns) != lit->len) return INVALID();
         out->kind = PM_V_INT;
         out->u.i64 = ms;
         return 0;
       }
       return MISMATCH();
     case PM_DT_TIMESTAMP:
-    case PM_DT_TIMESTAMP_LTZ:
+    case PM_DT_TIMESTAMP_LTZ: {
+      /* LTZ values are instants (epoch millis UTC); TIMESTAMP values are wall clocks. */
+      int ltz = k == PM_DT_TIMESTAMP_LTZ;
       out->kind = PM_V_TIMESTAMP;
-      if (lit->kind == PM_LIT_TIMESTAMP) {
-        if (lit->nanos < 0 || lit->nanos > 999999) return MISMATCH();
+      if (lit->kind == PM_LIT_TIMESTAMP) { /* epoch millis: the instant (LTZ) or the wall clock */
+        if (lit->nanos < 0 || lit->nanos > 999999)
+          return does_not_fit(lit, col, "nanoseconds of the millisecond must be 0 to 999999", err);
         out->u.ts.millis = lit->i;
         out->u.ts.nanos = lit->nanos;
         return 0;
       }
-      if (lit->kind == PM_LIT_INT) { /* epoch millis */
-        out->u.ts.millis = lit->i;
-        return 0;
-      }
-      if (lit->kind == PM_LIT_DATE) {
-        out->u.ts.millis = lit->i * 86400000LL;
+      if (lit->kind == PM_LIT_DATE) { /* midnight (in the session zone for LTZ) */
+        out->u.ts.millis = ltz ? wall_to_instant(tz, lit->i * 86400000LL) : lit->i * 86400000LL;
         return 0;
       }
       if (lit->kind == PM_LIT_STRING) {
-        if (pm_parse_timestamp_text(lit->s, lit->len, &out->u.ts.millis, &out->u.ts.nanos)) return MISMATCH();
+        int64_t wall;
+        int32_t ns, off;
+        int zoned;
+        if (pm_parse_timestamp_zoned(lit->s, lit->len, &wall, &ns, &zoned, &off)) {
+          out->kind = PM_V_NULL;
+          return INVALID();
+        }
+        int64_t instant = zoned ? wall - (int64_t)off * 1000 : 0;
+        if (ltz) out->u.ts.millis = zoned ? instant : wall_to_instant(tz, wall);
+        else out->u.ts.millis = zoned ? instant_to_wall(tz, instant) : wall;
+        out->u.ts.nanos = ns;
         return 0;
       }
       out->kind = PM_V_NULL;
+      if (lit->kind == PM_LIT_INT || lit->kind == PM_LIT_DOUBLE || lit->kind == PM_LIT_DECIMAL)
+        return does_not_fit(lit, col,
+                            "a number is not a timestamp (write a timestamp such as '1970-01-01 00:00:03', "
+                            "'1970-01-01T00:00:03Z' or TIMESTAMP '1970-01-01 00:00:03')",
+                            err);
       return MISMATCH();
-    default:
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "column '%s' of type %s cannot be used in a predicate", cn,
-                       col_type_name(col));
+    }
+    default: {
+      char t[96];
+      col_type_text(col, t, sizeof t);
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "column '%s' of type %s cannot be used in a predicate", cn, t);
+    }
   }
 #undef MISMATCH
+#undef INVALID
 }
 
 /* --------------------------------------------------------- construction */
@@ -422,6 +603,13 @@ void pm_pred_free(pm_predicate *p) {
   free(p);
 }
 
+/* The string functions and their negations. */
+static int op_is_string_fn(pm_pred_op op) {
+  return op == PM_PRED_STARTS_WITH || op == PM_PRED_ENDS_WITH || op == PM_PRED_CONTAINS || op == PM_PRED_LIKE ||
+         op == PM_PRED_NOT_STARTS_WITH || op == PM_PRED_NOT_ENDS_WITH || op == PM_PRED_NOT_CONTAINS ||
+         op == PM_PRED_NOT_LIKE;
+}
+
 static int op_is_leaf(pm_pred_op op) {
   return op != PM_PRED_AND && op != PM_PRED_OR && op != PM_PRED_ALWAYS_TRUE && op != PM_PRED_ALWAYS_FALSE;
 }
@@ -430,12 +618,18 @@ const char *pm_pred_op_name(pm_pred_op op) {
   static const char *names[] = {"and",         "or",          "equal",          "notEqual",   "lessThan",
                                 "lessOrEqual", "greaterThan", "greaterOrEqual", "isNull",     "isNotNull",
                                 "in",          "notIn",       "startsWith",     "endsWith",   "contains",
-                                "like",        "alwaysTrue",  "alwaysFalse"};
+                                "like",        "alwaysTrue",  "alwaysFalse",    "notLike",    "notStartsWith",
+                                "notEndsWith", "notContains"};
   return (unsigned)op < sizeof names / sizeof names[0] ? names[op] : "?";
 }
 
 int pm_pred_leaf(pm_pred_op op, const pm_pred_column *col, const pm_literal *lits, size_t n, pm_predicate **out,
                  pm_error *err) {
+  return pm_pred_leaf_tz(op, col, lits, n, NULL, out, err);
+}
+
+int pm_pred_leaf_tz(pm_pred_op op, const pm_pred_column *col, const pm_literal *lits, size_t n, const pm_tz *tz,
+                    pm_predicate **out, pm_error *err) {
   *out = NULL;
   if (!op_is_leaf(op) || !col || !col->type)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "predicate %s is not a leaf or has no column", pm_pred_op_name(op));
@@ -450,10 +644,9 @@ int pm_pred_leaf(pm_pred_op op, const pm_pred_column *col, const pm_literal *lit
   if (pm_dtype_is_nested(k))
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "predicate %s on nested column '%s' is not supported",
                      pm_pred_op_name(op), cn);
-  if ((op == PM_PRED_STARTS_WITH || op == PM_PRED_ENDS_WITH || op == PM_PRED_CONTAINS || op == PM_PRED_LIKE) &&
-      !kind_is_string(k))
+  if (op_is_string_fn(op) && !kind_is_string(k))
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "predicate %s needs a string column, '%s' is %s",
-                     pm_pred_op_name(op), cn, col_type_name(col));
+                     pm_pred_op_name(op), cn, root_name(k));
   pm_predicate *p = pred_alloc(op);
   if (!p) return PM_NOMEM(err);
   p->field_name = strdup(cn);
@@ -468,14 +661,14 @@ int pm_pred_leaf(pm_pred_op op, const pm_pred_column *col, const pm_literal *lit
   }
   for (size_t i = 0; i < n; i++) {
     uint8_t *owned = NULL;
-    int rc = pm_literal_to_value(&lits[i], col, &p->literals[i], &owned, err);
+    int rc = pm_literal_to_value_tz(&lits[i], col, tz, &p->literals[i], &owned, err);
     if (rc) {
       pm_pred_free(p);
       return rc;
     }
     p->n_literals = i + 1;
   }
-  if (op == PM_PRED_LIKE && p->literals[0].kind != PM_V_NULL) {
+  if ((op == PM_PRED_LIKE || op == PM_PRED_NOT_LIKE) && p->literals[0].kind != PM_V_NULL) {
     if (pm_like_match((const uint8_t *)"", 0, p->literals[0].u.bytes.data, p->literals[0].u.bytes.len) < 0) {
       pm_pred_free(p);
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "LIKE pattern on '%s' has an invalid escape", cn);
@@ -591,6 +784,14 @@ int pm_pred_negate(const pm_predicate *p, pm_predicate **out, pm_error *err) {
     case PM_PRED_IS_NOT_NULL: neg = PM_PRED_IS_NULL; break;
     case PM_PRED_IN: neg = PM_PRED_NOT_IN; break;
     case PM_PRED_NOT_IN: neg = PM_PRED_IN; break;
+    case PM_PRED_LIKE: neg = PM_PRED_NOT_LIKE; break;
+    case PM_PRED_NOT_LIKE: neg = PM_PRED_LIKE; break;
+    case PM_PRED_STARTS_WITH: neg = PM_PRED_NOT_STARTS_WITH; break;
+    case PM_PRED_NOT_STARTS_WITH: neg = PM_PRED_STARTS_WITH; break;
+    case PM_PRED_ENDS_WITH: neg = PM_PRED_NOT_ENDS_WITH; break;
+    case PM_PRED_NOT_ENDS_WITH: neg = PM_PRED_ENDS_WITH; break;
+    case PM_PRED_CONTAINS: neg = PM_PRED_NOT_CONTAINS; break;
+    case PM_PRED_NOT_CONTAINS: neg = PM_PRED_CONTAINS; break;
     case PM_PRED_ALWAYS_TRUE: return pm_pred_const(0, out, err);
     case PM_PRED_ALWAYS_FALSE: return pm_pred_const(1, out, err);
     default:
@@ -695,7 +896,8 @@ static int append_value(pm_buf *b, const pm_value *v) {
 
 int pm_pred_to_string(const pm_predicate *p, pm_buf *out, pm_error *err) {
   static const char *ops[] = {"", "", " = ", " <> ", " < ", " <= ", " > ", " >= ", " IS NULL", " IS NOT NULL",
-                              " IN (", " NOT IN (", " STARTS WITH ", " ENDS WITH ", " CONTAINS ", " LIKE "};
+                              " IN (", " NOT IN (", " STARTS WITH ", " ENDS WITH ", " CONTAINS ", " LIKE ",
+                              "", "", " NOT LIKE ", " NOT STARTS WITH ", " NOT ENDS WITH ", " NOT CONTAINS "};
   int rc = 0;
   if (p->op == PM_PRED_ALWAYS_TRUE) rc = append_str(out, "TRUE");
   else if (p->op == PM_PRED_ALWAYS_FALSE) rc = append_str(out, "FALSE");
@@ -823,6 +1025,12 @@ static int leaf_test(const pm_predicate *p, const pm_value *v) {
     case PM_PRED_LIKE:
       c = pm_like_match(v->u.bytes.data, v->u.bytes.len, l->u.bytes.data, l->u.bytes.len);
       return c > 0;
+    case PM_PRED_NOT_STARTS_WITH: return !bytes_starts(v, l);
+    case PM_PRED_NOT_ENDS_WITH: return !bytes_ends(v, l);
+    case PM_PRED_NOT_CONTAINS: return !bytes_contains(v, l);
+    case PM_PRED_NOT_LIKE:
+      c = pm_like_match(v->u.bytes.data, v->u.bytes.len, l->u.bytes.data, l->u.bytes.len);
+      return c == 0;
     default: return 0;
   }
 }
@@ -1033,7 +1241,8 @@ typedef struct eval_ctx {
 } eval_ctx;
 
 static int eval_rec(const eval_ctx *c, const pm_predicate *p, uint8_t *bits, int depth) {
-  if (depth > PRED_MAX_DEPTH) return pm_errorf(c->err, PAIMON_ERR_INVALID_ARGUMENT, "predicate nested too deeply");
+  if (depth > PRED_MAX_DEPTH)
+    return pm_errorf(c->err, PAIMON_ERR_INVALID_ARGUMENT, "predicate nested deeper than %d levels", PRED_MAX_DEPTH);
   if (p->op == PM_PRED_ALWAYS_TRUE || p->op == PM_PRED_ALWAYS_FALSE) {
     memset(bits, p->op == PM_PRED_ALWAYS_TRUE ? 0xff : 0, c->nbytes);
     return 0;
@@ -1148,6 +1357,7 @@ typedef struct parser {
   const pm_pred_column *cols;
   size_t n_cols;
   int cs;
+  const pm_tz *tz;
   pm_error *err;
 } parser;
 
@@ -1275,6 +1485,34 @@ static int parse_literal(parser *ps, pm_literal *lit, char **hold) {
     *hold = t;
     lit->s = t;
     lit->len = strlen(t);
+  } else if (tok_is_kw(ps, "date") || tok_is_kw(ps, "timestamp")) {
+    /* DATE 'YYYY-MM-DD' / TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f][zone]' */
+    int is_date = tok_is_kw(ps, "date");
+    size_t at = (size_t)(ps->tok - ps->src);
+    PM_TRY(next_token(ps));
+    if (ps->kind != TK_STRING)
+      return pm_errorf(ps->err, PAIMON_ERR_INVALID_ARGUMENT, "filter: expected a quoted value after %s at offset %zu",
+                       is_date ? "DATE" : "TIMESTAMP", at);
+    int64_t v = 0, ms;
+    int32_t ns, off;
+    int zoned;
+    int bad = is_date ? parse_date_prefix(ps->str, ps->str_len, &v) != ps->str_len || !ps->str_len
+                      : pm_parse_timestamp_zoned(ps->str, ps->str_len, &ms, &ns, &zoned, &off) != 0;
+    if (bad)
+      return pm_errorf(ps->err, PAIMON_ERR_INVALID_ARGUMENT, "filter: %s '%.*s' at offset %zu is not a valid %s%s",
+                       is_date ? "DATE" : "TIMESTAMP", (int)(ps->str_len > 60 ? 60 : ps->str_len), ps->str, at,
+                       is_date ? "date (YYYY-MM-DD)" : "timestamp (YYYY-MM-DD HH:MM:SS[.fff], optionally with Z or ",
+                       is_date ? "" : "an offset such as +08:00)");
+    if (is_date) {
+      lit->kind = PM_LIT_DATE;
+      lit->i = v;
+    } else { /* typed by the column like text (zone-less: the session zone for LTZ columns) */
+      lit->kind = PM_LIT_STRING;
+      *hold = ps->str;
+      ps->str = NULL;
+      lit->s = *hold;
+      lit->len = ps->str_len;
+    }
   } else if (tok_is_kw(ps, "true") || tok_is_kw(ps, "false")) {
     lit->kind = PM_LIT_BOOL;
     lit->i = tok_is_kw(ps, "true");
@@ -1307,18 +1545,30 @@ static int find_column(parser *ps, const pm_pred_column **out) {
       return 0;
     }
   }
+  const char *dot = ps->str ? NULL : memchr(name, '.', len);
+  for (size_t i = 0; dot && i < ps->n_cols; i++) {
+    const char *n = ps->cols[i].name;
+    size_t pl = (size_t)(dot - name);
+    if (strlen(n) == pl && (ps->cs ? !strncmp(n, name, pl) : !strncasecmp(n, name, pl)))
+      return pm_errorf(ps->err, PAIMON_ERR_UNSUPPORTED,
+                       "filter: '%.*s' is a field of the %s column '%s': filters on nested fields are not supported",
+                       (int)len, name, root_name(ps->cols[i].type->root), n);
+  }
   return pm_errorf(ps->err, PAIMON_ERR_NOT_FOUND, "filter: unknown column '%.*s'", (int)len, name);
 }
 
 static int make_leaf(parser *ps, pm_pred_op op, const pm_pred_column *col, pm_literal *lits, size_t n,
                      pm_predicate **out) {
   for (size_t i = 0; i < n; i++) fix_literal_for_column(&lits[i], col);
-  return pm_pred_leaf(op, col, lits, n, out, ps->err);
+  return pm_pred_leaf_tz(op, col, lits, n, ps->tz, out, ps->err);
 }
 
 static int parse_predicate_atom(parser *ps, pm_predicate **out, int depth) {
   *out = NULL;
-  if (depth > PRED_MAX_DEPTH) return pm_errorf(ps->err, PAIMON_ERR_INVALID_ARGUMENT, "filter: nested too deeply");
+  if (depth > PM_PRED_MAX_NESTING)
+    return pm_errorf(ps->err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "filter: nested deeper than %d levels of parentheses and NOT at offset %zu", PM_PRED_MAX_NESTING,
+                     (size_t)(ps->tok - ps->src));
   if (tok_is_kw(ps, "not")) {
     PM_TRY(next_token(ps));
     pm_predicate *inner = NULL;
@@ -1408,16 +1658,9 @@ static int parse_predicate_atom(parser *ps, pm_predicate **out, int depth) {
     pm_literal lit;
     char *hold;
     PM_TRY(parse_literal(ps, &lit, &hold));
-    pm_predicate *leaf = NULL;
-    int rc = make_leaf(ps, PM_PRED_LIKE, col, &lit, 1, &leaf);
+    int rc = make_leaf(ps, negate ? PM_PRED_NOT_LIKE : PM_PRED_LIKE, col, &lit, 1, out);
     free(hold);
-    if (rc) return rc;
-    if (!negate) {
-      *out = leaf;
-      return 0;
-    }
-    pm_pred_free(leaf);
-    return pm_errorf(ps->err, PAIMON_ERR_UNSUPPORTED, "filter: NOT LIKE is not supported");
+    return rc;
   }
   if (tok_is_kw(ps, "between")) {
     PM_TRY(next_token(ps));
@@ -1468,7 +1711,7 @@ static int parse_chain(parser *ps, pm_predicate **out, int depth, int is_or) {
   int rc = 0;
   for (;;) {
     pm_predicate *k = NULL;
-    rc = is_or ? parse_chain(ps, &k, depth + 1, 0) : parse_predicate_atom(ps, &k, depth + 1);
+    rc = is_or ? parse_chain(ps, &k, depth, 0) : parse_predicate_atom(ps, &k, depth);
     if (rc) break;
     if (n == cap) {
       pm_predicate **nk = realloc(kids, cap * 2 * sizeof *kids);
@@ -1503,6 +1746,11 @@ static int parse_or(parser *ps, pm_predicate **out, int depth) { return parse_ch
 
 int pm_pred_parse(const char *text, const pm_pred_column *cols, size_t n_cols, int case_sensitive,
                   pm_predicate **out, pm_error *err) {
+  return pm_pred_parse_tz(text, cols, n_cols, case_sensitive, NULL, out, err);
+}
+
+int pm_pred_parse_tz(const char *text, const pm_pred_column *cols, size_t n_cols, int case_sensitive,
+                     const pm_tz *tz, pm_predicate **out, pm_error *err) {
   *out = NULL;
   parser ps;
   memset(&ps, 0, sizeof ps);
@@ -1510,6 +1758,7 @@ int pm_pred_parse(const char *text, const pm_pred_column *cols, size_t n_cols, i
   ps.cols = cols;
   ps.n_cols = n_cols;
   ps.cs = case_sensitive;
+  ps.tz = tz;
   ps.err = err;
   int rc = next_token(&ps);
   if (!rc && ps.kind == TK_END) rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "filter: empty expression");

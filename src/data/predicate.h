@@ -6,8 +6,10 @@
  * Literals are typed against their column when the leaf is built (an INT
  * column gets int64 literals range-checked to 32 bits, a DATE column gets
  * days, a DECIMAL column gets unscaled values at the column's scale ...): a
- * literal that does not fit the column is PAIMON_ERR_INVALID_ARGUMENT naming
- * the column.
+ * literal that does not fit the column is PAIMON_ERR_INVALID_ARGUMENT saying
+ * what the value is, the column and its type, and why it does not fit
+ * ("'1970-13-45' is not a valid DATE for column 'f12'"). Timestamp columns
+ * take timestamp literals or text, never bare numbers.
  *
  * Three evaluations:
  *  - pm_pred_test_stats: can a file / manifest whose columns have these
@@ -32,6 +34,7 @@
 #include "paimon/arrow_c.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/tz.h"
 
 /* Values are data/binary_row.h pm_value (PM_V_* kinds), so partition rows
  * and stats decoded from BinaryRows can be evaluated directly. */
@@ -43,6 +46,11 @@ int pm_pred_value_compare(const pm_value *a, const pm_value *b);
 
 /* Parses "YYYY-MM-DD[( |T)HH:MM[:SS[.fffffffff]]]" as wall-clock epoch millis + nanos of milli. 0 or -1. */
 int pm_parse_timestamp_text(const char *s, size_t n, int64_t *millis, int32_t *nanos);
+/* The same, also accepting a zone after the time as printed for zoned values:
+ * "Z", "+08:00", "+0800", "+08" (optionally after a space) or " UTC".
+ * *zoned = 1 and *offset = seconds east of UTC when a zone is given (then
+ * the instant is *millis - *offset * 1000). 0 or -1. */
+int pm_parse_timestamp_zoned(const char *s, size_t n, int64_t *millis, int32_t *nanos, int *zoned, int32_t *offset);
 
 typedef enum pm_pred_op {
   PM_PRED_AND,
@@ -62,7 +70,13 @@ typedef enum pm_pred_op {
   PM_PRED_CONTAINS,
   PM_PRED_LIKE,
   PM_PRED_ALWAYS_TRUE,
-  PM_PRED_ALWAYS_FALSE
+  PM_PRED_ALWAYS_FALSE,
+  /* Negated string functions (NOT LIKE ...): false for a null value, like
+   * their positive forms; never used to prune. */
+  PM_PRED_NOT_LIKE,
+  PM_PRED_NOT_STARTS_WITH,
+  PM_PRED_NOT_ENDS_WITH,
+  PM_PRED_NOT_CONTAINS
 } pm_pred_op;
 
 /* Java's method name ("equal", "notEqual", ..., "and", "or"). */
@@ -118,9 +132,17 @@ typedef struct pm_literal {
 } pm_literal;
 
 /* Converts a caller literal to the column's type (copying bytes into *owned,
- * which the caller frees with free()). Errors name the column. */
+ * which the caller frees with free()). Errors name the column.
+ *
+ * Time zones (the _tz forms; the others use UTC): tz is the session time
+ * zone (util/tz.h, NULL = UTC). A zone-less text or DATE literal on a
+ * TIMESTAMP WITH LOCAL TIME ZONE column is a wall-clock time in tz; a zoned
+ * text ('1970-01-01T00:00:04Z', '... +08:00') is that instant, and on a
+ * zone-less TIMESTAMP column becomes the instant's wall clock in tz. */
 int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_value *out, uint8_t **owned,
                         pm_error *err);
+int pm_literal_to_value_tz(const pm_literal *lit, const pm_pred_column *col, const pm_tz *tz, pm_value *out,
+                           uint8_t **owned, pm_error *err);
 
 /* ---- construction ---- */
 
@@ -128,6 +150,8 @@ int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_val
  * isNull/isNotNull, >= 1 for in/notIn. */
 int pm_pred_leaf(pm_pred_op op, const pm_pred_column *col, const pm_literal *lits, size_t n, pm_predicate **out,
                  pm_error *err);
+int pm_pred_leaf_tz(pm_pred_op op, const pm_pred_column *col, const pm_literal *lits, size_t n, const pm_tz *tz,
+                    pm_predicate **out, pm_error *err);
 /* and / or of n children (takes ownership of every child, also on failure; n >= 1). */
 int pm_pred_compound(pm_pred_op op, pm_predicate **children, size_t n, pm_predicate **out, pm_error *err);
 int pm_pred_const(int value, pm_predicate **out, pm_error *err);
@@ -179,10 +203,17 @@ int pm_like_match(const uint8_t *s, size_t n, const uint8_t *pat, size_t pn);
 
 /* ---- text form for the CLI: `id > 5 and name like 'a%' or x in (1,2)` ----
  * Grammar: or/and/not, parentheses, = != <> < <= > >=, IS [NOT] NULL,
- * [NOT] IN (...), [NOT] LIKE 'p', BETWEEN a AND b; literals: numbers,
- * 'strings' ('' escapes a quote), true/false, null. Columns resolved against
- * cols (case-insensitive when !case_sensitive). */
+ * [NOT] IN (...), [NOT] LIKE 'p', [NOT] BETWEEN a AND b; literals: numbers,
+ * 'strings' ('' escapes a quote), true/false, null, DATE 'YYYY-MM-DD',
+ * TIMESTAMP 'YYYY-MM-DD HH:MM:SS[.f][zone]'; column names plain or quoted
+ * with "..." or `...`. Columns resolved against cols (case-insensitive when
+ * !case_sensitive). Parentheses and NOT nest up to PM_PRED_MAX_NESTING
+ * levels. */
+#define PM_PRED_MAX_NESTING 128
 int pm_pred_parse(const char *text, const pm_pred_column *cols, size_t n_cols, int case_sensitive,
                   pm_predicate **out, pm_error *err);
+/* The same with the session time zone for literals (pm_literal_to_value_tz). */
+int pm_pred_parse_tz(const char *text, const pm_pred_column *cols, size_t n_cols, int case_sensitive,
+                     const pm_tz *tz, pm_predicate **out, pm_error *err);
 
 #endif

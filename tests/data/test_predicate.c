@@ -235,11 +235,175 @@ static void test_parser_token_soup(void) {
   CHECK_MSG(parsed > 10, "%d parsed", parsed);
 }
 
+/* Issue 10 #6: literal errors say what the value is, the column's type and why it does not fit. */
+static const char *parse_error(const char *text) {
+  static pm_error err;
+  pm_error_clear(&err);
+  pm_predicate *p = NULL;
+  if (pm_pred_parse(text, COLS, NCOLS, 1, &p, &err) == 0) {
+    pm_pred_free(p);
+    return "(parsed)";
+  }
+  CHECK(p == NULL);
+  return err.message;
+}
+
+static void test_literal_error_messages(void) {
+  CHECK_EQ_STR(parse_error("d = '1970-13-45'"), "'1970-13-45' is not a valid DATE for column 'd'");
+  CHECK_EQ_STR(parse_error("d = '2023-02-30'"), "'2023-02-30' is not a valid DATE for column 'd'");
+  CHECK_EQ_STR(parse_error("id = 'abc'"), "'abc' is not a valid INT for column 'id'");
+  CHECK_EQ_STR(parse_error("amt = 'x1'"), "'x1' is not a valid DECIMAL(10, 2) for column 'amt'");
+  CHECK_EQ_STR(parse_error("ts = 'noon'"), "'noon' is not a valid TIMESTAMP(3) for column 'ts'");
+  CHECK_EQ_STR(parse_error("id = true"), "true does not fit column 'id' of type INT: a boolean cannot be compared with INT");
+  CHECK_EQ_STR(parse_error("id = 1.5"), "1.5 does not fit column 'id' of type INT: the column holds whole numbers");
+  CHECK_EQ_STR(parse_error("amt = 1.234"), "'1.234' does not fit column 'amt' of type DECIMAL(10, 2): more fraction "
+                                           "digits than the column's scale");
+  CHECK(strstr(parse_error("id = 3000000000"), "out of range for column 'id' of type INT") != NULL);
+  CHECK(strstr(parse_error("d = true"), "kind") == NULL);
+  /* the API's literal kinds through pm_literal_to_value: never "kind N" */
+  pm_error err;
+  pm_error_clear(&err);
+  pm_literal lit = {.kind = PM_LIT_BYTES, .s = "ab", .len = 2};
+  pm_value v;
+  uint8_t *owned = NULL;
+  CHECK(pm_literal_to_value(&lit, &COLS[1], &v, &owned, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_STR(err.message, "a byte string of 2 bytes does not fit column 'name' of type STRING: bytes are not text");
+  pm_literal dl = {.kind = PM_LIT_DATE, .i = 1};
+  CHECK(pm_literal_to_value(&dl, &COLS[0], &v, &owned, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_STR(err.message, "DATE '1970-01-02' does not fit column 'id' of type INT: a date cannot be compared with INT");
+}
+
+static pm_data_type T_LTZ = {.root = PM_DT_TIMESTAMP_LTZ, .nullable = 1, .precision = 0};
+static pm_pred_column TS_COLS[] = {{"ts", 0, 0, &T_TS}, {"ts_tz_sec", 1, 1, &T_LTZ}};
+
+/* The one literal of a single-leaf predicate parsed in zone `zone` (NULL = UTC): millis, or INT64_MIN. */
+static int64_t ts_literal(const char *text, const char *zone) {
+  pm_error err;
+  pm_error_clear(&err);
+  pm_tz *tz = NULL;
+  if (zone && pm_tz_load(zone, &tz, &err)) return INT64_MIN;
+  pm_predicate *p = NULL;
+  int64_t r = INT64_MIN;
+  if (pm_pred_parse_tz(text, TS_COLS, 2, 1, tz, &p, &err) == 0 && p->n_literals == 1 &&
+      p->literals[0].kind == PM_V_TIMESTAMP)
+    r = p->literals[0].u.ts.millis;
+  else if (err.message[0])
+    fprintf(stderr, "  %s: %s\n", text, err.message);
+  pm_pred_free(p);
+  pm_tz_free(tz);
+  return r;
+}
+
+/* Issue 10 #17 and #7: printed timestamp forms are accepted; LTZ literals honour the zone; numbers are refused. */
+static void test_timestamp_literals(void) {
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1970-01-01T00:00:04Z'", NULL), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1970-01-01T00:00:04Z'", "Asia/Shanghai"), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1970-01-01T08:00:04+08:00'", NULL), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1970-01-01 08:00:04 +0800'", NULL), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1969-12-31T19:00:04-05:00'", NULL), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1970-01-01 00:00:04 UTC'", NULL), 4000);
+  /* zone-less text on a local-time-zone column: wall clock of the session zone */
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1970-01-01 08:00:04'", "Asia/Shanghai"), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = '1970-01-01 00:00:04'", NULL), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec = TIMESTAMP '1970-01-01 08:00:04'", "Asia/Shanghai"), 4000);
+  CHECK_EQ_INT(ts_literal("ts_tz_sec >= DATE '1970-01-02'", "Asia/Shanghai"), 86400000LL - 8 * 3600000LL);
+  /* zone-less column: zone-less text is the wall clock; a zoned text is converted to the session zone */
+  CHECK_EQ_INT(ts_literal("ts = '1970-01-01T00:00:04'", "Asia/Shanghai"), 4000);
+  CHECK_EQ_INT(ts_literal("ts = '1970-01-01T00:00:04Z'", "Asia/Shanghai"), 8 * 3600000LL + 4000);
+  CHECK_EQ_INT(ts_literal("ts = TIMESTAMP '1970-01-01 00:00:04.5'", NULL), 4500);
+  CHECK_EQ_INT(ts_literal("ts < DATE '1970-01-02'", NULL), 86400000LL);
+  /* an integer compared with a timestamp column is an error */
+  pm_error err;
+  pm_error_clear(&err);
+  pm_predicate *p = NULL;
+  CHECK(pm_pred_parse("ts > 3", TS_COLS, 2, 1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT && !p);
+  CHECK(strstr(err.message, "3 does not fit column 'ts' of type TIMESTAMP(3): a number is not a timestamp") != NULL);
+  CHECK(pm_pred_parse("ts_tz_sec > 3.5", TS_COLS, 2, 1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT && !p);
+  CHECK(pm_pred_parse("ts = TIMESTAMP '1970-01-01 25:00'", TS_COLS, 2, 1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(err.message, "is not a valid timestamp") != NULL);
+  CHECK(pm_pred_parse("ts = DATE 'x'", TS_COLS, 2, 1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(pm_pred_parse("ts = '1970-01-01T00:00:04+25:00'", TS_COLS, 2, 1, &p, &err) == PAIMON_ERR_INVALID_ARGUMENT);
+}
+
+/* Issue 10 #18: at least 64 levels of nesting; the limit is in the message. */
+static void test_nesting_limit(void) {
+  char buf[4096];
+  for (int depth = 64; depth <= PM_PRED_MAX_NESTING + 1; depth += PM_PRED_MAX_NESTING + 1 - 64) {
+    size_t k = 0;
+    for (int i = 0; i < depth; i++) k += (size_t)snprintf(buf + k, sizeof buf - k, "(id = %d or ", i);
+    k += (size_t)snprintf(buf + k, sizeof buf - k, "id = 7");
+    for (int i = 0; i < depth; i++) buf[k++] = ')';
+    buf[k] = 0;
+    pm_error err;
+    pm_error_clear(&err);
+    pm_predicate *p = NULL;
+    int rc = pm_pred_parse(buf, COLS, NCOLS, 1, &p, &err);
+    if (depth <= PM_PRED_MAX_NESTING) {
+      CHECK_OK(rc, &err);
+      pm_value row[NCOLS] = {vint(7), vstr("a"), vnull(), vnull(), vnull(), vnull()};
+      CHECK_EQ_INT(rc ? -1 : pm_pred_eval_values(p, row, NCOLS), 1);
+      pm_pred_free(p);
+    } else {
+      CHECK(rc == PAIMON_ERR_INVALID_ARGUMENT && !p);
+      CHECK_MSG(strstr(err.message, "nested deeper than 128 levels") != NULL, "%s", err.message);
+    }
+  }
+  CHECK(PM_PRED_MAX_NESTING >= 64);
+  /* NOT counts as a level too: 100 NOTs are fine */
+  size_t k = 0;
+  for (int i = 0; i < 100; i++) k += (size_t)snprintf(buf + k, sizeof buf - k, "not ");
+  snprintf(buf + k, sizeof buf - k, "id = 7");
+  pm_value row[NCOLS] = {vint(7), vstr("a"), vnull(), vnull(), vnull(), vnull()};
+  CHECK_EQ_INT(eval_text(buf, row), 1);
+}
+
+/* Filters UX: NOT LIKE, [NOT] BETWEEN, DATE / TIMESTAMP literals, quoted names, nested fields. */
+static void test_grammar_ux(void) {
+  pm_value row[NCOLS] = {vint(7), vstr("alice"), vdbl(1.5), vnull(), vint(19723), vnull()};
+  CHECK_EQ_INT(eval_text("name not like 'b%'", row), 1);
+  CHECK_EQ_INT(eval_text("name not like 'a%'", row), 0);
+  CHECK_EQ_INT(eval_text("not (name like 'a%')", row), 0);
+  CHECK_EQ_INT(eval_text("not (name not like 'a%')", row), 1);
+  CHECK_EQ_INT(eval_text("id not between 1 and 6", row), 1);
+  CHECK_EQ_INT(eval_text("id not between 1 and 7", row), 0);
+  CHECK_EQ_INT(eval_text("d = DATE '2024-01-01'", row), 1);
+  CHECK_EQ_INT(eval_text("d between DATE '2023-12-31' and DATE '2024-01-02'", row), 1);
+  CHECK_EQ_INT(eval_text("\"id\" = 7 and \"name\" = 'alice'", row), 1);
+  CHECK_EQ_INT(eval_text("`ID` = 7", row), 1);
+  pm_value nulls[NCOLS] = {vint(7), vnull(), vnull(), vnull(), vnull(), vnull()};
+  CHECK_EQ_INT(eval_text("name not like 'b%'", nulls), 0); /* NULL never matches, negated or not */
+  /* NOT LIKE prints back and never prunes */
+  pm_error err;
+  pm_error_clear(&err);
+  pm_predicate *p = NULL;
+  CHECK_OK(pm_pred_parse("name not like 'a%'", COLS, NCOLS, 1, &p, &err), &err);
+  pm_buf b;
+  pm_buf_init(&b);
+  CHECK_OK(pm_pred_to_string(p, &b, &err), &err);
+  pm_buf_push_u8(&b, 0);
+  CHECK_EQ_STR((const char *)b.data, "name NOT LIKE 'a%'");
+  pm_buf_free(&b);
+  pm_col_stats st = {vstr("a"), vstr("az"), 0};
+  const pm_col_stats *cols[NCOLS] = {NULL, &st, NULL, NULL, NULL, NULL};
+  CHECK_EQ_INT(pm_pred_test_stats(p, 10, cols, NCOLS), 1);
+  pm_pred_free(p);
+  /* nested fields: a clear error naming the ROW column */
+  static pm_data_type T_ROW = {.root = PM_DT_ROW, .nullable = 1};
+  static pm_pred_column NCOLS2[] = {{"id", 0, 0, &T_INT}, {"a", 1, 1, &T_ROW}};
+  CHECK(pm_pred_parse("a.b = 1", NCOLS2, 2, 1, &p, &err) == PAIMON_ERR_UNSUPPORTED && !p);
+  CHECK_EQ_STR(err.message, "filter: 'a.b' is a field of the ROW column 'a': filters on nested fields are not supported");
+  CHECK(pm_pred_parse("x.b = 1", NCOLS2, 2, 1, &p, &err) == PAIMON_ERR_NOT_FOUND);
+}
+
 int main(void) {
   RUN_TEST(test_parse_and_rows);
   RUN_TEST(test_stats);
   RUN_TEST(test_batch);
   RUN_TEST(test_like);
   RUN_TEST(test_parser_token_soup);
+  RUN_TEST(test_literal_error_messages);
+  RUN_TEST(test_timestamp_literals);
+  RUN_TEST(test_nesting_limit);
+  RUN_TEST(test_grammar_ux);
   TEST_MAIN_END();
 }
