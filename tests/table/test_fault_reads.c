@@ -20,7 +20,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fixture_compare.h"
+#include "support/fixture_compare.h"
 #include "harness.h"
 #include "io/fs_fault.h"
 #include "table/read.h"
