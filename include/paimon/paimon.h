@@ -226,9 +226,16 @@ PAIMON_EXPORT paimon_literal paimon_literal_timestamp(int64_t epoch_millis, int3
 
 /* Leaves. The column is resolved against the builder's table (honouring its
  * case sensitivity) and literals are converted to the column type; a
- * literal that does not fit is PAIMON_ERR_INVALID_ARGUMENT naming the
- * column. *out owned by the caller until given to with_filter / and / or
- * (paimon_predicate_free otherwise). */
+ * literal that does not fit is PAIMON_ERR_INVALID_ARGUMENT saying what the
+ * value is, the column, its type and why ("'1970-13-45' is not a valid DATE
+ * for column 'f12'"). Timestamp columns take paimon_literal_timestamp,
+ * paimon_literal_date or text, never numbers. Text for a TIMESTAMP WITH
+ * LOCAL TIME ZONE column may carry its zone ('1970-01-01T00:00:04Z',
+ * '1970-01-01 08:00:04+08:00', as zoned values print); zone-less text is a
+ * wall-clock time in the session time zone (option session_time_zone /
+ * local-time-zone, else the process's local zone). *out owned by the caller
+ * until given to with_filter / and / or / not (paimon_predicate_free
+ * otherwise). */
 PAIMON_EXPORT paimon_status paimon_predicate_equal(const paimon_read_builder *rb, const char *column, paimon_literal v,
                                                    paimon_predicate **out, paimon_error *err);
 PAIMON_EXPORT paimon_status paimon_predicate_not_equal(const paimon_read_builder *rb, const char *column,
@@ -267,8 +274,18 @@ PAIMON_EXPORT paimon_status paimon_predicate_and(paimon_predicate *const *childr
                                                  paimon_error *err);
 PAIMON_EXPORT paimon_status paimon_predicate_or(paimon_predicate *const *children, size_t n, paimon_predicate **out,
                                                 paimon_error *err);
+/* Logical NOT of a predicate; takes ownership of child (also on failure).
+ * NULL values match neither a predicate nor its negation (SQL). */
+PAIMON_EXPORT paimon_status paimon_predicate_not(paimon_predicate *child, paimon_predicate **out, paimon_error *err);
+/* column BETWEEN low AND high (both inclusive): greater_or_equal(low) and less_or_equal(high). */
+PAIMON_EXPORT paimon_status paimon_predicate_between(const paimon_read_builder *rb, const char *column,
+                                                     paimon_literal low, paimon_literal high, paimon_predicate **out,
+                                                     paimon_error *err);
 /* Parses a filter expression: `id > 5 and name like 'a%'`, `x in (1, 2)`,
- * `y is not null`, `d = '2024-01-01'`, `not (a = 1 or b < 2)`, `v between 1 and 9`. */
+ * `y is not null`, `d = '2024-01-01'`, `not (a = 1 or b < 2)`, `v between 1 and 9`,
+ * `s not like 'x%'`, `d >= DATE '2024-01-01'`, `ts < TIMESTAMP '2024-01-01 10:00:00'`,
+ * `ts_ltz = '1970-01-01T00:00:04Z'`, `"quoted name" = 1`. Parentheses and NOT
+ * nest up to 128 levels. Literals are typed as for the leaf builders above. */
 PAIMON_EXPORT paimon_status paimon_predicate_parse(const paimon_read_builder *rb, const char *text,
                                                    paimon_predicate **out, paimon_error *err);
 /* Readable form of a predicate; *text owned by the caller (paimon_free_string). */

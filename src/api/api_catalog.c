@@ -1,14 +1,11 @@
 /* Public C API (include/paimon/paimon.h): version, freeing helpers, options and the catalog. */
 #include "api/api_internal.h"
+#include "util/str.h"
 
 const char *paimon_version(void) { return PAIMON_VERSION_STRING; }
 
 void paimon_free_string(char *s) { free(s); }
-void paimon_free_strings(char **v, size_t n) {
-  if (!v) return;
-  for (size_t i = 0; i < n; i++) free(v[i]);
-  free(v);
-}
+void paimon_free_strings(char **v, size_t n) { pm_strings_free(v, n); }
 void paimon_free_bytes(uint8_t *b) { free(b); }
 
 char *pm_api_origin(const pm_table *t, pm_error *err) {

@@ -85,6 +85,11 @@ static void predicate_free_handle(paimon_predicate *p) {
   free(p);
 }
 
+/* 1 if l->kind is a paimon_literal_kind. */
+static int literal_kind_valid(const paimon_literal *l) {
+  return (unsigned)l->kind <= (unsigned)PAIMON_LITERAL_TIMESTAMP;
+}
+
 static pm_literal to_pm_literal(const paimon_literal *l) {
   pm_literal o;
   memset(&o, 0, sizeof o);
@@ -125,11 +130,21 @@ static int table_columns(const paimon_read_builder *rb, pm_pred_column **out, si
   return 0;
 }
 
-static paimon_status make_leaf(const paimon_read_builder *rb, pm_pred_op op, const char *column,
+/* fn: the public function's name for argument errors. */
+static paimon_status make_leaf(const char *fn, const paimon_read_builder *rb, pm_pred_op op, const char *column,
                                const paimon_literal *lits, size_t n, paimon_predicate **out, paimon_error *err) {
-  CHECK_ARG(out, "out is NULL");
+  if (!out) return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: out is NULL", fn);
   *out = NULL;
-  CHECK_ARG(rb && column && (lits || n == 0), "NULL argument");
+  if (!rb) return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: read builder is NULL", fn);
+  if (!column) return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: column is NULL", fn);
+  if (!lits && n) return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: values is NULL", fn);
+  for (size_t i = 0; i < n; i++)
+    if (!literal_kind_valid(&lits[i]))
+      return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                                      "%s: value %zu for column '%s' is not a paimon_literal (kind %d is none of "
+                                      "PAIMON_LITERAL_NULL..PAIMON_LITERAL_TIMESTAMP; use the paimon_literal_* "
+                                      "constructors)",
+                                      fn, i + 1, column, (int)lits[i].kind);
   const pm_table_schema *s = rb->t->schema;
   int idx = -1;
   for (size_t i = 0; i < s->n_fields && idx < 0; i++)
@@ -142,8 +157,11 @@ static paimon_status make_leaf(const paimon_read_builder *rb, pm_pred_op op, con
   pm_literal *pl = n ? calloc(n, sizeof *pl) : NULL;
   if (n && !pl) return (paimon_status)PM_NOMEM(err);
   for (size_t i = 0; i < n; i++) pl[i] = to_pm_literal(&lits[i]);
-  paimon_predicate *p = predicate_new(rb->origin, err);
-  int rc = p ? pm_pred_leaf(op, &col, pl, n, &p->p, err) : PAIMON_ERR_NOMEM;
+  pm_tz *tz = NULL; /* the session zone types zone-less timestamp text */
+  int rc = pm_table_session_tz(rb->t, NULL, &tz, err);
+  paimon_predicate *p = rc ? NULL : predicate_new(rb->origin, err);
+  if (!rc) rc = p ? pm_pred_leaf_tz(op, &col, pl, n, tz, &p->p, err) : PAIMON_ERR_NOMEM;
+  pm_tz_free(tz);
   free(pl);
   if (rc) {
     predicate_free_handle(p);
@@ -156,7 +174,7 @@ static paimon_status make_leaf(const paimon_read_builder *rb, pm_pred_op op, con
 #define LEAF1(fn, op)                                                                                          \
   paimon_status fn(const paimon_read_builder *rb, const char *column, paimon_literal v, paimon_predicate **out, \
                    paimon_error *err) {                                                                        \
-    return make_leaf(rb, op, column, &v, 1, out, err);                                                         \
+    return make_leaf(#fn, rb, op, column, &v, 1, out, err);                                                    \
   }
 LEAF1(paimon_predicate_equal, PM_PRED_EQUAL)
 LEAF1(paimon_predicate_not_equal, PM_PRED_NOT_EQUAL)
@@ -167,20 +185,20 @@ LEAF1(paimon_predicate_greater_or_equal, PM_PRED_GREATER_OR_EQUAL)
 
 paimon_status paimon_predicate_is_null(const paimon_read_builder *rb, const char *column, paimon_predicate **out,
                                        paimon_error *err) {
-  return make_leaf(rb, PM_PRED_IS_NULL, column, NULL, 0, out, err);
+  return make_leaf(__func__, rb, PM_PRED_IS_NULL, column, NULL, 0, out, err);
 }
 paimon_status paimon_predicate_is_not_null(const paimon_read_builder *rb, const char *column,
                                            paimon_predicate **out, paimon_error *err) {
-  return make_leaf(rb, PM_PRED_IS_NOT_NULL, column, NULL, 0, out, err);
+  return make_leaf(__func__, rb, PM_PRED_IS_NOT_NULL, column, NULL, 0, out, err);
 }
 paimon_status paimon_predicate_in(const paimon_read_builder *rb, const char *column, const paimon_literal *values,
                                   size_t n, paimon_predicate **out, paimon_error *err) {
-  return make_leaf(rb, PM_PRED_IN, column, values, n, out, err);
+  return make_leaf(__func__, rb, PM_PRED_IN, column, values, n, out, err);
 }
 paimon_status paimon_predicate_not_in(const paimon_read_builder *rb, const char *column,
                                       const paimon_literal *values, size_t n, paimon_predicate **out,
                                       paimon_error *err) {
-  return make_leaf(rb, PM_PRED_NOT_IN, column, values, n, out, err);
+  return make_leaf(__func__, rb, PM_PRED_NOT_IN, column, values, n, out, err);
 }
 
 #define LEAFS(fn, op)                                                                                            \
@@ -191,7 +209,7 @@ paimon_status paimon_predicate_not_in(const paimon_read_builder *rb, const char 
       return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: pattern is NULL", #fn);            \
     }                                                                                                            \
     paimon_literal v = paimon_literal_string(text);                                                              \
-    return make_leaf(rb, op, column, &v, 1, out, err);                                                           \
+    return make_leaf(#fn, rb, op, column, &v, 1, out, err);                                                      \
   }
 LEAFS(paimon_predicate_starts_with, PM_PRED_STARTS_WITH)
 LEAFS(paimon_predicate_ends_with, PM_PRED_ENDS_WITH)
@@ -248,19 +266,55 @@ paimon_status paimon_predicate_or(paimon_predicate *const *children, size_t n, p
   return compound(PM_PRED_OR, children, n, out, err);
 }
 
+paimon_status paimon_predicate_not(paimon_predicate *child, paimon_predicate **out, paimon_error *err) {
+  if (out) *out = NULL;
+  if (!child || !out) {
+    paimon_predicate_free(child);
+    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "paimon_predicate_not: %s is NULL",
+                                    child ? "out" : "the predicate");
+  }
+  pm_predicate *neg = NULL;
+  int rc = pm_pred_negate(child->p, &neg, err);
+  if (rc) {
+    paimon_predicate_free(child);
+    return (paimon_status)rc;
+  }
+  pm_pred_free(child->p); /* the child's handle (and its origin) becomes the result's */
+  child->p = neg;
+  *out = child;
+  return PAIMON_OK;
+}
+
+paimon_status paimon_predicate_between(const paimon_read_builder *rb, const char *column, paimon_literal low,
+                                       paimon_literal high, paimon_predicate **out, paimon_error *err) {
+  if (out) *out = NULL;
+  paimon_predicate *kids[2] = {NULL, NULL};
+  paimon_status rc = make_leaf(__func__, rb, PM_PRED_GREATER_OR_EQUAL, column, &low, 1, &kids[0], err);
+  if (!rc) rc = make_leaf(__func__, rb, PM_PRED_LESS_OR_EQUAL, column, &high, 1, &kids[1], err);
+  if (rc) {
+    paimon_predicate_free(kids[0]);
+    return rc;
+  }
+  return compound(PM_PRED_AND, kids, 2, out, err);
+}
+
 paimon_status paimon_predicate_parse(const paimon_read_builder *rb, const char *text, paimon_predicate **out,
                                      paimon_error *err) {
   CHECK_ARG(out, "out is NULL");
   *out = NULL;
-  CHECK_ARG(rb && text, "NULL argument");
+  CHECK_ARG(rb, "read builder is NULL");
+  CHECK_ARG(text, "text is NULL");
   pm_pred_column *cols = NULL;
   size_t n = 0;
+  pm_tz *tz = NULL;
   int rc = table_columns(rb, &cols, &n, err);
+  if (!rc) rc = pm_table_session_tz(rb->t, NULL, &tz, err);
   paimon_predicate *p = NULL;
   if (!rc) {
     p = predicate_new(rb->origin, err);
-    rc = p ? pm_pred_parse(text, cols, n, rb->case_sensitive, &p->p, err) : PAIMON_ERR_NOMEM;
+    rc = p ? pm_pred_parse_tz(text, cols, n, rb->case_sensitive, tz, &p->p, err) : PAIMON_ERR_NOMEM;
   }
+  pm_tz_free(tz);
   free(cols);
   if (rc) {
     predicate_free_handle(p);

@@ -4,20 +4,13 @@
 #include <string.h>
 
 #include "util/buf.h"
+#include "util/str.h"
 
 typedef struct schema_private {
   char *format;
   char *name;
   char *metadata;
 } schema_private;
-
-static char *dup_str(const char *s) {
-  if (!s) return NULL;
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
 
 static void schema_release(struct ArrowSchema *s) {
   if (!s || !s->release) return;
@@ -50,8 +43,8 @@ int pm_schema_init(struct ArrowSchema *s, const char *format, const char *name, 
   if (!p) return PM_NOMEM(err);
   s->private_data = p;
   s->release = schema_release;
-  p->format = dup_str(format);
-  p->name = name ? dup_str(name) : NULL;
+  p->format = pm_strdup(format);
+  p->name = name ? pm_strdup(name) : NULL;
   if (!p->format || (name && !p->name)) goto nomem;
   s->format = p->format;
   s->name = p->name;

@@ -1,4 +1,5 @@
 #include "arrow/json_read.h"
+#include "util/civil.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,16 +18,6 @@ static int digits_n(const char **p, int n, int64_t *v) {
   *p += n;
   *v = x;
   return 0;
-}
-
-/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant's algorithm). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  int64_t era = (y >= 0 ? y : y - 399) / 400;
-  unsigned yoe = (unsigned)(y - era * 400);
-  unsigned doy = (153 * (m > 2 ? m - 3 : m + 9) + 2) / 5 + d - 1;
-  unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + (int64_t)doe - 719468;
 }
 
 static int is_leap(int64_t y) { return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0; }
@@ -54,7 +45,7 @@ static int parse_date_prefix(const char **pp, int64_t *days) {
   if (neg) y = -y;
   static const int mdays[12] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   if (m < 1 || m > 12 || d < 1 || d > mdays[m - 1] + (m == 2 && is_leap(y))) return -1;
-  *days = days_from_civil(y, (unsigned)m, (unsigned)d);
+  *days = pm_days_from_civil(y, m, d);
   *pp = p;
   return 0;
 }

@@ -1,15 +1,9 @@
 #include "arrow/type.h"
+#include "util/str.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static char *type_strdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
 
 /* Parses a non-negative decimal integer; *end points past it. -1 on error/overflow. */
 static int64_t parse_uint(const char *s, const char **end) {
@@ -118,7 +112,7 @@ int pm_type_parse_format(const char *f, pm_type *t, const char *path, pm_error *
       }
       t->id = PM_T_TIMESTAMP;
       if (f[4]) {
-        t->tz = type_strdup(f + 4);
+        t->tz = pm_strdup(f + 4);
         if (!t->tz) return PM_NOMEM(err);
       }
       return 0;
@@ -204,7 +198,7 @@ static int from_schema(const struct ArrowSchema *s, pm_type *out, char *path, si
   *out = idx;
   out->nullable = (s->flags & ARROW_FLAG_NULLABLE) != 0;
   if (s->name) {
-    out->name = type_strdup(s->name);
+    out->name = pm_strdup(s->name);
     if (!out->name) goto nomem;
   }
   int want = expected_children(out->id);
@@ -262,7 +256,7 @@ int pm_type_init(pm_type *t, pm_type_id id, const char *name, int nullable, int6
   t->id = id;
   t->nullable = nullable;
   if (name) {
-    t->name = type_strdup(name);
+    t->name = pm_strdup(name);
     if (!t->name) return PM_NOMEM(err);
   }
   if (n_children > 0) {
@@ -283,7 +277,7 @@ int pm_type_copy(const pm_type *src, pm_type *dst, pm_error *err) {
   dst->scale = src->scale;
   dst->width = src->width;
   if (src->tz) {
-    dst->tz = type_strdup(src->tz);
+    dst->tz = pm_strdup(src->tz);
     if (!dst->tz) goto nomem;
   }
   for (int64_t i = 0; i < src->n_children; i++) {

@@ -6,6 +6,7 @@
 
 #include "arrow/bits.h"
 #include "arrow/type.h"
+#include "util/utf8.h"
 
 typedef struct vctx {
   unsigned flags;
@@ -31,35 +32,6 @@ static size_t path_push(vctx *c, const char *name, int64_t index) {
   else
     snprintf(c->path + base, sizeof c->path - base, ".[%lld]", (long long)index);
   return base;
-}
-
-static int utf8_valid(const uint8_t *s, int64_t n, int64_t *bad_at) {
-  int64_t i = 0;
-  while (i < n) {
-    uint8_t c = s[i];
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    int len = 0;
-    if (c >= 0xC2 && c <= 0xDF)
-      len = 2;
-    else if (c >= 0xE0 && c <= 0xEF)
-      len = 3;
-    else if (c >= 0xF0 && c <= 0xF4)
-      len = 4;
-    if (!len || n - i < len) goto bad;
-    for (int k = 1; k < len; k++)
-      if ((s[i + k] & 0xC0) != 0x80) goto bad;
-    if ((c == 0xE0 && s[i + 1] < 0xA0) || (c == 0xED && s[i + 1] > 0x9F) || (c == 0xF0 && s[i + 1] < 0x90) ||
-        (c == 0xF4 && s[i + 1] > 0x8F))
-      goto bad;
-    i += len;
-  }
-  return 1;
-bad:
-  *bad_at = i;
-  return 0;
 }
 
 static int read_index(const pm_type *t, const void *d, int64_t p, int64_t *k) {
@@ -211,8 +183,8 @@ static int validate_array(vctx *c, const pm_type *t, const struct ArrowArray *a,
           if (validity && !pm_bit_get(validity, p)) continue;
           int64_t s = large ? ((const int64_t *)vals)[p] : ((const int32_t *)vals)[p];
           int64_t e = large ? ((const int64_t *)vals)[p + 1] : ((const int32_t *)vals)[p + 1];
-          int64_t bad;
-          if (!utf8_valid((const uint8_t *)a->buffers[2] + s, e - s, &bad))
+          size_t bad = 0;
+          if (e > s && !pm_utf8_valid((const uint8_t *)a->buffers[2] + s, (size_t)(e - s), &bad))
             return VFAIL(c, "invalid UTF-8 in row %lld at byte %lld", (long long)(p - a->offset), (long long)bad);
         }
       }

@@ -12,6 +12,8 @@
 
 #include "arrow/arrow.h"
 #include "arrow/type.h"
+#include "util/utf8.h"
+#include "util/civil.h"
 
 /* Tree depth the evaluators accept (the parser's nesting limit plus the
  * and/or levels between parentheses). */
@@ -79,33 +81,6 @@ static int kinds_comparable(pm_value_kind a, pm_value_kind b) {
 
 /* -------------------------------------------------------- literal typing */
 
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d) {
-  y -= m <= 2;
-  const int64_t era = (y >= 0 ? y : y - 399) / 400;
-  const unsigned yoe = (unsigned)(y - era * 400);
-  const unsigned doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  const unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + (int64_t)doe - 719468;
-}
-
-static int64_t floor_div64(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-
-static void pm_pred_civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = floor_div64(z, 146097);
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
 /* "YYYY-MM-DD" prefix with a real calendar date; returns chars consumed or 0. */
 static size_t parse_date_prefix(const char *s, size_t n, int64_t *days) {
   int y, mo, d, used = 0;
@@ -115,10 +90,10 @@ static size_t parse_date_prefix(const char *s, size_t n, int64_t *days) {
   buf[n] = 0;
   if (!isdigit((unsigned char)buf[0]) && buf[0] != '-') return 0;
   if (sscanf(buf, "%d-%d-%d%n", &y, &mo, &d, &used) != 3 || mo < 1 || mo > 12 || d < 1 || d > 31) return 0;
-  *days = days_from_civil(y, (unsigned)mo, (unsigned)d);
+  *days = pm_days_from_civil(y, mo, d);
   int64_t ry;
   int rm, rd;
-  pm_pred_civil_from_days(*days, &ry, &rm, &rd);
+  pm_civil_from_days(*days, &ry, &rm, &rd);
   if (rm != mo || rd != d) return 0; /* 2023-02-30 */
   return (size_t)used;
 }
@@ -306,7 +281,7 @@ static void describe_literal(const pm_literal *lit, char *buf, size_t cap) {
     case PM_LIT_DATE: {
       int64_t y;
       int m, d;
-      pm_pred_civil_from_days(lit->i, &y, &m, &d);
+      pm_civil_from_days(lit->i, &y, &m, &d);
       snprintf(buf, cap, "DATE '%04lld-%02d-%02d'", (long long)y, m, d);
       return;
     }
@@ -317,9 +292,9 @@ static void describe_literal(const pm_literal *lit, char *buf, size_t cap) {
       return;
     }
     case PM_LIT_TIMESTAMP: {
-      int64_t days = floor_div64(lit->i, 86400000LL), ms = lit->i - days * 86400000LL, y;
+      int64_t days = pm_floor_div(lit->i, 86400000LL), ms = lit->i - days * 86400000LL, y;
       int m, d;
-      pm_pred_civil_from_days(days, &y, &m, &d);
+      pm_civil_from_days(days, &y, &m, &d);
       snprintf(buf, cap, "TIMESTAMP '%04lld-%02d-%02d %02lld:%02lld:%02lld.%03lld'", (long long)y, m, d,
                (long long)(ms / 3600000), (long long)(ms / 60000 % 60), (long long)(ms / 1000 % 60),
                (long long)(ms % 1000));
@@ -370,12 +345,12 @@ static int does_not_fit(const pm_literal *lit, const pm_pred_column *col, const 
 
 /* Epoch millis of a wall-clock time in zone tz (NULL = UTC). */
 static int64_t wall_to_instant(const pm_tz *tz, int64_t wall_millis) {
-  int64_t secs = floor_div64(wall_millis, 1000);
+  int64_t secs = pm_floor_div(wall_millis, 1000);
   return wall_millis + (pm_tz_local_to_utc(tz, secs) - secs) * 1000;
 }
 /* Wall-clock millis in zone tz of an instant. */
 static int64_t instant_to_wall(const pm_tz *tz, int64_t millis) {
-  return millis + (int64_t)pm_tz_offset_at_utc(tz, floor_div64(millis, 1000)) * 1000;
+  return millis + (int64_t)pm_tz_offset_at_utc(tz, pm_floor_div(millis, 1000)) * 1000;
 }
 
 int pm_literal_to_value(const pm_literal *lit, const pm_pred_column *col, pm_value *out, uint8_t **owned,
@@ -922,14 +897,6 @@ int pm_pred_to_string(const pm_predicate *p, pm_buf *out, pm_error *err) {
 
 /* ----------------------------------------------------------------- LIKE */
 
-static size_t utf8_char_len(uint8_t c) {
-  if (c < 0x80) return 1;
-  if ((c & 0xE0) == 0xC0) return 2;
-  if ((c & 0xF0) == 0xE0) return 3;
-  if ((c & 0xF8) == 0xF0) return 4;
-  return 1;
-}
-
 int pm_like_match(const uint8_t *s, size_t n, const uint8_t *pat, size_t pn) {
   /* Iterative glob with one backtrack point (the last %), which is enough
    * for patterns made of %, _ and literal characters. */
@@ -946,7 +913,7 @@ int pm_like_match(const uint8_t *s, size_t n, const uint8_t *pat, size_t pn) {
       continue;
     }
     if (pi < pn && pat[pi] == '_') {
-      si += utf8_char_len(s[si]);
+      si += pm_utf8_lead_len(s[si]);
       if (si > n) si = n;
       pi++;
       continue;
@@ -1133,11 +1100,6 @@ int pm_pred_test_stats(const pm_predicate *p, int64_t row_count, const pm_col_st
 
 /* --------------------------------------------------------- Arrow batches */
 
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
 
 /* Reads row i of an Arrow array as a pm_value. Returns 0, or -1 for an
  * Arrow type predicates cannot evaluate. */
@@ -1159,7 +1121,7 @@ static int arrow_value(const pm_type *t, const struct ArrowArray *a, int64_t i, 
     case PM_T_UINT32: v->u.i64 = ((const uint32_t *)data)[j]; break;
     case PM_T_INT64: v->u.i64 = ((const int64_t *)data)[j]; break;
     case PM_T_UINT64: v->u.i64 = (int64_t)((const uint64_t *)data)[j]; break;
-    case PM_T_DATE64: v->u.i64 = floor_div(((const int64_t *)data)[j], 86400000LL); break;
+    case PM_T_DATE64: v->u.i64 = pm_floor_div(((const int64_t *)data)[j], 86400000LL); break;
     case PM_T_FLOAT: v->kind = PM_V_FLOAT; v->u.f64 = ((const float *)data)[j]; break;
     case PM_T_DOUBLE: v->kind = PM_V_DOUBLE; v->u.f64 = ((const double *)data)[j]; break;
     case PM_T_TIME32: {
@@ -1169,7 +1131,7 @@ static int arrow_value(const pm_type *t, const struct ArrowArray *a, int64_t i, 
     }
     case PM_T_TIME64: {
       int64_t x = ((const int64_t *)data)[j];
-      v->u.i64 = t->unit == PM_UNIT_US ? floor_div(x, 1000) : floor_div(x, 1000000);
+      v->u.i64 = t->unit == PM_UNIT_US ? pm_floor_div(x, 1000) : pm_floor_div(x, 1000000);
       break;
     }
     case PM_T_TIMESTAMP: {
@@ -1179,11 +1141,11 @@ static int arrow_value(const pm_type *t, const struct ArrowArray *a, int64_t i, 
         case PM_UNIT_S: ms = x * 1000; break;
         case PM_UNIT_MS: ms = x; break;
         case PM_UNIT_US:
-          ms = floor_div(x, 1000);
+          ms = pm_floor_div(x, 1000);
           ns = (int32_t)((x - ms * 1000) * 1000);
           break;
         case PM_UNIT_NS:
-          ms = floor_div(x, 1000000);
+          ms = pm_floor_div(x, 1000000);
           ns = (int32_t)(x - ms * 1000000);
           break;
       }

@@ -6,13 +6,7 @@
 #include <string.h>
 
 #include "io/fs_impl.h"
-
-static char *dup_str(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
+#include "util/str.h"
 
 /* ---- input files ---- */
 
@@ -20,7 +14,7 @@ int pm_file_wrap(const pm_file_ops *ops, void *impl, const char *path, uint64_t 
                  pm_error *err) {
   *out = NULL;
   pm_file *f = calloc(1, sizeof *f);
-  char *p = dup_str(path);
+  char *p = pm_strdup(path);
   if (!f || !p) {
     free(f);
     free(p);
@@ -39,7 +33,7 @@ int pm_file_wrap(const pm_file_ops *ops, void *impl, const char *path, uint64_t 
 int pm_file_from_memory(const void *data, size_t len, const char *name, pm_file **out, pm_error *err) {
   *out = NULL;
   pm_file *f = calloc(1, sizeof *f);
-  char *p = dup_str(name ? name : "<memory>");
+  char *p = pm_strdup(name ? name : "<memory>");
   if (!f || !p) {
     free(f);
     free(p);
@@ -104,7 +98,7 @@ int pm_file_read_ranges(pm_file *f, const pm_read_range *ranges, size_t n, pm_er
 int pm_out_wrap(const pm_out_ops *ops, void *impl, const char *path, pm_out_file **out, pm_error *err) {
   *out = NULL;
   pm_out_file *f = calloc(1, sizeof *f);
-  char *p = dup_str(path);
+  char *p = pm_strdup(path);
   if (!f || !p) {
     free(f);
     free(p);

@@ -14,13 +14,7 @@
 #include <unistd.h>
 
 #include "io/fs_impl.h"
-
-static char *dup_str(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
+#include "util/str.h"
 
 /* fsyncs that succeeded (files and directories), for tests of the durability path. */
 static atomic_uint_fast64_t g_fsyncs;
@@ -40,8 +34,8 @@ static const char *kind_name(mode_t m) {
 static int sync_parent_dir(const char *path, pm_error *err) {
   const char *slash = strrchr(path, '/');
   char *dir;
-  if (!slash) dir = dup_str(".");
-  else if (slash == path) dir = dup_str("/");
+  if (!slash) dir = pm_strdup(".");
+  else if (slash == path) dir = pm_strdup("/");
   else {
     dir = malloc((size_t)(slash - path) + 1);
     if (dir) {
@@ -229,7 +223,7 @@ static int local_list(pm_fs *fs, const char *dir, const char *prefix, char ***na
       v = nv;
       cap = nc;
     }
-    if (!(v[n] = dup_str(e->d_name))) {
+    if (!(v[n] = pm_strdup(e->d_name))) {
       rc = PM_NOMEM(err);
       break;
     }
@@ -270,7 +264,7 @@ static int local_remove(pm_fs *fs, const char *path, pm_error *err) {
 
 static int local_mkdirs(pm_fs *fs, const char *path, pm_error *err) {
   size_t n = strlen(path);
-  char *p = dup_str(path);
+  char *p = pm_strdup(path);
   if (!p) return PM_NOMEM(err);
   for (size_t i = 1; i <= n; i++) {
     if (p[i] == '/' || p[i] == '\0') {

@@ -1,5 +1,6 @@
 /* Value / key statistics lookup (FORMAT.md 5.7-5.8). */
 #include "meta/stats.h"
+#include "util/utf8.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,37 +81,14 @@ int pm_stats_mode_parse(const char *text, pm_stats_mode *out, pm_error *err) {
   return 0;
 }
 
-/* Length in bytes of the UTF-8 sequence starting with b (1 for invalid bytes). */
-static size_t utf8_len(uint8_t b) { return b < 0x80 ? 1 : (b >> 5) == 6 ? 2 : (b >> 4) == 14 ? 3 : (b >> 3) == 30 ? 4 : 1; }
 
 size_t pm_stats_truncate_utf8_min(const uint8_t *s, size_t len, int32_t n) {
   size_t pos = 0;
   for (int32_t k = 0; k < n && pos < len; k++) {
-    size_t l = utf8_len(s[pos]);
+    size_t l = pm_utf8_lead_len(s[pos]);
     pos = pos + l > len ? len : pos + l;
   }
   return pos;
-}
-
-static size_t put_utf8(uint32_t cp, uint8_t *o) {
-  if (cp < 0x80) { o[0] = (uint8_t)cp; return 1; }
-  if (cp < 0x800) { o[0] = (uint8_t)(0xC0 | (cp >> 6)); o[1] = (uint8_t)(0x80 | (cp & 0x3F)); return 2; }
-  if (cp < 0x10000) {
-    o[0] = (uint8_t)(0xE0 | (cp >> 12)); o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (uint8_t)(0xF0 | (cp >> 18)); o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (uint8_t)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
-static uint32_t get_utf8(const uint8_t *p, size_t l) {
-  switch (l) {
-    case 2: return ((uint32_t)(p[0] & 0x1F) << 6) | (p[1] & 0x3F);
-    case 3: return ((uint32_t)(p[0] & 0x0F) << 12) | ((uint32_t)(p[1] & 0x3F) << 6) | (p[2] & 0x3F);
-    case 4: return ((uint32_t)(p[0] & 0x07) << 18) | ((uint32_t)(p[1] & 0x3F) << 12) | ((uint32_t)(p[2] & 0x3F) << 6) | (p[3] & 0x3F);
-    default: return p[0];
-  }
 }
 
 /* out must hold len + 4 bytes. */
@@ -126,11 +104,11 @@ int pm_stats_truncate_utf8_max(const uint8_t *s, size_t len, int32_t n, uint8_t 
   while (end > 0) {
     size_t start = end - 1;
     while (start > 0 && (s[start] & 0xC0) == 0x80) start--;
-    uint32_t cp = get_utf8(s + start, end - start) + 1;
+    uint32_t cp = pm_utf8_decode(s + start, end - start) + 1;
     if (cp >= 0xD800 && cp <= 0xDFFF) cp = 0xE000; /* skip surrogates */
     if (cp <= 0x10FFFF) {
       memcpy(out, s, start);
-      *out_len = start + put_utf8(cp, out + start);
+      *out_len = start + pm_utf8_encode(cp, out + start);
       return 0;
     }
     end = start; /* overflow: try an earlier position */

@@ -11,6 +11,7 @@
 #include "io/file.h"
 #include "meta/core_options.h"
 #include "meta/schema.h"
+#include "util/str.h"
 
 /* ------------------------------------------------------------ helpers */
 
@@ -32,21 +33,9 @@ static int is_dir(pm_fs *fs, const char *path) {
 }
 
 static char **dup_strings(char *const *src, size_t n, int *fail) {
-  if (!n) return NULL;
-  char **out = calloc(n, sizeof *out);
-  if (!out) {
-    *fail = 1;
-    return NULL;
-  }
-  for (size_t i = 0; i < n; i++)
-    if (!(out[i] = strdup(src[i]))) *fail = 1;
+  char **out = pm_strings_dup(src, n);
+  if (n && !out) *fail = 1;
   return out;
-}
-
-static void free_strings(char **s, size_t n) {
-  if (!s) return;
-  for (size_t i = 0; i < n; i++) free(s[i]);
-  free(s);
 }
 
 /* ------------------------------------------------------------- catalog */
@@ -331,10 +320,10 @@ void pm_table_free(pm_table *t) {
   pm_options_clear(&t->options);
   pm_options_clear(&t->dynamic_options);
   pm_core_options_clear(&t->co);
-  free_strings(t->partition_keys, t->n_partition_keys);
-  free_strings(t->primary_keys, t->n_primary_keys);
-  free_strings(t->trimmed_primary_keys, t->n_trimmed_primary_keys);
-  free_strings(t->bucket_keys, t->n_bucket_keys);
+  pm_strings_free(t->partition_keys, t->n_partition_keys);
+  pm_strings_free(t->primary_keys, t->n_primary_keys);
+  pm_strings_free(t->trimmed_primary_keys, t->n_trimmed_primary_keys);
+  pm_strings_free(t->bucket_keys, t->n_bucket_keys);
   free(t->partition_default_name);
   free(t->data_path_directory);
   for (size_t i = 0; i < t->n_rewrites; i++) {

@@ -10,50 +10,23 @@
 
 #include "io/file.h"
 #include "util/buf.h"
+#include "util/civil.h"
 
 /* ======================================================================
  * Calendar helpers (proleptic Gregorian, as java.time)
  * ====================================================================== */
 
-static int64_t floor_div(int64_t a, int64_t b) {
-  int64_t q = a / b;
-  if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
-  return q;
-}
-static int64_t floor_mod(int64_t a, int64_t b) { return a - floor_div(a, b) * b; }
-
-static int64_t days_from_civil(int64_t y, int m, int d) {
-  y -= m <= 2;
-  int64_t era = floor_div(y, 400);
-  int64_t yoe = y - era * 400;
-  int64_t doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  int64_t doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int64_t *y, int *m, int *d) {
-  z += 719468;
-  int64_t era = floor_div(z, 146097);
-  int64_t doe = z - era * 146097;
-  int64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  int64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  int64_t mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = yoe + era * 400 + (*m <= 2);
-}
-
 static int format_date(int64_t days, char *buf, size_t cap) {
   int64_t y;
   int m, d;
-  civil_from_days(days, &y, &m, &d);
+  pm_civil_from_days(days, &y, &m, &d);
   if (y >= 0 && y <= 9999) return snprintf(buf, cap, "%04lld-%02d-%02d", (long long)y, m, d);
   return snprintf(buf, cap, "%+05lld-%02d-%02d", (long long)y, m, d);
 }
 
 /* "yyyy-MM-dd HH:mm:ss[.fraction without trailing zeros]" */
 static int format_timestamp(int64_t sec, int32_t nano, char *buf, size_t cap) {
-  int64_t days = floor_div(sec, 86400), sod = floor_mod(sec, 86400);
+  int64_t days = pm_floor_div(sec, 86400), sod = pm_floor_mod(sec, 86400);
   int n = format_date(days, buf, cap);
   if (n < 0 || (size_t)n >= cap) return n;
   n += snprintf(buf + n, cap - (size_t)n, " %02d:%02d:%02d", (int)(sod / 3600), (int)(sod / 60 % 60), (int)(sod % 60));
@@ -90,7 +63,7 @@ static int parse_datetime(const char *s, size_t n, int64_t *sec, int32_t *nano, 
   if (e == p || d < 1 || d > 31) return -1;
   p = e;
   if (neg) y = -y;
-  int64_t days = days_from_civil(y, (int)mo, (int)d);
+  int64_t days = pm_days_from_civil(y, (int)mo, (int)d);
   long hh = 0, mi = 0, ss = 0;
   int32_t ns = 0;
   *has_time = 0;
@@ -227,7 +200,7 @@ static void get_val(const struct ArrowArray *a, const pm_type *t, int64_t i, val
       v->p = (const uint8_t *)a->buffers[1] + (size_t)t->width * (size_t)j;
       v->n = (size_t)t->width;
       break;
-    case PM_T_DATE64: v->i = floor_div(((const int64_t *)a->buffers[1])[j], 86400000); break;
+    case PM_T_DATE64: v->i = pm_floor_div(((const int64_t *)a->buffers[1])[j], 86400000); break;
     case PM_T_TIME32:
     case PM_T_TIME64: {
       int64_t x = int_at(a, t->id, i);
@@ -236,8 +209,8 @@ static void get_val(const struct ArrowArray *a, const pm_type *t, int64_t i, val
     }
     case PM_T_TIMESTAMP: {
       int64_t x = ((const int64_t *)a->buffers[1])[j], per = unit_per_sec[t->unit & 3];
-      v->sec = floor_div(x, per);
-      v->nano = (int32_t)(floor_mod(x, per) * (1000000000 / per));
+      v->sec = pm_floor_div(x, per);
+      v->nano = (int32_t)(pm_floor_mod(x, per) * (1000000000 / per));
       break;
     }
     default: v->i = int_at(a, t->id, i); break;
@@ -721,8 +694,8 @@ static int convert_put(val *v, const pm_type *ft, cat from, colb *b, int64_t i, 
       int64_t days;
       switch (from) {
         case C_DATE: days = v->i; break;
-        case C_TS: days = floor_div(v->sec, 86400); break;
-        case C_LTZ: days = floor_div(v->sec + pm_tz_offset_at_utc(tz, v->sec), 86400); break;
+        case C_TS: days = pm_floor_div(v->sec, 86400); break;
+        case C_LTZ: days = pm_floor_div(v->sec + pm_tz_offset_at_utc(tz, v->sec), 86400); break;
         case C_INT: days = v->i; break;
         case C_STR: {
           int64_t s;
@@ -731,7 +704,7 @@ static int convert_put(val *v, const pm_type *ft, cat from, colb *b, int64_t i, 
           if (parse_datetime((const char *)v->p, v->n, &s, &ns, &ht))
             return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "cannot cast string \"%.*s\" to DATE",
                              (int)(v->n > 64 ? 64 : v->n), (const char *)v->p);
-          days = floor_div(s, 86400);
+          days = pm_floor_div(s, 86400);
           break;
         }
         default: goto unsupported;
@@ -781,7 +754,7 @@ static int convert_put(val *v, const pm_type *ft, cat from, colb *b, int64_t i, 
       int64_t ns;
       switch (from) {
         case C_TIME: ns = v->i; break;
-        case C_TS: ns = floor_mod(v->sec, 86400) * 1000000000 + v->nano; break;
+        case C_TS: ns = pm_floor_mod(v->sec, 86400) * 1000000000 + v->nano; break;
         default: goto unsupported;
       }
       colb_int(b, i, ns / (1000000000 / unit_per_sec[tt->unit & 3]));

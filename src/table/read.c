@@ -16,11 +16,18 @@
 #include "table/merge.h"
 #include "table/scan.h"
 #include "util/sort.h"
+#include "util/str.h"
 
 static int64_t floor_div_i64(int64_t a, int64_t b) {
   int64_t q = a / b;
   if ((a % b != 0) && ((a < 0) != (b < 0))) q--;
   return q;
+}
+
+int pm_table_session_tz(const pm_table *t, const char *override, pm_tz **out, pm_error *err) {
+  const char *name = override ? override : t->co.session_time_zone;
+  /* No option: the process's local zone, as Java uses the JVM default zone. */
+  return name ? pm_tz_load(name, out, err) : pm_tz_load_local(out, err);
 }
 
 void pm_read_options_init(pm_read_options *o) {
@@ -136,11 +143,6 @@ static int split_list(const char *s, char ***out, int *n) {
   return 0;
 }
 
-static void free_list(char **v, int n) {
-  for (int i = 0; i < n; i++) free(v[i]);
-  free(v);
-}
-
 static int field_index(const pm_table_schema *s, const char *name) { return pm_schema_field_index(s, name); }
 
 static const char *table_option_get(void *t, const char *key) { return pm_table_option(t, key); }
@@ -165,7 +167,7 @@ static int setup_merge(read_ctx *c, pm_error *err) {
   if (split_list(t->co.sequence_field, &seq, &n_seq)) return PM_NOMEM(err);
   c->seq_field_cols = calloc((size_t)n_seq + 1, sizeof *c->seq_field_cols);
   if (!c->seq_field_cols) {
-    free_list(seq, n_seq);
+    pm_strings_free(seq, n_seq);
     return PM_NOMEM(err);
   }
   for (int k = 0; k < n_seq; k++) {
@@ -173,12 +175,12 @@ static int setup_merge(read_ctx *c, pm_error *err) {
     if (idx < 0) {
       int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: sequence.field \"%s\" is not a column", t->root,
                          seq[k]);
-      free_list(seq, n_seq);
+      pm_strings_free(seq, n_seq);
       return rc;
     }
     c->seq_field_cols[k] = idx;
   }
-  free_list(seq, n_seq);
+  pm_strings_free(seq, n_seq);
   c->n_seq_fields = n_seq;
   int desc = t->co.sequence_field_sort_order == PM_SORT_DESCENDING;
 
@@ -218,7 +220,7 @@ static int setup_merge(read_ctx *c, pm_error *err) {
     int n_ord = 0, n_prot = 0;
     if (is_group < 0 || split_list(orders, &ord, &n_ord) || split_list(t->options.values[i], &prot, &n_prot)) {
       free(orders);
-      free_list(ord, n_ord);
+      pm_strings_free(ord, n_ord);
       rc = PM_NOMEM(err);
       break;
     }
@@ -250,10 +252,10 @@ static int setup_merge(read_ctx *c, pm_error *err) {
       sg->protected_cols = pc;
       sg->remove_on_delete = remove;
     }
-    free_list(ord, n_ord);
-    free_list(prot, n_prot);
+    pm_strings_free(ord, n_ord);
+    pm_strings_free(prot, n_prot);
   }
-  free_list(rm_groups, n_rm_groups);
+  pm_strings_free(rm_groups, n_rm_groups);
   if (rc) return rc;
   m->n_seq_groups = c->n_seq_groups;
   m->seq_groups = c->seq_groups;
@@ -318,10 +320,7 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   if (par <= 0) par = t->co.read_parallelism;
   pm_executor ex = pm_table_executor(t);
   c->parallelism = pm_executor_width(&ex, par > 0 ? par : 1);
-  const char *tzname = opt->session_time_zone;
-  if (!tzname) tzname = t->co.session_time_zone;
-  /* No option: the process's local zone, as Java uses the JVM default zone. */
-  rc = tzname ? pm_tz_load(tzname, &c->tz, err) : pm_tz_load_local(&c->tz, err);
+  rc = pm_table_session_tz(t, opt->session_time_zone, &c->tz, err);
   c->cast.session_tz = c->tz;
   if (rc) goto fail;
 

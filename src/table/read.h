@@ -68,10 +68,15 @@ typedef struct pm_read_options {
   int64_t batch_rows;   /* rows per file batch; <= 0: option read.batch-size, else PM_READ_DEFAULT_BATCH_ROWS */
   int parallelism;      /* splits read concurrently; <= 0: option read.parallelism, else 1 */
   /* Session time zone for casts between zoned and zone-less timestamps;
-   * NULL: dynamic option "session_time_zone" / "local-time-zone", else the
+   * NULL: dynamic option session_time_zone / local-time-zone, else the
    * process's local zone (TZ, else /etc/localtime; util/tz.h). */
   const char *session_time_zone;
 } pm_read_options;
+
+/* The session time zone of t (util/tz.h): override if not NULL, else the
+ * option session_time_zone / local-time-zone, else the process's local
+ * zone (TZ, else /etc/localtime). *out owned by the caller (pm_tz_free). */
+int pm_table_session_tz(const pm_table *t, const char *override, pm_tz **out, pm_error *err);
 
 void pm_read_options_init(pm_read_options *o);
 

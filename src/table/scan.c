@@ -44,18 +44,22 @@ void pm_plan_free(pm_plan *p) {
 
 int pm_parse_local_timestamp(const char *text, int64_t *millis, pm_error *err) {
   int64_t wall;
-  int32_t nanos;
-  if (pm_parse_timestamp_text(text, strlen(text), &wall, &nanos))
+  int32_t nanos, offset;
+  int zoned;
+  if (pm_parse_timestamp_zoned(text, strlen(text), &wall, &nanos, &zoned, &offset))
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                     "bad timestamp '%s' (expected YYYY-MM-DD[ HH:MM:SS[.fff]] or YYYY-MM-DDTHH:MM[:SS])", text);
+                     "bad timestamp '%s' (expected YYYY-MM-DD[ HH:MM:SS[.fff]] in local time, or with a zone as "
+                     "printed: 2024-01-01T10:00:00Z, 2024-01-01 18:00:00+08:00)",
+                     text);
+  if (zoned) {
+    *millis = wall - (int64_t)offset * 1000;
+    return 0;
+  }
+  pm_tz *tz = NULL;
+  PM_TRY(pm_tz_load_local(&tz, err));
   int64_t secs = wall >= 0 ? wall / 1000 : -((-wall + 999) / 1000);
-  int64_t ms = wall - secs * 1000;
-  time_t tt = (time_t)secs;
-  struct tm tm;
-  if (!gmtime_r(&tt, &tm)) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "timestamp '%s' out of range", text);
-  tm.tm_isdst = -1;
-  time_t local = mktime(&tm);
-  *millis = (int64_t)local * 1000 + ms;
+  *millis = pm_tz_local_to_utc(tz, secs) * 1000 + (wall - secs * 1000);
+  pm_tz_free(tz);
   return 0;
 }
 

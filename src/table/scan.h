@@ -121,7 +121,8 @@ int pm_scan_partition_type(const pm_table *t, pm_data_type **out, pm_error *err)
 /* Prints the explain as text lines. */
 int pm_scan_explain_format(const pm_scan_explain *e, pm_buf *out, pm_error *err);
 
-/* Parses "YYYY-MM-DD[ HH:MM:SS[.f]]" in the process's local time zone into epoch millis. */
+/* Parses "YYYY-MM-DD[ HH:MM:SS[.f]]" in the process's local time zone (util/tz.h), or a
+ * zoned form as zoned values print ("2024-01-01T10:00:00.123Z", "... +08:00"), into epoch millis. */
 int pm_parse_local_timestamp(const char *text, int64_t *millis, pm_error *err);
 
 #endif

@@ -34,7 +34,10 @@ static int sys_begin(sys_table *st, const col_spec *cols, size_t n, pm_error *er
     pm_type_id id = cols[i].kind == C_I64 ? PM_T_INT64 : cols[i].kind == C_I32 ? PM_T_INT32
                     : cols[i].kind == C_STR ? PM_T_UTF8 : PM_T_TIMESTAMP;
     rc = pm_type_init(&st->type.children[i], id, cols[i].name, 1, 0, err);
-    if (id == PM_T_TIMESTAMP) st->type.children[i].unit = PM_UNIT_MS;
+    if (id == PM_T_TIMESTAMP) { /* instants: zoned, so they print with their zone ("...Z") */
+      st->type.children[i].unit = PM_UNIT_MS;
+      if (!rc && !(st->type.children[i].tz = strdup("UTC"))) rc = PM_NOMEM(err);
+    }
   }
   if (!rc) rc = pm_builder_new(&st->type, &st->b, err);
   st->n = n;

@@ -6,23 +6,9 @@
 #include <sys/wait.h>
 
 #include "harness.h"
+#include "support/cli_run.h"
 
 #define PAIMON PAIMON_BINARY_DIR "/paimon"
-
-static int run(const char *cmd, char **out) {
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t cap = 1 << 16, n = 0, k;
-  char *buf = malloc(cap);
-  while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-    n += k;
-    if (cap - n < 2) buf = realloc(buf, cap *= 2);
-  }
-  buf[n] = 0;
-  int st = pclose(p);
-  *out = buf;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
 
 /* Canonical text: numbers with 6 significant digits (float tolerance), everything else exact. */
 typedef struct sbuf {

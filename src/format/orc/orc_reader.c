@@ -12,6 +12,7 @@
 #include "format/orc/orc_rle.h"
 #include "util/tz.h"
 #include "util/buf.h"
+#include "util/str.h"
 
 #define ORC_TAIL_READ 16384
 #define ORC_MAX_DEPTH 64
@@ -135,15 +136,7 @@ struct pm_orc_reader {
 
 /* ------------------------------------------------------------------ */
 
-static char *dupn(const uint8_t *s, size_t n) {
-  char *d = malloc(n + 1);
-  if (!d) return NULL;
-  if (n) memcpy(d, s, n);
-  d[n] = 0;
-  return d;
-}
-
-static char *dups(const char *s) { return dupn((const uint8_t *)s, strlen(s)); }
+static char *dupn(const uint8_t *s, size_t n) { return pm_strndup((const char *)s, n); }
 
 const char *pm_orc_kind_name(pm_orc_kind k) {
   static const char *names[] = {"BOOLEAN", "BYTE",   "SHORT",  "INT",     "LONG",    "FLOAT",
@@ -484,7 +477,7 @@ static int validate_types(pm_orc_reader *r, char ***type_names, size_t *type_n_n
   for (size_t i = 0; i < r->n_types; i++) {
     if (i > 0 && r->types[i].info.parent < 0)
       return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: footer: type %zu is not reachable from the root", r->path, i);
-    if (!r->types[i].name && !(r->types[i].name = dups(""))) return PM_NOMEM(err);
+    if (!r->types[i].name && !(r->types[i].name = pm_strdup(""))) return PM_NOMEM(err);
     r->types[i].info.name = r->types[i].name;
     int depth = 0;
     for (int32_t p = r->types[i].info.parent; p >= 0; p = r->types[p].info.parent)
@@ -1975,7 +1968,7 @@ static int load_zone(pm_orc_reader *r, const char *name, pm_error *err) {
   pm_tz_free(r->zone);
   r->zone = NULL;
   free(r->zone_name);
-  r->zone_name = dups(name);
+  r->zone_name = pm_strdup(name);
   if (!r->zone_name) return PM_NOMEM(err);
   pm_error ignored;
   pm_error_clear(&ignored);

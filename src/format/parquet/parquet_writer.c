@@ -13,6 +13,8 @@
 #include "format/parquet/thrift_write.h"
 #include "io/file.h"
 #include "util/buf.h"
+#include "util/str.h"
+#include "util/utf8.h"
 
 #define PM_PQ_MAX_NESTING 64
 #define MAX_STATS_SIZE 4096 /* parquet-mr drops chunk statistics at or above this (min+max bytes) */
@@ -257,13 +259,6 @@ struct pm_pq_writer {
 
 /* ---- small helpers --------------------------------------------------------------- */
 
-static char *xstrdup(const char *s) {
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
-
 static int push_u16(pm_buf *b, uint16_t v) {
   if (b->len + 2 > b->cap && pm_buf_reserve(b, 2)) return PAIMON_ERR_NOMEM;
   memcpy(b->data + b->len, &v, 2);
@@ -434,7 +429,7 @@ static int build_node(wnode *n, const struct ArrowSchema *s, const char *name, i
   if (depth > PM_PQ_MAX_NESTING)
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "parquet writer: nesting deeper than %d", PM_PQ_MAX_NESTING);
   if (!s || !s->format) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "parquet writer: field %s has no format", name);
-  n->name = xstrdup(name);
+  n->name = pm_strdup(name);
   if (!n->name) return PM_NOMEM(err);
   n->optional = force_required ? 0 : (s->flags & ARROW_FLAG_NULLABLE) != 0;
   read_field_id(s, n);
@@ -540,7 +535,7 @@ static int setup_columns(pm_pq_writer *w, wnode *n, path_stack *ps, int top, int
     }
     char *p = c->path;
     for (int i = 0; i < ps->n; i++) {
-      c->path_parts[i] = xstrdup(ps->parts[i]);
+      c->path_parts[i] = pm_strdup(ps->parts[i]);
       if (!c->path_parts[i]) {
         w->n_cols++;
         return PM_NOMEM(err);
@@ -1207,48 +1202,12 @@ static int encode_levels(const pm_buf *lv, size_t n, int max_level, int with_len
 
 /* Column index truncation as parquet-mr's BinaryTruncator (UTF-8 aware for
  * strings and unannotated binary; decimals are not truncated). */
-static int utf8_valid(const uint8_t *p, size_t n) {
-  size_t i = 0;
-  while (i < n) {
-    uint8_t b = p[i];
-    size_t len;
-    uint32_t cp;
-    if (b < 0x80) { i++; continue; }
-    if ((b & 0xE0) == 0xC0) { len = 2; cp = b & 0x1F; }
-    else if ((b & 0xF0) == 0xE0) { len = 3; cp = b & 0x0F; }
-    else if ((b & 0xF8) == 0xF0) { len = 4; cp = b & 0x07; }
-    else return 0;
-    if (i + len > n) return 0;
-    for (size_t k = 1; k < len; k++) {
-      if ((p[i + k] & 0xC0) != 0x80) return 0;
-      cp = (cp << 6) | (p[i + k] & 0x3F);
-    }
-    if ((len == 2 && cp < 0x80) || (len == 3 && cp < 0x800) || (len == 4 && (cp < 0x10000 || cp > 0x10FFFF)) ||
-        (cp >= 0xD800 && cp <= 0xDFFF))
-      return 0;
-    i += len;
-  }
-  return 1;
-}
-
-static size_t utf8_encode(uint32_t cp, uint8_t *o) {
-  if (cp < 0x80) { o[0] = (uint8_t)cp; return 1; }
-  if (cp < 0x800) { o[0] = (uint8_t)(0xC0 | (cp >> 6)); o[1] = (uint8_t)(0x80 | (cp & 0x3F)); return 2; }
-  if (cp < 0x10000) {
-    o[0] = (uint8_t)(0xE0 | (cp >> 12)); o[1] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); o[2] = (uint8_t)(0x80 | (cp & 0x3F));
-    return 3;
-  }
-  o[0] = (uint8_t)(0xF0 | (cp >> 18)); o[1] = (uint8_t)(0x80 | ((cp >> 12) & 0x3F));
-  o[2] = (uint8_t)(0x80 | ((cp >> 6) & 0x3F)); o[3] = (uint8_t)(0x80 | (cp & 0x3F));
-  return 4;
-}
-
 /* Appends the truncated bound to out; is_max selects rounding up. */
 static int truncate_bound(const wnode *n, int limit, const uint8_t *v, size_t len, int is_max, pm_buf *out) {
   int binary = n->ptype == PM_PQ_BYTE_ARRAY || (n->ptype == PM_PQ_FIXED_LEN_BYTE_ARRAY && !n->decimal_order);
   if (!binary || limit <= 0 || len <= (size_t)limit) return pm_buf_append(out, v, len);
   size_t at = out->len;
-  if (utf8_valid(v, len)) {
+  if (pm_utf8_valid(v, len, NULL)) {
     size_t cut = (size_t)limit;
     while (cut > 0 && (v[cut] & 0xC0) == 0x80) cut--;
     if (cut == 0) return pm_buf_append(out, v, len);
@@ -1268,7 +1227,7 @@ static int truncate_bound(const wnode *n, int limit, const uint8_t *v, size_t le
       if (nx >= 0xD800 && nx <= 0xDFFF) nx = 0xE000;
       if (nx <= 0x10FFFF) {
         uint8_t enc[4];
-        size_t el = utf8_encode(nx, enc);
+        size_t el = pm_utf8_encode(nx, enc);
         if (pm_buf_append(out, v, s) || pm_buf_append(out, enc, el)) return PAIMON_ERR_NOMEM;
         return 0;
       }
@@ -1742,8 +1701,8 @@ int pm_pq_writer_open(const char *path, const struct ArrowSchema *schema, const 
   if (w->o.row_group_bytes == 0) w->o.row_group_bytes = 128u << 20;
   if (w->o.dictionary_page_bytes == 0) w->o.dictionary_page_bytes = 1u << 20;
   int rc = 0;
-  w->path = xstrdup(path);
-  w->created_by = xstrdup(w->o.created_by ? w->o.created_by : "paimon-c version 0.1.0");
+  w->path = pm_strdup(path);
+  w->created_by = pm_strdup(w->o.created_by ? w->o.created_by : "paimon-c version 0.1.0");
   if (!w->path || !w->created_by) {
     rc = PM_NOMEM(err);
     goto fail;
@@ -1758,7 +1717,7 @@ int pm_pq_writer_open(const char *path, const struct ArrowSchema *schema, const 
       goto fail;
   }
   w->root.kind = NK_STRUCT;
-  w->root.name = xstrdup("paimon_schema");
+  w->root.name = pm_strdup("paimon_schema");
   w->root.children = calloc((size_t)schema->n_children, sizeof *w->root.children);
   if (!w->root.name || !w->root.children) {
     rc = PM_NOMEM(err);
