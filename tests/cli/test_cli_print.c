@@ -11,7 +11,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include "arrow/arrow_test_util.h"
+#include "support/arrow_test_util.h"
 #include "arrow/builder.h"
 #include "format/parquet/parquet_writer.h"
 #include "harness.h"
