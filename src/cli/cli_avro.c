@@ -150,7 +150,10 @@ static int put_row(pm_buf *o, const pm_avro_value *v, const size_t *idx, size_t 
 static int cat_file(pm_avro_reader *r, const char *select, long long limit, pm_error *err) {
   const pm_avro_schema *root = pm_avro_reader_schema(r);
   size_t *idx = NULL, n_idx = 0;
-  PM_TRY(select_fields(root, select, &idx, &n_idx, err));
+  if (select_fields(root, select, &idx, &n_idx, err)) {
+    free(idx);
+    return err->code;
+  }
   pm_buf line;
   pm_buf_init(&line);
   long long printed = 0;
