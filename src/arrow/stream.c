@@ -161,7 +161,10 @@ int pm_stream_from_batches(struct ArrowSchema *schema, struct ArrowArray *batche
 
 static int consumer_error(struct ArrowArrayStream *s, int errnum, const char *what, pm_error *err) {
   const char *msg = s->get_last_error ? s->get_last_error(s) : NULL;
-  return pm_errorf(err, pm_errno_to_status(errnum), "%s: %s", what, msg ? msg : strerror(errnum));
+  /* the producer's message already says what failed where: pass it on as is
+   * (nested streams would otherwise repeat "stream get_next: " per level) */
+  if (msg && *msg) return pm_errorf(err, pm_errno_to_status(errnum), "%s", msg);
+  return pm_errorf(err, pm_errno_to_status(errnum), "%s: %s", what, strerror(errnum));
 }
 
 int pm_stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out, pm_error *err) {

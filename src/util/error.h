@@ -12,7 +12,8 @@ int pm_errorf(pm_error *err, paimon_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* Prepends context ("file.parquet: ") to an error already set; returns its code.
- * Use when a lower layer failed and this layer knows where. */
+ * Use when a lower layer failed and this layer knows where. A message that
+ * already contains the context text is left as is (one path, one prefix). */
 int pm_error_prefix(pm_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 
