@@ -13,6 +13,7 @@
 #include "io/file.h"
 #include "meta/deletion_vector.h"
 #include "table/evolution.h"
+#include "table/file_check.h"
 #include "table/merge.h"
 #include "table/scan.h"
 #include "util/sort.h"
@@ -518,6 +519,8 @@ typedef struct file_source {
   int64_t *ranges; /* kept row ranges (pairs) or NULL = all rows */
   size_t n_ranges;
   const pm_table_schema *file_schema;
+  int check_rows;    /* compare the rows read with the manifest's rowCount at the end */
+  int64_t rows_read;
 } file_source;
 
 static void file_source_close(file_source *s) {
@@ -790,7 +793,10 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
     rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on blob files are not supported", s->path);
   pm_file *file = NULL;
   if (!rc) rc = pm_fs_open(c->t->fs, s->path, &file, err);
+  if (!rc) rc = pm_data_file_check_size(s->path, m, pm_file_size(file), err);
+  if (rc) pm_file_close(file);
   if (!rc) rc = pm_format_reader_open(fmt, file, &o, &s->fr, err); /* takes the file */
+  s->check_rows = !s->ranges && !(push && c->filter); /* every row comes back: count them */
   pm_schema_release(&ds);
   free(ids);
   free(units);
@@ -906,8 +912,9 @@ static int file_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   struct ArrowArray fb;
   int rc = pm_format_reader_next(s->fr, &fb, err);
   if (rc) return pm_error_prefix(err, "%s: ", s->path);
-  if (!fb.release) return 0;
+  if (!fb.release) return s->check_rows ? pm_data_file_check_rows(s->path, s->meta, s->rows_read, err) : 0;
   int64_t n = fb.length;
+  s->rows_read += n;
   rc = pm_evo_apply(&s->map, &fb, out, err);
   if (rc) return rc;
   if (s->c->n_part && s->split && s->split->partition.len) {
