@@ -423,6 +423,7 @@ static void read_stats(decoder *d, pm_avro_cursor *c, const stats_map *s, pm_sim
 
 static int open_reader(const uint8_t *data, size_t len, const char *name, pm_file **f, pm_avro_reader **r,
                        pm_error *err) {
+  if (len == 0) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: manifest file is empty (0 bytes)", name);
   PM_TRY(pm_file_from_memory(data, len, name, f, err));
   int rc = pm_avro_reader_open(*f, r, err);
   if (rc) {

@@ -91,6 +91,15 @@ static int read_snapshot_checked(pm_table *t, int64_t id, const char *what, pm_s
     if (l == 0)
       return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: snapshot %lld does not exist (table %s.%s has no snapshot)",
                        what, (long long)id, t->database, t->name);
+    if (id >= e && id <= l) { /* a gap: the file of an id inside the range is gone */
+      char *path = pm_snapshot_path(SNAPS(t), id);
+      rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND,
+                     "%s: snapshot %lld does not exist (its file %s is missing: expired or deleted; the table's "
+                     "snapshots range over [%lld, %lld])",
+                     what, (long long)id, path ? path : "?", (long long)e, (long long)l);
+      free(path);
+      return rc;
+    }
     return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: snapshot %lld is out of the available range [%lld, %lld]", what,
                      (long long)id, (long long)e, (long long)l);
   }
@@ -853,6 +862,16 @@ static void job_run(void *ctx, size_t i) {
   j->rc = pm_manifest_read(j->fs, j->path, entry_filter, &j->fc, &j->entries, &j->err);
 }
 
+int pm_scan_manifest_error(const pm_table *t, const char *path, int rc, pm_error *err) {
+  pm_file_stat st;
+  pm_error e2 = {0};
+  if (rc != PAIMON_ERR_CORRUPT || !path || pm_fs_stat(t->fs, path, &st, &e2) != 0 || st.size != 0) return rc;
+  const char *fmt = pm_options_get(&t->options, "manifest.format");
+  return pm_errorf(err, PAIMON_ERR_CORRUPT,
+                   "%s: manifest file is empty (0 bytes); table %s.%s expects manifest.format '%s'", path,
+                   t->database, t->name, fmt ? fmt : "avro");
+}
+
 static int run_jobs(pm_table *t, manifest_job *jobs, size_t n, pm_error *err) {
   int64_t par = t->co.scan_manifest_parallelism;
   if (par < 1) par = 1;
@@ -862,7 +881,7 @@ static int run_jobs(pm_table *t, manifest_job *jobs, size_t n, pm_error *err) {
   for (size_t i = 0; i < n; i++)
     if (jobs[i].rc) {
       if (err) *err = jobs[i].err;
-      return jobs[i].rc;
+      return pm_scan_manifest_error(t, jobs[i].path, jobs[i].rc, err);
     }
   return 0;
 }
@@ -951,7 +970,7 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
     snprintf(sub, sizeof sub, "manifest/%s", lists[i]);
     char *p = pm_table_root_path(t, sub);
     if (!p) rc = PM_NOMEM(err);
-    else rc = pm_manifest_list_read(t->fs, p, &metas, err);
+    else rc = pm_scan_manifest_error(t, p, pm_manifest_list_read(t->fs, p, &metas, err), err);
     free(p);
     c->ex->manifest_lists_read++;
   }
@@ -1100,7 +1119,7 @@ static int load_dv_index(pm_table *t, const pm_snapshot *snap, dv_index *dv, pm_
   snprintf(sub, sizeof sub, "manifest/%s", snap->index_manifest);
   char *p = pm_table_root_path(t, sub);
   if (!p) return PM_NOMEM(err);
-  int rc = pm_index_manifest_read(t->fs, p, &dv->entries, err);
+  int rc = pm_scan_manifest_error(t, p, pm_index_manifest_read(t->fs, p, &dv->entries, err), err);
   free(p);
   if (rc) return rc;
   size_t n = 0;

@@ -108,6 +108,11 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err);
 int pm_scan_live_files(pm_table *t, const pm_snapshot *snap, const pm_predicate *filter, pm_manifest_entries *out,
                        pm_error *err);
 
+/* Error of reading manifest (list) `path` of t: an empty file becomes "PATH:
+ * manifest file is empty (0 bytes); table ... expects manifest.format 'orc'".
+ * Returns rc unchanged (0 passes through). */
+int pm_scan_manifest_error(const pm_table *t, const char *path, int rc, pm_error *err);
+
 /* Directory name of a partition row for t ("f1=10/f2=x", "" when unpartitioned),
  * with default-name substitution and escaping. *out malloc'd. */
 int pm_scan_partition_dir(const pm_table *t, const uint8_t *partition, size_t len, char **out, pm_error *err);
