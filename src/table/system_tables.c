@@ -7,11 +7,14 @@
 
 #include <jansson.h>
 
+#include "arrow/arrow.h"
 #include "arrow/builder.h"
+#include "arrow/compute.h"
 #include "arrow/stream.h"
 #include "io/file.h"
 #include "meta/manifest.h"
 #include "meta/snapshot.h"
+#include "data/predicate.h"
 #include "table/scan.h"
 
 typedef enum col_kind { C_I64, C_I32, C_STR, C_TS } col_kind;
@@ -59,31 +62,36 @@ static int put_str(sys_table *st, size_t i, const char *s, pm_error *err) {
 }
 static int end_row(sys_table *st, pm_error *err) { return pm_builder_append_valid(st->b, err); }
 
-static int sys_finish(sys_table *st, struct ArrowArrayStream *out, pm_error *err) {
-  struct ArrowSchema schema;
-  struct ArrowArray batch;
-  memset(&schema, 0, sizeof schema);
-  memset(&batch, 0, sizeof batch);
-  PM_TRY(pm_builder_schema(st->b, "", &schema, err));
-  int rc = pm_builder_finish(st->b, &batch, err);
-  if (rc) {
-    pm_schema_release(&schema);
-    return rc;
-  }
-  return pm_stream_from_batches(&schema, &batch, 1, out, err);
-}
+
+static const col_spec SNAPSHOTS_COLS[] = {{"snapshot_id", C_I64},          {"schema_id", C_I64},
+                                {"commit_user", C_STR},          {"commit_identifier", C_I64},
+                                {"commit_kind", C_STR},          {"commit_time", C_TS},
+                                {"total_record_count", C_I64},   {"delta_record_count", C_I64},
+                                {"changelog_record_count", C_I64}, {"watermark", C_I64},
+                                {"base_manifest_list", C_STR},   {"delta_manifest_list", C_STR},
+                                {"changelog_manifest_list", C_STR}, {"index_manifest", C_STR}};
+static const col_spec SCHEMAS_COLS[] = {{"schema_id", C_I64},   {"fields", C_STR},  {"partition_keys", C_STR},
+                                {"primary_keys", C_STR}, {"options", C_STR}, {"comment", C_STR},
+                                {"update_time", C_TS}};
+static const col_spec OPTIONS_COLS[] = {{"key", C_STR}, {"value", C_STR}};
+static const col_spec FILES_COLS[] = {{"partition", C_STR},          {"bucket", C_I32},
+                                {"file_path", C_STR},          {"file_format", C_STR},
+                                {"schema_id", C_I64},          {"level", C_I32},
+                                {"record_count", C_I64},       {"file_size_in_bytes", C_I64},
+                                {"min_sequence_number", C_I64}, {"max_sequence_number", C_I64},
+                                {"creation_time", C_TS},       {"delete_row_count", C_I64},
+                                {"external_path", C_STR}};
+static const col_spec PARTITIONS_COLS[] = {{"partition", C_STR}, {"record_count", C_I64}, {"file_size_in_bytes", C_I64},
+                                {"file_count", C_I64}, {"last_update_time", C_TS}};
+static const col_spec TAGS_COLS[] = {{"tag_name", C_STR}, {"snapshot_id", C_I64}, {"schema_id", C_I64},
+                                {"commit_time", C_TS}, {"record_count", C_I64}};
+static const col_spec BRANCHES_COLS[] = {{"branch_name", C_STR}};
+static const col_spec MANIFESTS_COLS[] = {{"file_name", C_STR}, {"file_size", C_I64}, {"num_added_files", C_I64},
+                                {"num_deleted_files", C_I64}, {"schema_id", C_I64}};
 
 
-static int snapshots_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"snapshot_id", C_I64},          {"schema_id", C_I64},
-                                  {"commit_user", C_STR},          {"commit_identifier", C_I64},
-                                  {"commit_kind", C_STR},          {"commit_time", C_TS},
-                                  {"total_record_count", C_I64},   {"delta_record_count", C_I64},
-                                  {"changelog_record_count", C_I64}, {"watermark", C_I64},
-                                  {"base_manifest_list", C_STR},   {"delta_manifest_list", C_STR},
-                                  {"changelog_manifest_list", C_STR}, {"index_manifest", C_STR}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
+static int snapshots_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   int64_t *ids = NULL;
   size_t n = 0;
   pm_snapshot_manager sm = pm_table_snapshots(t);
@@ -92,26 +100,24 @@ static int snapshots_table(pm_table *t, struct ArrowArrayStream *out, pm_error *
     pm_snapshot *s = NULL;
     rc = pm_snapshot_read(&sm, ids[i], &s, err);
     if (rc) break;
-    rc = put_i64(&st, 0, s->id, 1, err);
-    if (!rc) rc = put_i64(&st, 1, s->schema_id, 1, err);
-    if (!rc) rc = put_str(&st, 2, s->commit_user, err);
-    if (!rc) rc = put_i64(&st, 3, s->commit_identifier, 1, err);
-    if (!rc) rc = put_str(&st, 4, s->commit_kind, err);
-    if (!rc) rc = put_i64(&st, 5, s->time_millis, 1, err);
-    if (!rc) rc = put_i64(&st, 6, s->total_record_count, s->has_total_record_count, err);
-    if (!rc) rc = put_i64(&st, 7, s->delta_record_count, s->has_delta_record_count, err);
-    if (!rc) rc = put_i64(&st, 8, s->changelog_record_count, s->has_changelog_record_count, err);
-    if (!rc) rc = put_i64(&st, 9, s->watermark, s->has_watermark, err);
-    if (!rc) rc = put_str(&st, 10, s->base_manifest_list, err);
-    if (!rc) rc = put_str(&st, 11, s->delta_manifest_list, err);
-    if (!rc) rc = put_str(&st, 12, s->changelog_manifest_list, err);
-    if (!rc) rc = put_str(&st, 13, s->index_manifest, err);
-    if (!rc) rc = end_row(&st, err);
+    rc = put_i64(st, 0, s->id, 1, err);
+    if (!rc) rc = put_i64(st, 1, s->schema_id, 1, err);
+    if (!rc) rc = put_str(st, 2, s->commit_user, err);
+    if (!rc) rc = put_i64(st, 3, s->commit_identifier, 1, err);
+    if (!rc) rc = put_str(st, 4, s->commit_kind, err);
+    if (!rc) rc = put_i64(st, 5, s->time_millis, 1, err);
+    if (!rc) rc = put_i64(st, 6, s->total_record_count, s->has_total_record_count, err);
+    if (!rc) rc = put_i64(st, 7, s->delta_record_count, s->has_delta_record_count, err);
+    if (!rc) rc = put_i64(st, 8, s->changelog_record_count, s->has_changelog_record_count, err);
+    if (!rc) rc = put_i64(st, 9, s->watermark, s->has_watermark, err);
+    if (!rc) rc = put_str(st, 10, s->base_manifest_list, err);
+    if (!rc) rc = put_str(st, 11, s->delta_manifest_list, err);
+    if (!rc) rc = put_str(st, 12, s->changelog_manifest_list, err);
+    if (!rc) rc = put_str(st, 13, s->index_manifest, err);
+    if (!rc) rc = end_row(st, err);
     pm_snapshot_free(s);
   }
   free(ids);
-  if (!rc) rc = sys_finish(&st, out, err);
-  sys_free(&st);
   return rc;
 }
 
@@ -123,12 +129,8 @@ static char *json_strings(char **v, size_t n) {
   return s;
 }
 
-static int schemas_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"schema_id", C_I64},   {"fields", C_STR},  {"partition_keys", C_STR},
-                                  {"primary_keys", C_STR}, {"options", C_STR}, {"comment", C_STR},
-                                  {"update_time", C_TS}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
+static int schemas_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   int64_t *ids = NULL;
   size_t n = 0;
   pm_schema_manager scm = pm_table_schemas(t);
@@ -148,36 +150,30 @@ static int schemas_table(pm_table *t, struct ArrowArrayStream *out, pm_error *er
     char *pk = json_strings(s->partition_keys, s->n_partition_keys);
     char *pkeys = json_strings(s->primary_keys, s->n_primary_keys);
     if (!fields || !opts || !pk || !pkeys) rc = PM_NOMEM(err);
-    if (!rc) rc = put_i64(&st, 0, s->id, 1, err);
-    if (!rc) rc = put_str(&st, 1, fields, err);
-    if (!rc) rc = put_str(&st, 2, pk, err);
-    if (!rc) rc = put_str(&st, 3, pkeys, err);
-    if (!rc) rc = put_str(&st, 4, opts, err);
-    if (!rc) rc = put_str(&st, 5, s->comment, err);
-    if (!rc) rc = put_i64(&st, 6, s->time_millis, 1, err);
-    if (!rc) rc = end_row(&st, err);
+    if (!rc) rc = put_i64(st, 0, s->id, 1, err);
+    if (!rc) rc = put_str(st, 1, fields, err);
+    if (!rc) rc = put_str(st, 2, pk, err);
+    if (!rc) rc = put_str(st, 3, pkeys, err);
+    if (!rc) rc = put_str(st, 4, opts, err);
+    if (!rc) rc = put_str(st, 5, s->comment, err);
+    if (!rc) rc = put_i64(st, 6, s->time_millis, 1, err);
+    if (!rc) rc = end_row(st, err);
     free(fields);
     free(opts);
     free(pk);
     free(pkeys);
   }
   free(ids);
-  if (!rc) rc = sys_finish(&st, out, err);
-  sys_free(&st);
   return rc;
 }
 
-static int options_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"key", C_STR}, {"value", C_STR}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, 2, err);
+static int options_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   for (size_t i = 0; !rc && i < t->schema->options.n; i++) {
-    rc = put_str(&st, 0, t->schema->options.keys[i], err);
-    if (!rc) rc = put_str(&st, 1, t->schema->options.values[i], err);
-    if (!rc) rc = end_row(&st, err);
+    rc = put_str(st, 0, t->schema->options.keys[i], err);
+    if (!rc) rc = put_str(st, 1, t->schema->options.values[i], err);
+    if (!rc) rc = end_row(st, err);
   }
-  if (!rc) rc = sys_finish(&st, out, err);
-  sys_free(&st);
   return rc;
 }
 
@@ -194,16 +190,8 @@ static int live_entries(pm_table *t, pm_manifest_entries *v, pm_error *err) {
   return rc;
 }
 
-static int files_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"partition", C_STR},          {"bucket", C_I32},
-                                  {"file_path", C_STR},          {"file_format", C_STR},
-                                  {"schema_id", C_I64},          {"level", C_I32},
-                                  {"record_count", C_I64},       {"file_size_in_bytes", C_I64},
-                                  {"min_sequence_number", C_I64}, {"max_sequence_number", C_I64},
-                                  {"creation_time", C_TS},       {"delete_row_count", C_I64},
-                                  {"external_path", C_STR}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
+static int files_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   pm_manifest_entries v;
   pm_manifest_entries_init(&v);
   if (!rc) rc = live_entries(t, &v, err);
@@ -214,28 +202,26 @@ static int files_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err)
     if (!rc) rc = pm_scan_partition_dir(t, e->partition.data, e->partition.len, &pdir, err);
     if (!rc) rc = pm_table_bucket_path(t, pdir, e->bucket, &bpath, err);
     if (!rc) rc = pm_table_data_file_path(t, bpath, e->file.file_name, e->file.external_path, &path, err);
-    if (!rc) rc = put_str(&st, 0, part, err);
-    if (!rc) rc = put_i64(&st, 1, e->bucket, 1, err);
-    if (!rc) rc = put_str(&st, 2, path, err);
-    if (!rc) rc = put_str(&st, 3, file_format_of(e->file.file_name), err);
-    if (!rc) rc = put_i64(&st, 4, e->file.schema_id, 1, err);
-    if (!rc) rc = put_i64(&st, 5, e->file.level, 1, err);
-    if (!rc) rc = put_i64(&st, 6, e->file.row_count, 1, err);
-    if (!rc) rc = put_i64(&st, 7, e->file.file_size, 1, err);
-    if (!rc) rc = put_i64(&st, 8, e->file.min_sequence_number, 1, err);
-    if (!rc) rc = put_i64(&st, 9, e->file.max_sequence_number, 1, err);
-    if (!rc) rc = put_i64(&st, 10, e->file.creation_time_millis, e->file.has_creation_time, err);
-    if (!rc) rc = put_i64(&st, 11, e->file.delete_row_count, e->file.has_delete_row_count, err);
-    if (!rc) rc = put_str(&st, 12, e->file.external_path, err);
-    if (!rc) rc = end_row(&st, err);
+    if (!rc) rc = put_str(st, 0, part, err);
+    if (!rc) rc = put_i64(st, 1, e->bucket, 1, err);
+    if (!rc) rc = put_str(st, 2, path, err);
+    if (!rc) rc = put_str(st, 3, file_format_of(e->file.file_name), err);
+    if (!rc) rc = put_i64(st, 4, e->file.schema_id, 1, err);
+    if (!rc) rc = put_i64(st, 5, e->file.level, 1, err);
+    if (!rc) rc = put_i64(st, 6, e->file.row_count, 1, err);
+    if (!rc) rc = put_i64(st, 7, e->file.file_size, 1, err);
+    if (!rc) rc = put_i64(st, 8, e->file.min_sequence_number, 1, err);
+    if (!rc) rc = put_i64(st, 9, e->file.max_sequence_number, 1, err);
+    if (!rc) rc = put_i64(st, 10, e->file.creation_time_millis, e->file.has_creation_time, err);
+    if (!rc) rc = put_i64(st, 11, e->file.delete_row_count, e->file.has_delete_row_count, err);
+    if (!rc) rc = put_str(st, 12, e->file.external_path, err);
+    if (!rc) rc = end_row(st, err);
     free(part);
     free(pdir);
     free(bpath);
     free(path);
   }
   pm_manifest_entries_clear(&v);
-  if (!rc) rc = sys_finish(&st, out, err);
-  sys_free(&st);
   return rc;
 }
 
@@ -245,11 +231,8 @@ static int cmp_entry_partition(const void *x, const void *y) {
   return a->partition.len ? memcmp(a->partition.data, b->partition.data, a->partition.len) : 0;
 }
 
-static int partitions_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"partition", C_STR}, {"record_count", C_I64}, {"file_size_in_bytes", C_I64},
-                                  {"file_count", C_I64}, {"last_update_time", C_TS}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
+static int partitions_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   pm_manifest_entries v;
   pm_manifest_entries_init(&v);
   if (!rc) rc = live_entries(t, &v, err);
@@ -276,27 +259,22 @@ static int partitions_table(pm_table *t, struct ArrowArrayStream *out, pm_error 
     }
     char *part = NULL;
     rc = pm_scan_partition_string(t, sorted[i]->partition.data, sorted[i]->partition.len, &part, err);
-    if (!rc) rc = put_str(&st, 0, part, err);
-    if (!rc) rc = put_i64(&st, 1, rows, 1, err);
-    if (!rc) rc = put_i64(&st, 2, size, 1, err);
-    if (!rc) rc = put_i64(&st, 3, files, 1, err);
-    if (!rc) rc = put_i64(&st, 4, last, has_last, err);
-    if (!rc) rc = end_row(&st, err);
+    if (!rc) rc = put_str(st, 0, part, err);
+    if (!rc) rc = put_i64(st, 1, rows, 1, err);
+    if (!rc) rc = put_i64(st, 2, size, 1, err);
+    if (!rc) rc = put_i64(st, 3, files, 1, err);
+    if (!rc) rc = put_i64(st, 4, last, has_last, err);
+    if (!rc) rc = end_row(st, err);
     free(part);
     i = j;
   }
   free(sorted);
   pm_manifest_entries_clear(&v);
-  if (!rc) rc = sys_finish(&st, out, err);
-  sys_free(&st);
   return rc;
 }
 
-static int tags_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"tag_name", C_STR}, {"snapshot_id", C_I64}, {"schema_id", C_I64},
-                                  {"commit_time", C_TS}, {"record_count", C_I64}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
+static int tags_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   char **names = NULL;
   size_t n = 0;
   pm_snapshot_manager sm = pm_table_snapshots(t);
@@ -305,42 +283,33 @@ static int tags_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) 
     pm_snapshot *s = NULL;
     rc = pm_tag_read(&sm, names[i], &s, err);
     if (rc) break;
-    rc = put_str(&st, 0, names[i], err);
-    if (!rc) rc = put_i64(&st, 1, s->id, 1, err);
-    if (!rc) rc = put_i64(&st, 2, s->schema_id, 1, err);
-    if (!rc) rc = put_i64(&st, 3, s->time_millis, 1, err);
-    if (!rc) rc = put_i64(&st, 4, s->total_record_count, s->has_total_record_count, err);
-    if (!rc) rc = end_row(&st, err);
+    rc = put_str(st, 0, names[i], err);
+    if (!rc) rc = put_i64(st, 1, s->id, 1, err);
+    if (!rc) rc = put_i64(st, 2, s->schema_id, 1, err);
+    if (!rc) rc = put_i64(st, 3, s->time_millis, 1, err);
+    if (!rc) rc = put_i64(st, 4, s->total_record_count, s->has_total_record_count, err);
+    if (!rc) rc = end_row(st, err);
     pm_snapshot_free(s);
   }
   pm_free_names(names, n);
-  if (!rc) rc = sys_finish(&st, out, err);
-  sys_free(&st);
   return rc;
 }
 
-static int branches_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"branch_name", C_STR}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, 1, err);
+static int branches_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   char **names = NULL;
   size_t n = 0;
   if (!rc) rc = pm_branch_list(t->fs, t->root, &names, &n, err);
   for (size_t i = 0; !rc && i < n; i++) {
-    rc = put_str(&st, 0, names[i], err);
-    if (!rc) rc = end_row(&st, err);
+    rc = put_str(st, 0, names[i], err);
+    if (!rc) rc = end_row(st, err);
   }
   pm_free_names(names, n);
-  if (!rc) rc = sys_finish(&st, out, err);
-  sys_free(&st);
   return rc;
 }
 
-static int manifests_table(pm_table *t, struct ArrowArrayStream *out, pm_error *err) {
-  static const col_spec cols[] = {{"file_name", C_STR}, {"file_size", C_I64}, {"num_added_files", C_I64},
-                                  {"num_deleted_files", C_I64}, {"schema_id", C_I64}};
-  sys_table st;
-  int rc = sys_begin(&st, cols, sizeof cols / sizeof cols[0], err);
+static int manifests_table(pm_table *t, sys_table *st, pm_error *err) {
+  int rc = 0;
   pm_snapshot *snap = NULL;
   if (!rc) rc = pm_scan_resolve_snapshot(t, &snap, err);
   pm_manifest_file_metas metas;
@@ -351,45 +320,226 @@ static int manifests_table(pm_table *t, struct ArrowArrayStream *out, pm_error *
     char sub[1024];
     snprintf(sub, sizeof sub, "manifest/%s", lists[i]);
     char *p = pm_table_root_path(t, sub);
-    rc = p ? pm_manifest_list_read(t->fs, p, &metas, err) : PM_NOMEM(err);
+    rc = p ? pm_scan_manifest_error(t, p, pm_manifest_list_read(t->fs, p, &metas, err), err) : PM_NOMEM(err);
     free(p);
   }
   for (size_t i = 0; !rc && i < metas.n; i++) {
     const pm_manifest_file_meta *m = &metas.items[i];
-    rc = put_str(&st, 0, m->file_name, err);
-    if (!rc) rc = put_i64(&st, 1, m->file_size, 1, err);
-    if (!rc) rc = put_i64(&st, 2, m->num_added_files, 1, err);
-    if (!rc) rc = put_i64(&st, 3, m->num_deleted_files, 1, err);
-    if (!rc) rc = put_i64(&st, 4, m->schema_id, 1, err);
-    if (!rc) rc = end_row(&st, err);
+    rc = put_str(st, 0, m->file_name, err);
+    if (!rc) rc = put_i64(st, 1, m->file_size, 1, err);
+    if (!rc) rc = put_i64(st, 2, m->num_added_files, 1, err);
+    if (!rc) rc = put_i64(st, 3, m->num_deleted_files, 1, err);
+    if (!rc) rc = put_i64(st, 4, m->schema_id, 1, err);
+    if (!rc) rc = end_row(st, err);
   }
   pm_manifest_file_metas_clear(&metas);
   pm_snapshot_free(snap);
-  if (!rc) rc = sys_finish(&st, out, err);
+  return rc;
+}
+
+typedef int (*sys_fn)(pm_table *, sys_table *, pm_error *);
+#define COLS(a) a, sizeof a / sizeof a[0]
+typedef struct sys_entry {
+  const char *name;
+  sys_fn fn;
+  const col_spec *cols;
+  size_t n_cols;
+} sys_entry;
+static const sys_entry SYSTEM_TABLES[] = {
+    {"snapshots", snapshots_table, COLS(SNAPSHOTS_COLS)},    {"schemas", schemas_table, COLS(SCHEMAS_COLS)},
+    {"options", options_table, COLS(OPTIONS_COLS)},          {"files", files_table, COLS(FILES_COLS)},
+    {"partitions", partitions_table, COLS(PARTITIONS_COLS)}, {"tags", tags_table, COLS(TAGS_COLS)},
+    {"branches", branches_table, COLS(BRANCHES_COLS)},       {"manifests", manifests_table, COLS(MANIFESTS_COLS)}};
+#undef COLS
+
+static const sys_entry *find_system_table(const char *name, pm_error *err) {
+  for (size_t i = 0; name && i < sizeof SYSTEM_TABLES / sizeof SYSTEM_TABLES[0]; i++)
+    if (!strcmp(SYSTEM_TABLES[i].name, name)) return &SYSTEM_TABLES[i];
+  pm_errorf(err, PAIMON_ERR_NOT_FOUND,
+            "unknown system table '$%s' (snapshots, schemas, options, files, partitions, tags, branches, "
+            "manifests)",
+            name ? name : "");
+  return NULL;
+}
+
+int pm_system_table_exists(const char *name) { return find_system_table(name, NULL) != NULL; }
+
+int pm_system_table_schema(const char *name, pm_table_schema **out, pm_error *err) {
+  *out = NULL;
+  const sys_entry *e = find_system_table(name, err);
+  if (!e) return PAIMON_ERR_NOT_FOUND;
+  pm_table_schema *s = calloc(1, sizeof *s);
+  if (s) s->fields = calloc(e->n_cols, sizeof *s->fields);
+  if (!s || !s->fields) {
+    free(s);
+    return PM_NOMEM(err);
+  }
+  pm_options_init(&s->options);
+  s->version = 1;
+  s->highest_field_id = (int32_t)e->n_cols - 1;
+  int rc = 0;
+  for (size_t i = 0; i < e->n_cols && !rc; i++) {
+    col_kind k = e->cols[i].kind;
+    pm_data_field *f = &s->fields[i];
+    f->id = (int32_t)i;
+    f->name = strdup(e->cols[i].name);
+    rc = f->name ? pm_dtype_new(k == C_I64 ? PM_DT_BIGINT : k == C_I32 ? PM_DT_INT
+                                : k == C_STR ? PM_DT_VARCHAR : PM_DT_TIMESTAMP,
+                                1, &f->type, err)
+                 : PM_NOMEM(err);
+    s->n_fields = i + 1;
+    if (!rc && k == C_STR) f->type->length = PM_DT_MAX_LENGTH; /* STRING */
+    if (!rc && k == C_TS) f->type->precision = 3;              /* Arrow "tsm:" */
+  }
+  if (rc) {
+    pm_schema_free(s);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+/* Output columns: indices into e->cols (all when the options name none). *idx malloc'd. */
+static int output_columns(const sys_entry *e, const pm_read_options *o, size_t **idx, size_t *n, pm_error *err) {
+  *n = o && o->n_columns ? o->n_columns : e->n_cols;
+  *idx = malloc(*n * sizeof **idx);
+  if (!*idx) return PM_NOMEM(err);
+  for (size_t j = 0; j < *n; j++) {
+    if (!o || !o->n_columns) {
+      (*idx)[j] = j;
+      continue;
+    }
+    const char *want = o->columns[j];
+    size_t c = 0;
+    while (c < e->n_cols && (!want || strcmp(e->cols[c].name, want))) c++;
+    if (c == e->n_cols) {
+      char names[1024] = "";
+      size_t len = 0;
+      for (size_t k = 0; k < e->n_cols && len < sizeof names; k++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", k ? ", " : "", e->cols[k].name);
+      free(*idx);
+      *idx = NULL;
+      return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "system table $%s has no column '%s' (columns: %s)", e->name,
+                       want ? want : "(null)", names);
+    }
+    (*idx)[j] = c;
+  }
+  return 0;
+}
+
+static int check_options(const sys_entry *e, const pm_read_options *o, pm_error *err) {
+  if (!o) return 0;
+  if (o->with_row_kind)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "system table $%s has no row kinds", e->name);
+  int32_t map[64];
+  for (size_t i = 0; i < e->n_cols && i < 64; i++) map[i] = (int32_t)i;
+  if (o->filter && !pm_pred_only_fields(o->filter, map, e->n_cols))
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "filter refers to a column that system table $%s does not have",
+                     e->name);
+  return 0;
+}
+
+/* The projected struct schema of columns idx[0..n) of the full schema. */
+static int project_schema(const struct ArrowSchema *full, const size_t *idx, size_t n, struct ArrowSchema *out,
+                          pm_error *err) {
+  PM_TRY(pm_schema_init(out, "+s", "", 0, (int64_t)n, err));
+  int rc = 0;
+  for (size_t j = 0; j < n && !rc; j++) {
+    pm_schema_release(out->children[j]);
+    rc = pm_schema_copy(full->children[idx[j]], out->children[j], err);
+  }
+  if (rc) pm_schema_release(out);
+  return rc;
+}
+
+/* Finishes the rows built in st into a one-batch stream: filter (exact, the
+ * predicate code of data tables), limit, projection. */
+static int sys_finish(const sys_entry *e, sys_table *st, const pm_read_options *o, struct ArrowArrayStream *out,
+                      pm_error *err) {
+  struct ArrowSchema schema, oschema;
+  struct ArrowArray batch, res;
+  memset(&schema, 0, sizeof schema);
+  memset(&oschema, 0, sizeof oschema);
+  memset(&batch, 0, sizeof batch);
+  memset(&res, 0, sizeof res);
+  size_t *idx = NULL, n_out = 0;
+  uint8_t *bits = NULL;
+  int rc = output_columns(e, o, &idx, &n_out, err);
+  if (!rc) rc = pm_builder_schema(st->b, "", &schema, err);
+  if (!rc) rc = pm_builder_finish(st->b, &batch, err);
+  int64_t n = batch.length, kept = 0;
+  if (!rc) {
+    bits = malloc((size_t)n / 8 + 1);
+    if (!bits) rc = PM_NOMEM(err);
+  }
+  if (!rc && o && o->filter) {
+    int32_t map[64];
+    for (size_t i = 0; i < e->n_cols && i < 64; i++) map[i] = (int32_t)i;
+    rc = pm_pred_eval_batch(o->filter, &schema, &batch, map, e->n_cols, bits, err);
+  } else if (!rc) {
+    memset(bits, 0xff, (size_t)n / 8 + 1);
+  }
+  int64_t limit = o ? o->limit : -1;
+  for (int64_t i = 0; !rc && i < n; i++) {
+    if (!pm_bit_get(bits, i)) continue;
+    if (limit >= 0 && kept >= limit) pm_bit_clear(bits, i);
+    else kept++;
+  }
+  if (!rc) rc = project_schema(&schema, idx, n_out, &oschema, err);
+  if (!rc) rc = pm_array_init(&res, kept, 1, (int64_t)n_out, err);
+  for (size_t j = 0; !rc && j < n_out; j++) {
+    struct ArrowArray col;
+    rc = pm_filter(&st->type.children[idx[j]], batch.children[idx[j]], bits, 0, &col, err);
+    if (!rc) {
+      pm_array_release(res.children[j]);
+      pm_array_move(&col, res.children[j]);
+    }
+  }
+  free(bits);
+  free(idx);
+  pm_schema_release(&schema);
+  pm_array_release(&batch);
+  if (rc) {
+    pm_schema_release(&oschema);
+    pm_array_release(&res);
+    return rc;
+  }
+  return pm_stream_from_batches(&oschema, &res, 1, out, err);
+}
+
+int pm_system_table_read_schema(const char *name, const pm_read_options *o, struct ArrowSchema *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  const sys_entry *e = find_system_table(name, err);
+  if (!e) return PAIMON_ERR_NOT_FOUND;
+  PM_TRY(check_options(e, o, err));
+  sys_table st;
+  size_t *idx = NULL, n_out = 0;
+  struct ArrowSchema full;
+  memset(&full, 0, sizeof full);
+  int rc = sys_begin(&st, e->cols, e->n_cols, err);
+  if (!rc) rc = output_columns(e, o, &idx, &n_out, err);
+  if (!rc) rc = pm_builder_schema(st.b, "", &full, err);
+  if (!rc) rc = project_schema(&full, idx, n_out, out, err);
+  pm_schema_release(&full);
+  free(idx);
   sys_free(&st);
   return rc;
 }
 
-typedef int (*sys_fn)(pm_table *, struct ArrowArrayStream *, pm_error *);
-static const struct {
-  const char *name;
-  sys_fn fn;
-} SYSTEM_TABLES[] = {{"snapshots", snapshots_table}, {"schemas", schemas_table},       {"options", options_table},
-                     {"files", files_table},         {"partitions", partitions_table}, {"tags", tags_table},
-                     {"branches", branches_table},   {"manifests", manifests_table}};
-
-int pm_system_table_exists(const char *name) {
-  for (size_t i = 0; i < sizeof SYSTEM_TABLES / sizeof SYSTEM_TABLES[0]; i++)
-    if (!strcmp(SYSTEM_TABLES[i].name, name)) return 1;
-  return 0;
+int pm_system_table_read_with(pm_table *t, const char *name, const pm_read_options *o, struct ArrowArrayStream *out,
+                              pm_error *err) {
+  memset(out, 0, sizeof *out);
+  const sys_entry *e = find_system_table(name, err);
+  if (!e) return PAIMON_ERR_NOT_FOUND;
+  PM_TRY(check_options(e, o, err));
+  sys_table st;
+  int rc = sys_begin(&st, e->cols, e->n_cols, err);
+  if (!rc) rc = e->fn(t, &st, err);
+  if (!rc) rc = sys_finish(e, &st, o, out, err);
+  sys_free(&st);
+  return rc;
 }
 
 int pm_system_table_read(pm_table *t, const char *name, struct ArrowArrayStream *out, pm_error *err) {
-  memset(out, 0, sizeof *out);
-  for (size_t i = 0; i < sizeof SYSTEM_TABLES / sizeof SYSTEM_TABLES[0]; i++)
-    if (!strcmp(SYSTEM_TABLES[i].name, name)) return SYSTEM_TABLES[i].fn(t, out, err);
-  return pm_errorf(err, PAIMON_ERR_NOT_FOUND,
-                   "unknown system table '$%s' (snapshots, schemas, options, files, partitions, tags, branches, "
-                   "manifests)",
-                   name);
+  return pm_system_table_read_with(t, name, NULL, out, err);
 }

@@ -17,7 +17,9 @@
 #ifndef PM_TABLE_SYSTEM_TABLES_H
 #define PM_TABLE_SYSTEM_TABLES_H
 
+#include "meta/schema.h"
 #include "paimon/arrow_c.h"
+#include "table/read.h"
 #include "table/table.h"
 #include "util/error.h"
 
@@ -26,5 +28,19 @@ int pm_system_table_exists(const char *name);
 /* Reads system table `name` of t into a stream (owned by the caller).
  * Unknown name = PAIMON_ERR_NOT_FOUND. */
 int pm_system_table_read(pm_table *t, const char *name, struct ArrowArrayStream *out, pm_error *err);
+
+/* The columns of system table `name` as a Paimon schema (ids = positions;
+ * BIGINT, INT, STRING, TIMESTAMP(3)), so projections and predicates are
+ * resolved and built as for data tables. *out owned by the caller (pm_schema_free). */
+int pm_system_table_schema(const char *name, pm_table_schema **out, pm_error *err);
+/* Reads system table `name` with o's columns (names of its columns, output
+ * order; unknown = PAIMON_ERR_NOT_FOUND), filter (leaves index the fields of
+ * pm_system_table_schema; applied exactly by the data-table predicate code)
+ * and limit; o may be NULL (everything). with_row_kind is
+ * PAIMON_ERR_INVALID_ARGUMENT; other read options do not apply. */
+int pm_system_table_read_with(pm_table *t, const char *name, const pm_read_options *o, struct ArrowArrayStream *out,
+                              pm_error *err);
+/* Arrow schema of such a read (*out owned by the caller). */
+int pm_system_table_read_schema(const char *name, const pm_read_options *o, struct ArrowSchema *out, pm_error *err);
 
 #endif
