@@ -103,6 +103,17 @@ PAIMON_EXPORT paimon_status paimon_catalog_list_tables(const paimon_catalog *cat
 PAIMON_EXPORT paimon_status paimon_catalog_get_table(const paimon_catalog *catalog, const char *identifier,
                                                      paimon_table **out, paimon_error *err);
 
+/* Gets system table "db.t[$branch_b]$<name>" (names as below) as a table
+ * handle, read like a data table: paimon_read_builder_new (dynamic options,
+ * e.g. time travel for files / partitions / manifests), with_projection and
+ * predicates over the system table's columns (paimon_table_arrow_schema;
+ * unknown columns are PAIMON_ERR_NOT_FOUND), with_filter (applied exactly),
+ * with_limit; paimon_read_builder_plan gives a plan without splits and
+ * paimon_read_plan (or paimon_table_read_splits with n = 0) reads the rows.
+ * It has no partition or primary keys. *out owned by the caller: paimon_table_free. */
+paimon_status paimon_catalog_get_system_table(const paimon_catalog *catalog, const char *identifier,
+                                              paimon_table **out, paimon_error *err);
+
 /* Reads a system table "db.t[$branch_b]$<name>" with name one of snapshots,
  * schemas, options, files, partitions, tags, branches, manifests.
  * *out (a stream) is owned by the caller: call out->release(out). */

@@ -110,6 +110,37 @@ paimon_status paimon_catalog_get_table(const paimon_catalog *catalog, const char
   return PAIMON_OK;
 }
 
+paimon_status paimon_catalog_get_system_table(const paimon_catalog *catalog, const char *identifier,
+                                              paimon_table **out, paimon_error *err) {
+  CHECK_ARG(out, "out is NULL");
+  *out = NULL;
+  CHECK_ARG(catalog && identifier, "NULL argument");
+  pm_identifier id;
+  int rc = pm_identifier_parse(identifier, &id, err);
+  if (rc) return (paimon_status)rc;
+  paimon_table *t = NULL;
+  if (!id.system_table)
+    rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "'%s' names no system table (expected db.t$snapshots, ...)",
+                   identifier);
+  if (!rc) {
+    t = calloc(1, sizeof *t);
+    size_t len = strlen(id.database) + strlen(id.table) + strlen(id.system_table) + 3;
+    if (t) t->identifier = malloc(len);
+    if (t) t->system_table = strdup(id.system_table);
+    if (!t || !t->identifier || !t->system_table) rc = PM_NOMEM(err);
+    else snprintf(t->identifier, len, "%s.%s$%s", id.database, id.table, id.system_table);
+  }
+  pm_identifier_clear(&id);
+  if (!rc) rc = pm_system_table_schema(t->system_table, &t->sys_schema, err);
+  if (!rc) rc = pm_catalog_get_table(catalog->c, identifier, NULL, &t->t, err);
+  if (rc) {
+    paimon_table_free(t);
+    return (paimon_status)rc;
+  }
+  *out = t;
+  return PAIMON_OK;
+}
+
 paimon_status paimon_catalog_read_system_table(const paimon_catalog *catalog, const char *identifier,
                                                struct ArrowArrayStream *out, paimon_error *err) {
   CHECK_ARG(catalog && identifier && out, "NULL argument");

@@ -26,6 +26,8 @@ struct paimon_catalog {
 struct paimon_table {
   pm_table *t;
   char *identifier;
+  char *system_table;           /* "snapshots", ... for a system-table handle (owned), else NULL */
+  pm_table_schema *sys_schema;  /* its columns (owned) */
 };
 
 struct paimon_read_builder {
@@ -65,6 +67,10 @@ struct paimon_plan {
  * Predicates and plans are bound to the schema of the table they were made for; a builder accepts
  * only those with its own origin. */
 char *pm_api_origin(const pm_table *t, pm_error *err);
+
+/* The columns a builder resolves projections and predicates against: the
+ * system table's for a system-table handle, else the table's schema. */
+const pm_table_schema *pm_api_builder_schema(const paimon_read_builder *rb);
 
 /* Converts public options to pm_options (out is initialised; cleared on error). */
 int pm_api_to_options(const paimon_option *o, size_t n, pm_options *out, pm_error *err);

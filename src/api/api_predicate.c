@@ -117,7 +117,7 @@ static pm_literal to_pm_literal(const paimon_literal *l) {
 
 /* Columns of the builder's table as predicate columns (index = field position). */
 static int table_columns(const paimon_read_builder *rb, pm_pred_column **out, size_t *n, pm_error *err) {
-  const pm_table_schema *s = rb->t->schema;
+  const pm_table_schema *s = pm_api_builder_schema(rb);
   *n = s->n_fields;
   *out = calloc(s->n_fields ? s->n_fields : 1, sizeof **out);
   if (!*out) return PM_NOMEM(err);
@@ -145,7 +145,7 @@ static paimon_status make_leaf(const char *fn, const paimon_read_builder *rb, pm
                                       "PAIMON_LITERAL_NULL..PAIMON_LITERAL_TIMESTAMP; use the paimon_literal_* "
                                       "constructors)",
                                       fn, i + 1, column, (int)lits[i].kind);
-  const pm_table_schema *s = rb->t->schema;
+  const pm_table_schema *s = pm_api_builder_schema(rb);
   int idx = -1;
   for (size_t i = 0; i < s->n_fields && idx < 0; i++)
     if (rb->case_sensitive ? !strcmp(s->fields[i].name, column) : !strcasecmp(s->fields[i].name, column))

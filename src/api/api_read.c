@@ -17,6 +17,7 @@ paimon_status paimon_read_builder_read_schema(const paimon_read_builder *rb, str
   CHECK_ARG(rb && out, "NULL argument");
   pm_read_options o;
   fill_read_options(rb, &o);
+  if (rb->table->system_table) return (paimon_status)pm_system_table_read_schema(rb->table->system_table, &o, out, err);
   return (paimon_status)pm_read_schema(rb->t, &o, out, err);
 }
 
@@ -119,6 +120,12 @@ static int bind_filter(const paimon_read_builder *rb, const pm_table *t, pm_pred
 
 paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paimon_split *const *splits, size_t n,
                                        struct ArrowArrayStream *out, paimon_error *err) {
+  if (rb && rb->table->system_table && out) { /* a system table: its plan has no splits */
+    CHECK_ARG(n == 0, "a system table is read without splits (paimon_read_plan of its plan)");
+    pm_read_options o;
+    fill_read_options(rb, &o);
+    return (paimon_status)pm_system_table_read_with(rb->t, rb->table->system_table, &o, out, err);
+  }
   CHECK_ARG(rb && out && (splits || n == 0), "NULL argument");
   memset(out, 0, sizeof *out);
   owned_read *r = calloc(1, sizeof *r);

@@ -10,7 +10,11 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
   paimon_plan *plan = calloc(1, sizeof *plan);
   if (!plan) return (paimon_status)PM_NOMEM(err);
   plan->origin = strdup(rb->origin);
-  int rc = plan->origin ? pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &plan->p, err) : PM_NOMEM(err);
+  int rc = plan->origin ? 0 : PM_NOMEM(err);
+  if (!rc && rb->table->system_table) /* no splits: paimon_read_plan reads the system table */
+    plan->p = calloc(1, sizeof *plan->p), rc = plan->p ? 0 : PM_NOMEM(err);
+  else if (!rc)
+    rc = pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &plan->p, err);
   if (!rc && plan->p->n_splits && plan->p->n_incremental_splits)
     rc = pm_errorf(err, PAIMON_ERR_INTERNAL, "plan of %s holds both DataSplits and incremental splits",
                    rb->table->identifier);

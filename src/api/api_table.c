@@ -7,6 +7,8 @@ void paimon_table_free(paimon_table *table) {
   if (!table) return;
   pm_table_free(table->t);
   free(table->identifier);
+  free(table->system_table);
+  pm_schema_free(table->sys_schema);
   free(table);
 }
 
@@ -15,16 +17,21 @@ const char *paimon_table_branch(const paimon_table *table) { return table ? tabl
 
 paimon_status paimon_table_arrow_schema(const paimon_table *table, struct ArrowSchema *out, paimon_error *err) {
   CHECK_ARG(table && out, "NULL argument");
+  if (table->system_table) return (paimon_status)pm_system_table_read_schema(table->system_table, NULL, out, err);
   return (paimon_status)pm_dfields_to_arrow(table->t->schema->fields, table->t->schema->n_fields, out, err);
 }
 
-size_t paimon_table_num_primary_keys(const paimon_table *table) { return table ? table->t->n_primary_keys : 0; }
-const char *paimon_table_primary_key(const paimon_table *table, size_t i) {
-  return table && i < table->t->n_primary_keys ? table->t->primary_keys[i] : NULL;
+size_t paimon_table_num_primary_keys(const paimon_table *table) {
+  return table && !table->system_table ? table->t->n_primary_keys : 0;
 }
-size_t paimon_table_num_partition_keys(const paimon_table *table) { return table ? table->t->n_partition_keys : 0; }
+const char *paimon_table_primary_key(const paimon_table *table, size_t i) {
+  return i < paimon_table_num_primary_keys(table) ? table->t->primary_keys[i] : NULL;
+}
+size_t paimon_table_num_partition_keys(const paimon_table *table) {
+  return table && !table->system_table ? table->t->n_partition_keys : 0;
+}
 const char *paimon_table_partition_key(const paimon_table *table, size_t i) {
-  return table && i < table->t->n_partition_keys ? table->t->partition_keys[i] : NULL;
+  return i < paimon_table_num_partition_keys(table) ? table->t->partition_keys[i] : NULL;
 }
 size_t paimon_table_num_columns(const paimon_table *table) { return table ? table->t->schema->n_fields : 0; }
 const char *paimon_table_column_name(const paimon_table *table, size_t i) {
@@ -80,6 +87,14 @@ paimon_status paimon_read_builder_new(const paimon_table *table, const paimon_op
   if (!rc) rc = pm_table_reopen(table->t, table->t->branch, &o, &rb->t, err);
   pm_options_clear(&o);
   if (!rc && !(rb->origin = pm_api_origin(rb->t, err))) rc = PAIMON_ERR_NOMEM;
+  if (!rc && table->system_table) { /* its predicates index the system table's columns */
+    size_t len = strlen(rb->origin) + strlen(table->system_table) + 3;
+    char *o2 = malloc(len);
+    if (!o2) rc = PM_NOMEM(err);
+    else snprintf(o2, len, "%s\n$%s", rb->origin, table->system_table);
+    free(rb->origin);
+    rb->origin = o2;
+  }
   if (rc) {
     paimon_read_builder_free(rb);
     return (paimon_status)rc;
@@ -106,6 +121,10 @@ void paimon_read_builder_free(paimon_read_builder *rb) {
   free(rb);
 }
 
+const pm_table_schema *pm_api_builder_schema(const paimon_read_builder *rb) {
+  return rb->table->sys_schema ? rb->table->sys_schema : rb->t->schema;
+}
+
 static int is_system_column(const char *name) {
   return !strcmp(name, PM_SYSTEM_FIELD_ROW_ID) || !strcmp(name, PM_SYSTEM_FIELD_SEQUENCE_NUMBER);
 }
@@ -113,11 +132,11 @@ static int is_system_column(const char *name) {
 /* Resolves a (possibly nested "a.b") column name to its canonical spelling. */
 static int resolve_column(const paimon_read_builder *rb, const char *name, char **out, pm_error *err) {
   *out = NULL;
-  if (is_system_column(name)) {
+  if (is_system_column(name) && !rb->table->system_table) {
     *out = strdup(name);
     return *out ? 0 : PM_NOMEM(err);
   }
-  const pm_table_schema *s = rb->t->schema;
+  const pm_table_schema *s = pm_api_builder_schema(rb);
   for (size_t i = 0; i < s->n_fields; i++) {
     const char *f = s->fields[i].name;
     size_t fl = strlen(f);
