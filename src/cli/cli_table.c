@@ -190,6 +190,7 @@ typedef struct table_args {
   int64_t limit;
   int row_kind;
   cli_output out; /* --format, --max-width, --no-truncate */
+  int system_table; /* ident names a system table (db.t$snapshots) */
   paimon_option opts[64];
   size_t n_opts;
 } table_args;
@@ -451,7 +452,8 @@ static int cmd_get(paimon_catalog *cat, const table_args *a) {
 
 static int make_builder(paimon_catalog *cat, const table_args *a, paimon_table **t, paimon_read_builder **rb) {
   paimon_error err = {0};
-  if (paimon_catalog_get_table(cat, a->ident, t, &err)) return fail(&err);
+  if ((a->system_table ? paimon_catalog_get_system_table : paimon_catalog_get_table)(cat, a->ident, t, &err))
+    return fail(&err);
   if (paimon_read_builder_new(*t, a->opts, a->n_opts, rb, &err)) return fail(&err);
   if (a->select) {
     char *copy = strdup(a->select);
@@ -547,7 +549,7 @@ static int cmd_read_or_explain(paimon_catalog *cat, const table_args *a, int exp
       int nd = 0;
       int *digits = NULL;
       if (!paimon_read_builder_read_schema(rb, &schema, &err)) {
-        digits = column_digits(t, &schema, &nd);
+        digits = a->system_table ? NULL : column_digits(t, &schema, &nd);
         schema.release(&schema);
       }
       print_args pa = {&a->out, a->limit, digits, nd};
@@ -583,7 +585,8 @@ static int cmd_table(const char *warehouse, int argc, char **argv) {
     char base[1024];
     const char *sys = split_system_table(a.ident, base, sizeof base);
     if (!strcmp(sub, "read") && sys) {
-      rc = system_table(cat, base, sys, &a);
+      a.system_table = 1; /* read like a data table: --select, --where, --limit, time travel */
+      rc = cmd_read_or_explain(cat, &a, 0);
     } else if (sys) {
       fprintf(stderr, "paimon table %s: system tables are read with `table read %s`\n", sub, a.ident);
       rc = 2;
