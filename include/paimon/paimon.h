@@ -336,6 +336,30 @@ PAIMON_EXPORT int64_t paimon_split_snapshot_id(const paimon_split *split);
 PAIMON_EXPORT int paimon_split_is_streaming(const paimon_split *split);
 PAIMON_EXPORT int paimon_split_raw_convertible(const paimon_split *split); /* always 0 for incremental splits */
 
+/* Partition values of a split, decoded with the partition keys and types of
+ * `table` (the table the split was planned from: a split holds its raw
+ * partition row only). A table without partition keys gives 0 fields; a
+ * system-table handle is PAIMON_ERR_INVALID_ARGUMENT; a partition row that
+ * does not fit the table's keys is PAIMON_ERR_CORRUPT. *out is owned by the
+ * caller (paimon_partition_free) and references neither table nor split. */
+typedef struct paimon_partition paimon_partition;
+paimon_status paimon_split_partition(const paimon_table *table, const paimon_split *split, paimon_partition **out,
+                                     paimon_error *err);
+void paimon_partition_free(paimon_partition *partition); /* NULL ok */
+size_t paimon_partition_num_fields(const paimon_partition *partition);
+/* Name of field i (its partition key); NULL if out of range. Owned by the partition. */
+const char *paimon_partition_field_name(const paimon_partition *partition, size_t i);
+/* Value of field i, typed from the key column: BOOL; INT64 (TINYINT .. BIGINT);
+ * DOUBLE (FLOAT, DOUBLE); DECIMAL (as STRING text when the unscaled value does
+ * not fit int64); STRING (CHAR, VARCHAR; NUL-terminated, len set); BYTES
+ * (BINARY, VARBINARY); DATE; TIME; TIMESTAMP (also with local time zone);
+ * other types as STRING text. NULL kind for a null value or i out of range.
+ * Strings and bytes are owned by the partition (valid until paimon_partition_free). */
+paimon_literal paimon_partition_value(const paimon_partition *partition, size_t i);
+/* Field i as text, as $partitions prints it ("10", "2024-01-01", "null" for a
+ * null value); NULL if out of range. Owned by the partition. */
+const char *paimon_partition_value_text(const paimon_partition *partition, size_t i);
+
 /* Java binary encoding, so splits can be shipped to other processes (or
  * Java): a DataSplit as DataSplit version 9 (DataSplit.serialize); an
  * incremental split as a SplitSerializer record (magic "SPLIT_V1", type 2,

@@ -444,6 +444,25 @@ int pm_scan_partition_string(const pm_table *t, const uint8_t *partition, size_t
   return partition_render(t, partition, len, 0, out, err);
 }
 
+int pm_scan_partition_field(const pm_table *t, const uint8_t *partition, size_t len, size_t i, pm_value *v,
+                            const pm_data_type **type, char *text, size_t cap, pm_error *err) {
+  if (i >= t->n_partition_keys)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition field %zu: table %s.%s has %zu partition keys", i,
+                     t->database, t->name, t->n_partition_keys);
+  pm_binary_row row;
+  PM_TRY(pm_binary_row_open_serialized(partition, len, "_PARTITION", &row, err));
+  if (row.arity != (int32_t)t->n_partition_keys)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "partition row has %d fields, table %s.%s has %zu partition keys",
+                     (int)row.arity, t->database, t->name, t->n_partition_keys);
+  int idx = pm_schema_field_index(t->schema, t->partition_keys[i]);
+  if (idx < 0) return pm_errorf(err, PAIMON_ERR_CORRUPT, "partition key '%s' is not a field", t->partition_keys[i]);
+  *type = t->schema->fields[idx].type;
+  PM_TRY(pm_binary_row_get(&row, (int32_t)i, *type, v, err));
+  if (v->kind == PM_V_NULL) snprintf(text, cap, "null");
+  else value_text(v, *type, t->partition_legacy_name, text, cap);
+  return 0;
+}
+
 /* ------------------------------------------------------ planning context */
 
 typedef struct scan_ctx {

@@ -119,6 +119,12 @@ int pm_scan_partition_dir(const pm_table *t, const uint8_t *partition, size_t le
 /* Readable partition "{f1=10, f2=x}" (values, not directory names). *out malloc'd. */
 int pm_scan_partition_string(const pm_table *t, const uint8_t *partition, size_t len, char **out, pm_error *err);
 
+/* Partition field i of a partition row (manifest form): *v (bytes point into
+ * partition), *type (the key column's type, borrowed from t->schema) and its
+ * text as pm_scan_partition_string prints it ("null" for a null), cut to cap. */
+int pm_scan_partition_field(const pm_table *t, const uint8_t *partition, size_t len, size_t i, pm_value *v,
+                            const pm_data_type **type, char *text, size_t cap, pm_error *err);
+
 /* Paimon type of the partition row (ROW of partition columns) / of the trimmed
  * primary key, built from t->schema; owned by caller (pm_dtype_free). */
 int pm_scan_partition_type(const pm_table *t, pm_data_type **out, pm_error *err);
