@@ -89,7 +89,6 @@ static const col_spec BRANCHES_COLS[] = {{"branch_name", C_STR}};
 static const col_spec MANIFESTS_COLS[] = {{"file_name", C_STR}, {"file_size", C_I64}, {"num_added_files", C_I64},
                                 {"num_deleted_files", C_I64}, {"schema_id", C_I64}};
 
-
 static int snapshots_table(pm_table *t, sys_table *st, pm_error *err) {
   int rc = 0;
   int64_t *ids = NULL;
