@@ -99,7 +99,9 @@ PAIMON_EXPORT paimon_status paimon_catalog_list_tables(const paimon_catalog *cat
 
 /* Gets a table by identifier "db.table" or "db.table$branch_<name>".
  * *out owned by the caller: paimon_table_free. System tables ("db.t$snapshots")
- * are read with paimon_catalog_read_system_table instead. */
+ * are PAIMON_ERR_INVALID_ARGUMENT here: get them with
+ * paimon_catalog_get_system_table (projection and filters) or read them whole
+ * with paimon_catalog_read_system_table. */
 PAIMON_EXPORT paimon_status paimon_catalog_get_table(const paimon_catalog *catalog, const char *identifier,
                                                      paimon_table **out, paimon_error *err);
 
@@ -111,8 +113,8 @@ PAIMON_EXPORT paimon_status paimon_catalog_get_table(const paimon_catalog *catal
  * with_limit; paimon_read_builder_plan gives a plan without splits and
  * paimon_read_plan (or paimon_table_read_splits with n = 0) reads the rows.
  * It has no partition or primary keys. *out owned by the caller: paimon_table_free. */
-paimon_status paimon_catalog_get_system_table(const paimon_catalog *catalog, const char *identifier,
-                                              paimon_table **out, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_catalog_get_system_table(const paimon_catalog *catalog, const char *identifier,
+                                                            paimon_table **out, paimon_error *err);
 
 /* Reads a system table "db.t[$branch_b]$<name>" with name one of snapshots,
  * schemas, options, files, partitions, tags, branches, manifests.
@@ -343,22 +345,22 @@ PAIMON_EXPORT int paimon_split_raw_convertible(const paimon_split *split); /* al
  * does not fit the table's keys is PAIMON_ERR_CORRUPT. *out is owned by the
  * caller (paimon_partition_free) and references neither table nor split. */
 typedef struct paimon_partition paimon_partition;
-paimon_status paimon_split_partition(const paimon_table *table, const paimon_split *split, paimon_partition **out,
-                                     paimon_error *err);
-void paimon_partition_free(paimon_partition *partition); /* NULL ok */
-size_t paimon_partition_num_fields(const paimon_partition *partition);
+PAIMON_EXPORT paimon_status paimon_split_partition(const paimon_table *table, const paimon_split *split,
+                                                   paimon_partition **out, paimon_error *err);
+PAIMON_EXPORT void paimon_partition_free(paimon_partition *partition); /* NULL ok */
+PAIMON_EXPORT size_t paimon_partition_num_fields(const paimon_partition *partition);
 /* Name of field i (its partition key); NULL if out of range. Owned by the partition. */
-const char *paimon_partition_field_name(const paimon_partition *partition, size_t i);
+PAIMON_EXPORT const char *paimon_partition_field_name(const paimon_partition *partition, size_t i);
 /* Value of field i, typed from the key column: BOOL; INT64 (TINYINT .. BIGINT);
  * DOUBLE (FLOAT, DOUBLE); DECIMAL (as STRING text when the unscaled value does
  * not fit int64); STRING (CHAR, VARCHAR; NUL-terminated, len set); BYTES
  * (BINARY, VARBINARY); DATE; TIME; TIMESTAMP (also with local time zone);
  * other types as STRING text. NULL kind for a null value or i out of range.
  * Strings and bytes are owned by the partition (valid until paimon_partition_free). */
-paimon_literal paimon_partition_value(const paimon_partition *partition, size_t i);
+PAIMON_EXPORT paimon_literal paimon_partition_value(const paimon_partition *partition, size_t i);
 /* Field i as text, as $partitions prints it ("10", "2024-01-01", "null" for a
  * null value); NULL if out of range. Owned by the partition. */
-const char *paimon_partition_value_text(const paimon_partition *partition, size_t i);
+PAIMON_EXPORT const char *paimon_partition_value_text(const paimon_partition *partition, size_t i);
 
 /* Java binary encoding, so splits can be shipped to other processes (or
  * Java): a DataSplit as DataSplit version 9 (DataSplit.serialize); an
@@ -394,8 +396,10 @@ PAIMON_EXPORT paimon_status paimon_read_builder_read_schema(const paimon_read_bu
 PAIMON_EXPORT paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paimon_split *const *splits,
                                                      size_t n, struct ArrowArrayStream *out, paimon_error *err);
 /* Reads system table `name` ("files", "partitions", "manifests", "snapshots", ...)
- * of the builder's table, honouring its dynamic options (e.g. "files" at
- * scan.snapshot-id). *out owned by the caller (out->release(out)). */
+ * of the builder's table, whole (the builder's projection and filter name the
+ * table's columns and do not apply: use paimon_catalog_get_system_table for
+ * that), honouring its dynamic options (e.g. "files" at scan.snapshot-id).
+ * *out owned by the caller (out->release(out)). */
 PAIMON_EXPORT paimon_status paimon_read_builder_read_system_table(const paimon_read_builder *rb, const char *name,
                                                                   struct ArrowArrayStream *out, paimon_error *err);
 /* Convenience: reads every split of a plan. A plan made by a builder of another

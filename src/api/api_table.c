@@ -33,18 +33,24 @@ size_t paimon_table_num_partition_keys(const paimon_table *table) {
 const char *paimon_table_partition_key(const paimon_table *table, size_t i) {
   return i < paimon_table_num_partition_keys(table) ? table->t->partition_keys[i] : NULL;
 }
-size_t paimon_table_num_columns(const paimon_table *table) { return table ? table->t->schema->n_fields : 0; }
+/* The columns of a handle: the system table's for a system-table handle. */
+static const pm_table_schema *handle_schema(const paimon_table *table) {
+  return table->sys_schema ? table->sys_schema : table->t->schema;
+}
+
+size_t paimon_table_num_columns(const paimon_table *table) { return table ? handle_schema(table)->n_fields : 0; }
 const char *paimon_table_column_name(const paimon_table *table, size_t i) {
-  return table && i < table->t->schema->n_fields ? table->t->schema->fields[i].name : NULL;
+  return table && i < handle_schema(table)->n_fields ? handle_schema(table)->fields[i].name : NULL;
 }
 paimon_status paimon_table_column_type(const paimon_table *table, size_t i, char **type, paimon_error *err) {
   CHECK_ARG(type, "type is NULL");
   *type = NULL;
   CHECK_ARG(table, "table is NULL");
-  if (i >= table->t->schema->n_fields)
+  const pm_table_schema *s = handle_schema(table);
+  if (i >= s->n_fields)
     return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s has %zu columns, not column %zu",
-                                    table->identifier, table->t->schema->n_fields, i);
-  *type = pm_dtype_to_cstring(table->t->schema->fields[i].type);
+                                    table->identifier, s->n_fields, i);
+  *type = pm_dtype_to_cstring(s->fields[i].type);
   return *type ? PAIMON_OK : (paimon_status)PM_NOMEM(err);
 }
 int64_t paimon_table_schema_id(const paimon_table *table) { return table ? table->t->schema->id : -1; }
