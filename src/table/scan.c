@@ -885,7 +885,7 @@ int pm_scan_manifest_error(const pm_table *t, const char *path, int rc, pm_error
   pm_file_stat st;
   pm_error e2 = {0};
   if (rc != PAIMON_ERR_CORRUPT || !path || pm_fs_stat(t->fs, path, &st, &e2) != 0 || st.size != 0) return rc;
-  const char *fmt = pm_options_get(&t->options, "manifest.format");
+  const char *fmt = t->co.manifest_format;
   return pm_errorf(err, PAIMON_ERR_CORRUPT,
                    "%s: manifest file is empty (0 bytes); table %s.%s expects manifest.format '%s'", path,
                    t->database, t->name, fmt ? fmt : "avro");
