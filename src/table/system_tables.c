@@ -383,12 +383,12 @@ int pm_system_table_schema(const char *name, pm_table_schema **out, pm_error *er
     f->id = (int32_t)i;
     f->name = strdup(e->cols[i].name);
     rc = f->name ? pm_dtype_new(k == C_I64 ? PM_DT_BIGINT : k == C_I32 ? PM_DT_INT
-                                : k == C_STR ? PM_DT_VARCHAR : PM_DT_TIMESTAMP,
+                                : k == C_STR ? PM_DT_VARCHAR : PM_DT_TIMESTAMP_LTZ,
                                 1, &f->type, err)
                  : PM_NOMEM(err);
     s->n_fields = i + 1;
     if (!rc && k == C_STR) f->type->length = PM_DT_MAX_LENGTH; /* STRING */
-    if (!rc && k == C_TS) f->type->precision = 3;              /* Arrow "tsm:" */
+    if (!rc && k == C_TS) f->type->precision = 3;              /* Arrow "tsm:UTC" (an instant) */
   }
   if (rc) {
     pm_schema_free(s);

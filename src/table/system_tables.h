@@ -30,7 +30,7 @@ int pm_system_table_exists(const char *name);
 int pm_system_table_read(pm_table *t, const char *name, struct ArrowArrayStream *out, pm_error *err);
 
 /* The columns of system table `name` as a Paimon schema (ids = positions;
- * BIGINT, INT, STRING, TIMESTAMP(3)), so projections and predicates are
+ * BIGINT, INT, STRING, TIMESTAMP_LTZ(3)), so projections and predicates are
  * resolved and built as for data tables. *out owned by the caller (pm_schema_free). */
 int pm_system_table_schema(const char *name, pm_table_schema **out, pm_error *err);
 /* Reads system table `name` with o's columns (names of its columns, output
