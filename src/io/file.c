@@ -159,28 +159,23 @@ void pm_out_abort(pm_out_file *f) {
   out_free(f);
 }
 
-/* Memory sink: bytes collect in a private buffer, appended to the destination on publish. */
+/* Memory sink: bytes go straight to the destination; a discard cuts it back to where it began. */
 typedef struct mem_sink {
   pm_buf *dst;
-  pm_buf data;
+  size_t start;
 } mem_sink;
 
 static int mem_write(pm_out_file *f, const void *data, size_t len, pm_error *err) {
   mem_sink *m = f->impl;
-  return pm_buf_append(&m->data, data, len) ? PM_NOMEM(err) : 0;
+  return pm_buf_append(m->dst, data, len) ? PM_NOMEM(err) : 0;
 }
 static int mem_sync(pm_out_file *f, pm_error *err) { return 0; }
-static int mem_publish(pm_out_file *f, pm_out_mode mode, pm_error *err) {
+static int mem_publish(pm_out_file *f, pm_out_mode mode, pm_error *err) { return 0; }
+static void mem_discard(pm_out_file *f) {
   mem_sink *m = f->impl;
-  return pm_buf_append(m->dst, m->data.data, m->data.len) ? PM_NOMEM(err) : 0;
+  m->dst->len = m->start;
 }
-static void mem_discard(pm_out_file *f) {}
-static void mem_release(pm_out_file *f) {
-  mem_sink *m = f->impl;
-  if (!m) return;
-  pm_buf_free(&m->data);
-  free(m);
-}
+static void mem_release(pm_out_file *f) { free(f->impl); }
 static const pm_out_ops MEM_OUT_OPS = {mem_write, mem_sync, mem_publish, mem_discard, mem_release};
 
 int pm_out_open_buf(pm_buf *dst, const char *name, pm_out_file **out, pm_error *err) {
@@ -188,7 +183,7 @@ int pm_out_open_buf(pm_buf *dst, const char *name, pm_out_file **out, pm_error *
   mem_sink *m = calloc(1, sizeof *m);
   if (!m) return PM_NOMEM(err);
   m->dst = dst;
-  pm_buf_init(&m->data);
+  m->start = dst->len;
   return pm_out_wrap(&MEM_OUT_OPS, m, name ? name : "<memory>", out, err);
 }
 

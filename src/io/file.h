@@ -54,8 +54,9 @@ const char *pm_out_path(const pm_out_file *f);
 int pm_out_commit(pm_out_file *f, int mode, pm_error *err);
 /* Discards everything written and frees f. NULL ok. */
 void pm_out_abort(pm_out_file *f);
-/* A sink into memory: on commit the bytes are appended to *dst (caller-owned, must outlive
- * the sink; mode is ignored). name is used in messages. */
+/* A sink into memory: the bytes are appended to *dst (caller-owned, must outlive the sink;
+ * complete after commit, mode is ignored); abort cuts *dst back to its length at open.
+ * name is used in messages. */
 int pm_out_open_buf(pm_buf *dst, const char *name, pm_out_file **out, pm_error *err);
 
 /* ---- path-only wrappers over pm_fs_local() ---- */

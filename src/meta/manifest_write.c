@@ -73,100 +73,46 @@ static const char INDEX_SCHEMA[] =
     "{\"name\":\"_INDEX_META\",\"type\":[\"null\",\"bytes\"],\"default\":null},"
     "{\"name\":\"_SOURCE_META\",\"type\":[\"null\",\"bytes\"],\"default\":null}]}],\"default\":null}]}";
 
-#define SYNC_INTERVAL 64000
+/* ---------------- container (the one Avro container writer, on a sink) ---------------- */
 
-/* ---------------- container ---------------- */
+typedef void (*encode_fn)(pm_avro_encoder *e, const void *items, size_t i);
 
-typedef struct container {
-  pm_buf *out;
-  pm_avro_encoder rec;   /* buffered records of the current block */
-  int64_t block_count;
-  pm_codec codec;
-  int level;
-  uint8_t sync[16];
-  pm_buf tmp;
-} container;
-
-static void put_raw_long(pm_buf *b, int64_t v, int *bad) {
-  pm_avro_encoder e = {*b, 0};
-  pm_avro_put_long(&e, v);
-  *b = e.buf;
-  if (e.failed) *bad = 1;
-}
-
-static int container_begin(container *c, const char *schema, const pm_manifest_write_opts *opts, pm_buf *out,
+/* Writes n records as an Avro container to sink (owned: committed or discarded here). */
+static int write_container(pm_out_file *sink, const char *schema, const pm_manifest_write_opts *opts,
+                           int create_if_absent, encode_fn fn, const void *items, size_t n, uint64_t *size,
                            pm_error *err) {
-  memset(c, 0, sizeof(*c));
-  c->out = out;
-  c->codec = opts ? opts->codec : PM_CODEC_ZSTD;
-  c->level = opts && opts->level ? opts->level : 1;
-  if (c->codec != PM_CODEC_ZSTD && c->codec != PM_CODEC_NONE && c->codec != PM_CODEC_DEFLATE &&
-      c->codec != PM_CODEC_SNAPPY)
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "manifest codec %s is not an Avro codec", pm_codec_name(c->codec));
-  if (opts && opts->sync) {
-    memcpy(c->sync, opts->sync, 16);
-  } else {
-    FILE *f = fopen("/dev/urandom", "rb");
-    if (!f || fread(c->sync, 1, 16, f) != 16) {
-      for (int i = 0; i < 16; i++) c->sync[i] = (uint8_t)(rand() >> 3);
-    }
-    if (f) fclose(f);
+  pm_avro_writer_options ao;
+  memset(&ao, 0, sizeof ao);
+  ao.codec = opts ? opts->codec : PM_CODEC_ZSTD;
+  ao.level = opts && opts->level ? opts->level : 1;
+  ao.sync = opts ? opts->sync : NULL;
+  ao.no_overwrite = create_if_absent;
+  pm_avro_writer *w;
+  PM_TRY(pm_avro_writer_open_sink(sink, schema, &ao, &w, err));
+  int rc = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    fn(pm_avro_writer_encoder(w), items, i);
+    rc = pm_avro_writer_end_record(w, err);
   }
-  pm_buf_init(&c->rec.buf);
-  pm_buf_init(&c->tmp);
-  int bad = 0;
-  const char *codec_name = pm_avro_codec_name(c->codec);
-  bad |= pm_buf_append(out, "Obj\x01", 4) != 0;
-  put_raw_long(out, 2, &bad);
-  put_raw_long(out, 11, &bad);
-  bad |= pm_buf_append(out, "avro.schema", 11) != 0;
-  put_raw_long(out, (int64_t)strlen(schema), &bad);
-  bad |= pm_buf_append(out, schema, strlen(schema)) != 0;
-  put_raw_long(out, 10, &bad);
-  bad |= pm_buf_append(out, "avro.codec", 10) != 0;
-  put_raw_long(out, (int64_t)strlen(codec_name), &bad);
-  bad |= pm_buf_append(out, codec_name, strlen(codec_name)) != 0;
-  put_raw_long(out, 0, &bad);
-  bad |= pm_buf_append(out, c->sync, 16) != 0;
-  return bad ? PM_NOMEM(err) : 0;
-}
-
-static int container_flush(container *c, pm_error *err) {
-  if (c->block_count == 0) return 0;
-  if (c->rec.failed) return PM_NOMEM(err);
-  const uint8_t *data = c->rec.buf.data;
-  size_t len = c->rec.buf.len;
-  c->tmp.len = 0;
-  if (c->codec != PM_CODEC_NONE) {
-    PM_TRY(pm_compress(c->codec, c->level, data, len, &c->tmp, err));
-    if (c->codec == PM_CODEC_SNAPPY) { /* Avro snappy: block + CRC32 (BE) of the uncompressed bytes */
-      uint32_t crc = (uint32_t)crc32(0L, data, (uInt)len);
-      uint8_t be[4] = {(uint8_t)(crc >> 24), (uint8_t)(crc >> 16), (uint8_t)(crc >> 8), (uint8_t)crc};
-      if (pm_buf_append(&c->tmp, be, 4)) return PM_NOMEM(err);
-    }
-    data = c->tmp.data;
-    len = c->tmp.len;
+  if (rc) {
+    pm_avro_writer_abort(w);
+    return rc;
   }
-  int bad = 0;
-  put_raw_long(c->out, c->block_count, &bad);
-  put_raw_long(c->out, (int64_t)len, &bad);
-  bad |= pm_buf_append(c->out, data, len) != 0;
-  bad |= pm_buf_append(c->out, c->sync, 16) != 0;
-  c->rec.buf.len = 0;
-  c->block_count = 0;
-  return bad ? PM_NOMEM(err) : 0;
+  return pm_avro_writer_commit(w, size, err);
 }
 
-static int container_end_record(container *c, pm_error *err) {
-  c->block_count++;
-  if (c->rec.failed) return PM_NOMEM(err);
-  if (c->rec.buf.len >= SYNC_INTERVAL) return container_flush(c, err);
-  return 0;
+static int encode_container(const char *schema, const pm_manifest_write_opts *opts, encode_fn fn, const void *items,
+                            size_t n, const char *what, pm_buf *out, pm_error *err) {
+  pm_out_file *sink;
+  PM_TRY(pm_out_open_buf(out, what, &sink, err));
+  return write_container(sink, schema, opts, 0, fn, items, n, NULL, err);
 }
 
-static void container_free(container *c) {
-  pm_buf_free(&c->rec.buf);
-  pm_buf_free(&c->tmp);
+static int write_container_file(pm_fs *fs, const char *path, const char *schema, const pm_manifest_write_opts *opts,
+                                encode_fn fn, const void *items, size_t n, uint64_t *size, pm_error *err) {
+  pm_out_file *sink;
+  PM_TRY(pm_fs_create(fs, path, &sink, err));
+  return write_container(sink, schema, opts, 1, fn, items, n, size, err);
 }
 
 /* ---------------- record encoding ---------------- */
@@ -222,7 +168,8 @@ static void put_opt_string(pm_avro_encoder *e, const char *s) {
   if (s) pm_avro_put_string(e, s);
 }
 
-static void encode_entry(pm_avro_encoder *e, const pm_manifest_entry *me) {
+static void encode_entry(pm_avro_encoder *e, const void *items, size_t i) {
+  const pm_manifest_entry *me = &((const pm_manifest_entry *)items)[i];
   const pm_data_file_meta *f = &me->file;
   pm_avro_put_int(e, 2);
   pm_avro_put_int(e, me->kind);
@@ -264,18 +211,11 @@ static void encode_entry(pm_avro_encoder *e, const pm_manifest_entry *me) {
 
 int pm_manifest_encode(const pm_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts, pm_buf *out,
                        pm_error *err) {
-  container c;
-  int rc = container_begin(&c, MANIFEST_SCHEMA, opts, out, err);
-  for (size_t i = 0; !rc && i < n; i++) {
-    encode_entry(&c.rec, &entries[i]);
-    rc = container_end_record(&c, err);
-  }
-  if (!rc) rc = container_flush(&c, err);
-  container_free(&c);
-  return rc;
+  return encode_container(MANIFEST_SCHEMA, opts, encode_entry, entries, n, "manifest", out, err);
 }
 
-static void encode_list_entry(pm_avro_encoder *e, const pm_manifest_file_meta *m) {
+static void encode_list_entry(pm_avro_encoder *e, const void *items, size_t i) {
+  const pm_manifest_file_meta *m = &((const pm_manifest_file_meta *)items)[i];
   pm_avro_put_int(e, 2);
   pm_avro_put_string(e, m->file_name ? m->file_name : "");
   pm_avro_put_long(e, m->file_size);
@@ -293,18 +233,11 @@ static void encode_list_entry(pm_avro_encoder *e, const pm_manifest_file_meta *m
 
 int pm_manifest_list_encode(const pm_manifest_file_meta *metas, size_t n, const pm_manifest_write_opts *opts,
                             pm_buf *out, pm_error *err) {
-  container c;
-  int rc = container_begin(&c, LIST_SCHEMA, opts, out, err);
-  for (size_t i = 0; !rc && i < n; i++) {
-    encode_list_entry(&c.rec, &metas[i]);
-    rc = container_end_record(&c, err);
-  }
-  if (!rc) rc = container_flush(&c, err);
-  container_free(&c);
-  return rc;
+  return encode_container(LIST_SCHEMA, opts, encode_list_entry, metas, n, "manifest list", out, err);
 }
 
-static void encode_index_entry(pm_avro_encoder *e, const pm_index_manifest_entry *ie) {
+static void encode_index_entry(pm_avro_encoder *e, const void *items, size_t i) {
+  const pm_index_manifest_entry *ie = &((const pm_index_manifest_entry *)items)[i];
   const pm_index_file_meta *m = &ie->index_file;
   pm_avro_put_int(e, 1);
   pm_avro_put_int(e, ie->kind);
@@ -359,15 +292,7 @@ static void encode_index_entry(pm_avro_encoder *e, const pm_index_manifest_entry
 
 int pm_index_manifest_encode(const pm_index_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts,
                              pm_buf *out, pm_error *err) {
-  container c;
-  int rc = container_begin(&c, INDEX_SCHEMA, opts, out, err);
-  for (size_t i = 0; !rc && i < n; i++) {
-    encode_index_entry(&c.rec, &entries[i]);
-    rc = container_end_record(&c, err);
-  }
-  if (!rc) rc = container_flush(&c, err);
-  container_free(&c);
-  return rc;
+  return encode_container(INDEX_SCHEMA, opts, encode_index_entry, entries, n, "index manifest", out, err);
 }
 
 /* ---------------- file writers ---------------- */
@@ -449,15 +374,13 @@ int pm_manifest_write(pm_fs *fs, const char *path, const pm_manifest_entry *entr
                       const pm_data_type *partition_type, int64_t default_schema_id,
                       const pm_manifest_write_opts *opts, pm_arena *arena, pm_manifest_file_meta *meta,
                       pm_error *err) {
-  pm_buf b;
-  pm_buf_init(&b);
-  int rc = pm_manifest_encode(entries, n, opts, &b, err);
-  if (!rc) rc = pm_fs_write_file(fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
+  uint64_t size = 0;
+  int rc = write_container_file(fs, path, MANIFEST_SCHEMA, opts, encode_entry, entries, n, &size, err);
   if (!rc && meta) {
     memset(meta, 0, sizeof(*meta));
     meta->file_name = pm_arena_strdup(arena, base_name(path));
     if (!meta->file_name) rc = PM_NOMEM(err);
-    meta->file_size = (int64_t)b.len;
+    meta->file_size = (int64_t)size;
     meta->schema_id = n ? INT64_MIN : default_schema_id;
     int row_ids = n > 0;
     for (size_t i = 0; i < n; i++) {
@@ -481,29 +404,22 @@ int pm_manifest_write(pm_fs *fs, const char *path, const pm_manifest_entry *entr
     meta->has_row_id_range = row_ids;
     if (!rc) rc = partition_stats(entries, n, partition_type, arena, &meta->partition_stats, err);
   }
-  pm_buf_free(&b);
   return rc;
 }
 
 int pm_manifest_list_write(pm_fs *fs, const char *path, const pm_manifest_file_meta *metas, size_t n,
                            const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
-  pm_buf b;
-  pm_buf_init(&b);
-  int rc = pm_manifest_list_encode(metas, n, opts, &b, err);
-  if (!rc) rc = pm_fs_write_file(fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
-  if (!rc && file_size) *file_size = (int64_t)b.len;
-  pm_buf_free(&b);
+  uint64_t size = 0;
+  int rc = write_container_file(fs, path, LIST_SCHEMA, opts, encode_list_entry, metas, n, &size, err);
+  if (!rc && file_size) *file_size = (int64_t)size;
   return rc;
 }
 
 int pm_index_manifest_write(pm_fs *fs, const char *path, const pm_index_manifest_entry *entries, size_t n,
                             const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
-  pm_buf b;
-  pm_buf_init(&b);
-  int rc = pm_index_manifest_encode(entries, n, opts, &b, err);
-  if (!rc) rc = pm_fs_write_file(fs, path, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
-  if (!rc && file_size) *file_size = (int64_t)b.len;
-  pm_buf_free(&b);
+  uint64_t size = 0;
+  int rc = write_container_file(fs, path, INDEX_SCHEMA, opts, encode_index_entry, entries, n, &size, err);
+  if (!rc && file_size) *file_size = (int64_t)size;
   return rc;
 }
 

@@ -589,10 +589,16 @@ typedef struct pm_avro_writer_options {
 
 typedef struct pm_avro_writer pm_avro_writer;
 
-/* Starts writing a container at path (hidden temporary until commit) with the
+/* THE Avro object-container writer (data files and manifests). Starts a
+ * container on an output sink (io/file.h; invisible until commit) with the
  * given writer schema JSON (parsed to validate; stored in the header byte for
- * byte as given). opt may be NULL (defaults). *out is owned by the caller:
+ * byte as given). The writer owns the sink from the call on (also when it
+ * fails): commit commits it (create-if-absent when opt->no_overwrite), abort
+ * discards it. opt may be NULL (defaults). *out is owned by the caller:
  * exactly one of pm_avro_writer_commit / pm_avro_writer_abort frees it. */
+int pm_avro_writer_open_sink(pm_out_file *sink, const char *schema_json, const pm_avro_writer_options *opt,
+                             pm_avro_writer **out, pm_error *err);
+/* Convenience: pm_avro_writer_open_sink on a new sink for path on the local fs. */
 int pm_avro_writer_open(const char *path, const char *schema_json, const pm_avro_writer_options *opt,
                         pm_avro_writer **out, pm_error *err);
 const pm_avro_schema *pm_avro_writer_schema(const pm_avro_writer *w); /* owned by w */

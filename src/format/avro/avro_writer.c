@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "format/avro/avro.h"
+#include "util/random.h"
 
 struct pm_avro_writer {
   pm_out_file *out;
@@ -19,24 +20,6 @@ struct pm_avro_writer {
   pm_buf frame;           /* scratch: compressed block and block header */
   int broken;             /* a write failed: only abort is possible */
 };
-
-static void random_sync(uint8_t sync[16]) {
-  int fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
-  if (fd >= 0) {
-    ssize_t n = read(fd, sync, 16);
-    close(fd);
-    if (n == 16) return;
-  }
-  /* Fallback: mix time, pid and an address (uniqueness, not secrecy, is what matters). */
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  uint64_t x = (uint64_t)ts.tv_sec * 1000000007u ^ (uint64_t)ts.tv_nsec ^ ((uint64_t)getpid() << 32) ^
-               (uint64_t)(uintptr_t)sync;
-  for (int i = 0; i < 16; i++) {
-    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
-    sync[i] = (uint8_t)(x >> 24);
-  }
-}
 
 static void free_writer(pm_avro_writer *w) {
   pm_avro_schema_free(w->schema);
@@ -60,8 +43,21 @@ static int write_bytes(pm_avro_writer *w, const void *p, size_t n, pm_error *err
 int pm_avro_writer_open(const char *path, const char *schema_json, const pm_avro_writer_options *opt,
                         pm_avro_writer **out, pm_error *err) {
   *out = NULL;
+  pm_out_file *sink;
+  PM_TRY(pm_out_open(path, &sink, err));
+  return pm_avro_writer_open_sink(sink, schema_json, opt, out, err);
+}
+
+int pm_avro_writer_open_sink(pm_out_file *sink, const char *schema_json, const pm_avro_writer_options *opt,
+                             pm_avro_writer **out, pm_error *err) {
+  *out = NULL;
+  const char *path = pm_out_path(sink);
   pm_avro_writer *w = calloc(1, sizeof *w);
-  if (!w) return PM_NOMEM(err);
+  if (!w) {
+    pm_out_abort(sink);
+    return PM_NOMEM(err);
+  }
+  w->out = sink; /* owned from here: committed by commit, discarded by abort */
   pm_buf_init(&w->enc.buf);
   pm_buf_init(&w->frame);
   if (opt) w->opt = *opt;
@@ -75,11 +71,11 @@ int pm_avro_writer_open(const char *path, const char *schema_json, const pm_avro
                    pm_codec_name(w->opt.codec));
   if (!rc) rc = pm_avro_schema_parse(schema_json, strlen(schema_json), path, &w->schema, err);
   if (rc) {
-    free_writer(w);
+    pm_avro_writer_abort(w);
     return rc;
   }
   if (w->opt.sync) memcpy(w->sync, w->opt.sync, 16);
-  else random_sync(w->sync);
+  else pm_random_bytes(w->sync, 16);
   w->opt.sync = NULL;
 
   /* Header: magic, metadata map (one block of two entries), sync. */
@@ -94,7 +90,6 @@ int pm_avro_writer_open(const char *path, const char *schema_json, const pm_avro
   pm_avro_put_block_end(&h);
   pm_avro_put_raw(&h, w->sync, 16);
   if (h.failed) rc = PM_NOMEM(err);
-  if (!rc) rc = pm_out_open(path, &w->out, err);
   if (!rc) rc = pm_out_write(w->out, h.buf.data, h.buf.len, err);
   pm_buf_free(&h.buf);
   if (rc) {

@@ -515,10 +515,26 @@ static int mark_group_start(pm_orc_writer *w, pm_error *err);
 int pm_orc_writer_open(const char *path, const struct ArrowSchema *schema, const pm_orc_writer_options *options,
                        pm_orc_writer **out, pm_error *err) {
   *out = NULL;
-  if (!schema || !schema->format || strcmp(schema->format, "+s") != 0)
+  pm_out_file *sink;
+  PM_TRY(pm_out_open(path, &sink, err));
+  return pm_orc_writer_open_sink(sink, schema, options, out, err);
+}
+
+int pm_orc_writer_open_sink(pm_out_file *sink, const struct ArrowSchema *schema, const pm_orc_writer_options *options,
+                            pm_orc_writer **out, pm_error *err) {
+  *out = NULL;
+  const char *path = pm_out_path(sink);
+  pm_orc_writer *w = NULL;
+  if (!schema || !schema->format || strcmp(schema->format, "+s") != 0) {
+    pm_out_abort(sink);
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: ORC writer needs a struct schema", path);
-  pm_orc_writer *w = calloc(1, sizeof *w);
-  if (!w) return PM_NOMEM(err);
+  }
+  w = calloc(1, sizeof *w);
+  if (!w) {
+    pm_out_abort(sink);
+    return PM_NOMEM(err);
+  }
+  w->out = sink; /* owned from here: committed by close, discarded by abort */
   w->path = strdup(path);
   if (options) w->o = *options;
   else pm_orc_writer_options_init(&w->o);
@@ -545,7 +561,6 @@ int pm_orc_writer_open(const char *path, const struct ArrowSchema *schema, const
   }
   uint32_t next = 0;
   if (!rc) rc = setup_col(w, schema, &next, 1, err);
-  if (!rc) rc = pm_out_open(path, &w->out, err);
   if (!rc) rc = pm_out_write(w->out, "ORC", 3, err);
   if (rc) {
     pm_out_abort(w->out);

@@ -3,8 +3,8 @@
  * writes `file.format = orc` (ZSTD by default, RLE v2 encodings, row index
  * every 10000 rows, column statistics, field ids as type attribute paimon.id).
  *
- * The file appears complete or not at all: it is written through
- * pm_out_open and only committed by pm_orc_writer_close.
+ * The file appears complete or not at all: it is written to an output sink
+ * (io/file.h) only committed by pm_orc_writer_close.
  *
  * Accepted Arrow types: those pm_orc_reader produces ("b","c","s","i","l",
  * "f","g","d:p,s","tdD","u","z","ts?:"/"ts?:<zone>","+l","+m","+s"), plus
@@ -21,6 +21,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "io/file.h"
 #include "paimon/arrow_c.h"
 #include "util/compress.h"
 #include "util/error.h"
@@ -38,8 +39,13 @@ void pm_orc_writer_options_init(pm_orc_writer_options *o);
 
 typedef struct pm_orc_writer pm_orc_writer;
 
-/* Starts writing `path` with the columns of `schema` (a struct "+s"; copied).
- * *out is owned by the caller: finish with pm_orc_writer_close or pm_orc_writer_abort. */
+/* Starts writing an output sink (io/file.h) with the columns of `schema` (a struct "+s";
+ * copied). The writer owns the sink from the call on (also when it fails): close commits it,
+ * abort discards it. *out is owned by the caller: finish with pm_orc_writer_close or
+ * pm_orc_writer_abort. */
+int pm_orc_writer_open_sink(pm_out_file *sink, const struct ArrowSchema *schema, const pm_orc_writer_options *options,
+                            pm_orc_writer **out, pm_error *err);
+/* Convenience: pm_orc_writer_open_sink on a new sink for path on the local fs. */
 int pm_orc_writer_open(const char *path, const struct ArrowSchema *schema, const pm_orc_writer_options *options,
                        pm_orc_writer **out, pm_error *err);
 /* Appends the rows of a struct batch matching the schema (the batch stays owned by the caller). */

@@ -1688,12 +1688,26 @@ static int flush_row_group(pm_pq_writer *w, pm_error *err) {
 int pm_pq_writer_open(const char *path, const struct ArrowSchema *schema, const pm_pq_write_options *opts,
                       pm_pq_writer **out, pm_error *err) {
   *out = NULL;
+  pm_out_file *sink;
+  PM_TRY(pm_out_open(path, &sink, err));
+  return pm_pq_writer_open_sink(sink, schema, opts, out, err);
+}
+
+int pm_pq_writer_open_sink(pm_out_file *sink, const struct ArrowSchema *schema, const pm_pq_write_options *opts,
+                           pm_pq_writer **out, pm_error *err) {
+  *out = NULL;
+  const char *path = pm_out_path(sink);
+  int bad = 0;
   if (!schema || !schema->format || strcmp(schema->format, "+s") != 0)
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: parquet writer needs a struct schema", path);
-  if (schema->n_children <= 0)
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: parquet writer needs at least one column", path);
-  pm_pq_writer *w = calloc(1, sizeof *w);
-  if (!w) return PM_NOMEM(err);
+    bad = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: parquet writer needs a struct schema", path);
+  else if (schema->n_children <= 0)
+    bad = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: parquet writer needs at least one column", path);
+  pm_pq_writer *w = bad ? NULL : calloc(1, sizeof *w);
+  if (!w) {
+    pm_out_abort(sink);
+    return bad ? bad : PM_NOMEM(err);
+  }
+  w->out = sink; /* owned from here: committed by close, discarded by free */
   if (opts) w->o = *opts;
   else pm_pq_write_options_default(&w->o);
   if (w->o.page_rows == 0) w->o.page_rows = 20000;
@@ -1751,8 +1765,6 @@ int pm_pq_writer_open(const char *path, const struct ArrowSchema *schema, const 
       goto fail;
     }
   }
-  rc = pm_out_open(path, &w->out, err);
-  if (rc) goto fail;
   rc = pm_out_write(w->out, "PAR1", 4, err);
   if (rc) goto fail;
   *out = w;

@@ -36,6 +36,7 @@
 #include <stdint.h>
 
 #include "format/parquet/parquet_types.h"
+#include "io/file.h"
 #include "paimon/arrow_c.h"
 #include "util/compress.h"
 #include "util/error.h"
@@ -86,9 +87,14 @@ typedef struct pm_pq_write_result {
 
 typedef struct pm_pq_writer pm_pq_writer;
 
-/* Starts a file at path. schema (borrowed, only during the call) must be a
- * struct ("+s") whose children are the columns. opts may be NULL (defaults).
- * *out is owned by the caller: pm_pq_writer_free. */
+/* Starts a file on an output sink (io/file.h), which the writer owns from the call on (also when
+ * it fails): close commits it (create-if-absent when opts->no_overwrite), free discards it if
+ * close did not succeed. schema (borrowed, only during the call) must be a struct ("+s") whose
+ * children are the columns. opts may be NULL (defaults). *out is owned by the caller:
+ * pm_pq_writer_free. */
+int pm_pq_writer_open_sink(pm_out_file *sink, const struct ArrowSchema *schema, const pm_pq_write_options *opts,
+                           pm_pq_writer **out, pm_error *err);
+/* Convenience: pm_pq_writer_open_sink on a new sink for path on the local fs. */
 int pm_pq_writer_open(const char *path, const struct ArrowSchema *schema, const pm_pq_write_options *opts,
                       pm_pq_writer **out, pm_error *err);
 /* Appends the rows of a struct batch matching the schema (borrowed; the
