@@ -378,6 +378,83 @@ int pm_snapshot_read_at_or_before(const pm_snapshot_manager *m, int64_t ts_milli
   return 0;
 }
 
+int pm_snapshot_read_latest_checked(const pm_snapshot_manager *m, pm_snapshot **out, pm_error *err) {
+  *out = NULL;
+  char *hint_path = meta_path(m->table_root, m->branch, "snapshot", "LATEST");
+  if (!hint_path) return PM_NOMEM(err);
+  pm_buf hb;
+  pm_buf_init(&hb);
+  pm_error e2 = {0};
+  int64_t hint = 0;
+  if (pm_fs_read_file(m->fs, hint_path, &hb, 64, &e2) == 0 && hb.len > 0 && hb.len < 32) {
+    char tmp[32];
+    memcpy(tmp, hb.data, hb.len);
+    tmp[hb.len] = 0;
+    char *end;
+    long long v = strtoll(tmp, &end, 10);
+    while (*end == '\n' || *end == ' ' || *end == '\r') end++;
+    if (!*end && v > 0) hint = v;
+  }
+  pm_buf_free(&hb);
+  int rc = 0;
+  if (hint > 0) {
+    int next = 0, cur = 0;
+    rc = pm_snapshot_exists(m, hint + 1, &next, err);
+    if (!rc && !next) rc = pm_snapshot_exists(m, hint, &cur, err);
+    if (!rc && !next && !cur) {
+      char *cp = pm_snapshot_path(m, hint);
+      rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s names snapshot %lld but %s does not exist", hint_path,
+                     (long long)hint, cp ? cp : "it");
+      free(cp);
+    }
+  }
+  free(hint_path);
+  if (rc) return rc;
+  int64_t latest = 0;
+  PM_TRY(pm_snapshot_latest_id(m, &latest, err));
+  if (latest == 0) return 0;
+  return pm_snapshot_read(m, latest, out, err);
+}
+
+int pm_snapshot_read_by_watermark(const pm_snapshot_manager *m, int64_t wm, pm_snapshot **out, pm_error *err) {
+  *out = NULL;
+  int64_t e = 0, l = 0;
+  PM_TRY(pm_snapshot_earliest_id(m, &e, err));
+  PM_TRY(pm_snapshot_latest_id(m, &l, err));
+  for (int64_t id = e; l > 0 && id <= l; id++) {
+    pm_snapshot *s = NULL;
+    int rc = pm_snapshot_read(m, id, &s, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) continue;
+    if (rc) return rc;
+    if (s->has_watermark && s->watermark >= wm) {
+      *out = s;
+      return 0;
+    }
+    pm_snapshot_free(s);
+  }
+  return 0;
+}
+
+int pm_snapshot_read_latest_of_kind(const pm_snapshot_manager *m, const char *kind, pm_snapshot **out,
+                                    pm_error *err) {
+  *out = NULL;
+  int64_t e = 0, l = 0;
+  PM_TRY(pm_snapshot_earliest_id(m, &e, err));
+  PM_TRY(pm_snapshot_latest_id(m, &l, err));
+  for (int64_t id = l; l > 0 && id >= e; id--) {
+    pm_snapshot *s = NULL;
+    int rc = pm_snapshot_read(m, id, &s, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) continue;
+    if (rc) return rc;
+    if (s->commit_kind && !strcmp(s->commit_kind, kind)) {
+      *out = s;
+      return 0;
+    }
+    pm_snapshot_free(s);
+  }
+  return 0;
+}
+
 int pm_snapshot_write_hint(const pm_snapshot_manager *m, const char *name, int64_t id, pm_error *err) {
   char *p = meta_path(m->table_root, m->branch, "snapshot", name);
   if (!p) return PM_NOMEM(err);

@@ -106,6 +106,17 @@ int pm_snapshot_read_latest(const pm_snapshot_manager *m, pm_snapshot **out, pm_
 int pm_snapshot_read_at_or_before(const pm_snapshot_manager *m, int64_t ts_millis, pm_snapshot **out,
                                   pm_error *err);
 
+/* The latest snapshot as a scan picks it (Java trusts snapshot/LATEST when the snapshot after
+ * it does not exist): a hint naming a snapshot that is missing, while the next one is missing
+ * too, is a damaged table, PAIMON_ERR_NOT_FOUND naming both files (never a silent older read).
+ * *out = NULL (return 0) when the table has no snapshot. */
+int pm_snapshot_read_latest_checked(const pm_snapshot_manager *m, pm_snapshot **out, pm_error *err);
+/* The earliest snapshot whose watermark >= wm (Java laterOrEqualWatermark); *out = NULL when none. */
+int pm_snapshot_read_by_watermark(const pm_snapshot_manager *m, int64_t wm, pm_snapshot **out, pm_error *err);
+/* The latest snapshot whose commitKind is kind (e.g. "COMPACT"); *out = NULL when none. */
+int pm_snapshot_read_latest_of_kind(const pm_snapshot_manager *m, const char *kind, pm_snapshot **out,
+                                    pm_error *err);
+
 /* Atomically creates snapshot-<s->id> (create-if-absent: PAIMON_ERR_CONFLICT
  * when it exists), then best-effort rewrites LATEST (and EARLIEST when missing). */
 int pm_snapshot_commit(const pm_snapshot_manager *m, const pm_snapshot *s, pm_error *err);

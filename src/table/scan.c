@@ -107,21 +107,9 @@ static int read_snapshot_checked(pm_table *t, int64_t id, const char *what, pm_s
 }
 
 static int snapshot_by_watermark(pm_table *t, int64_t wm, const char *what, pm_snapshot **out, pm_error *err) {
-  int64_t e = 0, l = 0;
-  PM_TRY(pm_snapshot_earliest_id(SNAPS(t), &e, err));
-  PM_TRY(pm_snapshot_latest_id(SNAPS(t), &l, err));
-  for (int64_t id = e; l > 0 && id <= l; id++) {
-    pm_snapshot *s = NULL;
-    int rc = pm_snapshot_read(SNAPS(t), id, &s, err);
-    if (rc == PAIMON_ERR_NOT_FOUND) continue;
-    if (rc) return rc;
-    if (s->has_watermark && s->watermark >= wm) {
-      *out = s;
-      return 0;
-    }
-    pm_snapshot_free(s);
-  }
-  return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: no snapshot has a watermark >= %lld", what, (long long)wm);
+  PM_TRY(pm_snapshot_read_by_watermark(SNAPS(t), wm, out, err));
+  if (!*out) return pm_errorf(err, PAIMON_ERR_NOT_FOUND, "%s: no snapshot has a watermark >= %lld", what, (long long)wm);
+  return 0;
 }
 
 static int snapshot_by_tag(pm_table *t, const char *tag, const char *what, pm_snapshot **out, pm_error *err) {
@@ -184,62 +172,16 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "scan.mode = %s needs a scan.snapshot-id / scan.timestamp option",
                      mode);
   if (mode && !strcmp(mode, "compacted-full")) {
-    int64_t e = 0, l = 0;
-    PM_TRY(pm_snapshot_earliest_id(SNAPS(t), &e, err));
-    PM_TRY(pm_snapshot_latest_id(SNAPS(t), &l, err));
-    for (int64_t id = l; l > 0 && id >= e; id--) {
-      pm_snapshot *s = NULL;
-      int rc = pm_snapshot_read(SNAPS(t), id, &s, err);
-      if (rc == PAIMON_ERR_NOT_FOUND) continue;
-      if (rc) return rc;
-      if (s->commit_kind && !strcmp(s->commit_kind, "COMPACT")) {
-        *out = s;
-        return 0;
-      }
-      pm_snapshot_free(s);
-    }
+    PM_TRY(pm_snapshot_read_latest_of_kind(SNAPS(t), "COMPACT", out, err));
+    if (*out) return 0;
   } else if (mode && strcmp(mode, "default") && strcmp(mode, "latest-full") && strcmp(mode, "latest") &&
              strcmp(mode, "full") && strcmp(mode, "incremental") && strcmp(mode, "latest-delta") &&
              strcmp(mode, "from-file-creation-time")) {
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "scan.mode = %s is not supported for batch scans", mode);
   }
-  /* Like Java, trust snapshot/LATEST when the snapshot after it does not
-   * exist: a hint naming a missing snapshot is a damaged table, not a
-   * reason to silently read an older snapshot. */
-  int64_t latest = 0;
-  char *hint_path = pm_table_meta_path(t, "snapshot/LATEST");
-  if (!hint_path) return PM_NOMEM(err);
-  pm_buf hb;
-  pm_buf_init(&hb);
-  pm_error e2 = {0};
-  int64_t hint = 0;
-  if (pm_fs_read_file(t->fs, hint_path, &hb, 64, &e2) == 0 && hb.len > 0 && hb.len < 32) {
-    char tmp[32];
-    memcpy(tmp, hb.data, hb.len);
-    tmp[hb.len] = 0;
-    char *end;
-    long long v = strtoll(tmp, &end, 10);
-    while (*end == '\n' || *end == ' ' || *end == '\r') end++;
-    if (!*end && v > 0) hint = v;
-  }
-  pm_buf_free(&hb);
-  int rc = 0;
-  if (hint > 0) {
-    int next = 0, cur = 0;
-    rc = pm_snapshot_exists(SNAPS(t), hint + 1, &next, err);
-    if (!rc && !next) rc = pm_snapshot_exists(SNAPS(t), hint, &cur, err);
-    if (!rc && !next && !cur) {
-      char *cp = pm_snapshot_path(SNAPS(t), hint);
-      rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: %s names snapshot %lld but %s does not exist",
-                     t->database, t->name, hint_path, (long long)hint, cp ? cp : "it");
-      free(cp);
-    }
-  }
-  free(hint_path);
-  if (rc) return rc;
-  PM_TRY(pm_snapshot_latest_id(SNAPS(t), &latest, err));
-  if (latest == 0) return 0;
-  return pm_snapshot_read(SNAPS(t), latest, out, err);
+  int rc = pm_snapshot_read_latest_checked(SNAPS(t), out, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) pm_error_prefix(err, "table %s.%s: ", t->database, t->name);
+  return rc;
 }
 
 /* ------------------------------------------------------ partition helpers */
