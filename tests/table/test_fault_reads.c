@@ -23,6 +23,7 @@
 #include "support/fixture_compare.h"
 #include "harness.h"
 #include "io/fs_fault.h"
+#include "table/catalog.h"
 #include "table/read.h"
 #include "table/scan.h"
 #include "table/table.h"
@@ -186,6 +187,42 @@ static void check_outcome(fx_case *c, pm_fs *fs, const char *kind, uint64_t nth)
   }
 }
 
+/* The catalog hands its fs to its tables: listing and table reads through a catalog opened on the
+ * fault fs see the injected failures, naming the directory or file. */
+static void catalog_uses_its_fs(pm_fs *fs) {
+  pm_error err;
+  pm_options o;
+  pm_options_init(&o);
+  pm_options_set(&o, "warehouse", PM_SHARED("fixtures/warehouse/parquet"), &err);
+  pm_catalog *cat = NULL;
+  pm_fault_fs_disarm(fs);
+  CHECK_OK(pm_catalog_open_with_fs(fs, &o, &cat, &err), &err);
+  pm_options_clear(&o);
+  if (!cat) return;
+  CHECK(cat->fs == fs);
+  pm_fault_rule rl = {PM_FAULT_OP_LIST, 1, 1, PM_FAULT_ERROR, 0};
+  pm_fault_fs_arm(fs, &rl);
+  char **names;
+  size_t n;
+  CHECK_EQ_INT(pm_catalog_list_databases(cat, &names, &n, &err), PAIMON_ERR_IO);
+  CHECK(strstr(err.message, PM_SHARED("fixtures/warehouse/parquet")) && strstr(err.message, "injected"));
+  pm_fault_fs_disarm(fs);
+  pm_table *t = NULL;
+  CHECK_OK(pm_catalog_get_table(cat, "pk_09.pk_09", NULL, &t, &err), &err);
+  CHECK(t && t->fs == fs);
+  uint64_t reads = pm_fault_fs_count(fs, PM_FAULT_OP_READ);
+  CHECK(reads > 0); /* the schema file was read through the catalog's fs */
+  pm_table_free(t);
+  pm_fault_rule rr = {PM_FAULT_OP_READ, 1, 1, PM_FAULT_ERROR, 0};
+  pm_fault_fs_arm(fs, &rr);
+  t = NULL;
+  CHECK_EQ_INT(pm_catalog_get_table(cat, "pk_09.pk_09", NULL, &t, &err), PAIMON_ERR_IO);
+  CHECK(t == NULL);
+  CHECK(strstr(err.message, "pk_09/schema/schema-") && strstr(err.message, "injected"));
+  pm_catalog_free(cat);
+  pm_fault_fs_disarm(fs);
+}
+
 static int cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 int main(int argc, char **argv) {
@@ -217,6 +254,7 @@ int main(int argc, char **argv) {
   pm_fs *fs = NULL;
   CHECK_OK(pm_fault_fs_new(pm_fs_local(), &fs, &err), &err);
   if (!fs) return 1;
+  if (!only) catalog_uses_its_fs(fs);
   size_t cases = 0;
   uint64_t total_reads = 0;
   static uint64_t pts[1 << 16];
