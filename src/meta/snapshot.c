@@ -386,7 +386,13 @@ int pm_snapshot_read_latest_checked(const pm_snapshot_manager *m, pm_snapshot **
   pm_buf_init(&hb);
   pm_error e2 = {0};
   int64_t hint = 0;
-  if (pm_fs_read_file(m->fs, hint_path, &hb, 64, &e2) == 0 && hb.len > 0 && hb.len < 32) {
+  int hr = pm_fs_read_file(m->fs, hint_path, &hb, 64, &e2);
+  if (hr && hr != PAIMON_ERR_NOT_FOUND && hr != PAIMON_ERR_UNSUPPORTED) { /* unreadable, not absent or oversized */
+    pm_buf_free(&hb);
+    free(hint_path);
+    return pm_errorf(err, hr, "%s", e2.message);
+  }
+  if (hr == 0 && hb.len > 0 && hb.len < 32) {
     char tmp[32];
     memcpy(tmp, hb.data, hb.len);
     tmp[hb.len] = 0;

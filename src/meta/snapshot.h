@@ -108,7 +108,8 @@ int pm_snapshot_read_at_or_before(const pm_snapshot_manager *m, int64_t ts_milli
 
 /* The latest snapshot as a scan picks it (Java trusts snapshot/LATEST when the snapshot after
  * it does not exist): a hint naming a snapshot that is missing, while the next one is missing
- * too, is a damaged table, PAIMON_ERR_NOT_FOUND naming both files (never a silent older read).
+ * too, is a damaged table, PAIMON_ERR_NOT_FOUND naming both files (never a silent older read);
+ * so is a LATEST that exists but cannot be read (the I/O error, naming it).
  * *out = NULL (return 0) when the table has no snapshot. */
 int pm_snapshot_read_latest_checked(const pm_snapshot_manager *m, pm_snapshot **out, pm_error *err);
 /* The earliest snapshot whose watermark >= wm (Java laterOrEqualWatermark); *out = NULL when none. */
