@@ -160,7 +160,9 @@ paimon_status paimon_table_read_splits(const paimon_read_builder *rb, const paim
   r->n_parts = fallback && !n_inc ? 2 : 1;
   for (size_t k = 0; !rc && k < r->n_parts; k++) {
     read_part *p = &r->parts[k];
-    rc = pm_table_reopen(rb->t, k == 0 ? rb->t->branch : fallback, NULL, &p->t, err);
+    /* the main part reads with the builder's handle (the schema the splits were planned with) */
+    if (k == 0) p->t = pm_table_retain(rb->t);
+    else rc = pm_table_reopen(rb->t, fallback, NULL, &p->t, err);
     if (!rc) rc = bind_filter(rb, p->t, &p->filter, err);
     if (!rc && n_inc) {
       p->inc_splits = calloc(n_inc, sizeof *p->inc_splits);

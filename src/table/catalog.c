@@ -2,6 +2,7 @@
 #include "table/catalog.h"
 
 #include <ctype.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -307,8 +308,13 @@ static void split_csv(const char *s, char ***out, size_t *n, int *fail) {
   *n = k;
 }
 
+pm_table *pm_table_retain(pm_table *t) {
+  if (t) atomic_fetch_add(&t->refs, 1);
+  return t;
+}
+
 void pm_table_free(pm_table *t) {
-  if (!t) return;
+  if (!t || atomic_fetch_sub(&t->refs, 1) != 1) return;
   pm_fs_unref(t->fs);
   free(t->warehouse);
   free(t->database);
@@ -358,6 +364,7 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
   pm_table *t = calloc(1, sizeof *t);
   if (!t) return PM_NOMEM(err);
   t->fs = pm_fs_ref(fs);
+  atomic_init(&t->refs, 1);
   pthread_mutex_init(&t->schema_lock, NULL);
   pm_options_init(&t->options);
   pm_options_init(&t->dynamic_options);

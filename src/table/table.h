@@ -13,6 +13,7 @@
 #define PM_TABLE_TABLE_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -42,6 +43,7 @@ typedef struct pm_path_rewrite {
 } pm_path_rewrite;
 
 typedef struct pm_table {
+  atomic_int refs; /* pm_table_retain / pm_table_free */
   pm_fs *fs;       /* every file of the table is read through it (a reference) */
   char *warehouse; /* catalog root, NULL when opened by path */
   char *database;  /* "default" when opened by path and not derivable */
@@ -113,7 +115,13 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
 /* Same table, another branch / extra dynamic options (overlaid on t's dynamic options). */
 int pm_table_reopen(const pm_table *t, const char *branch, const pm_options *extra_dynamic, pm_table **out,
                     pm_error *err);
-void pm_table_free(pm_table *t); /* NULL ok */
+/* Reference counting: pm_table_open* / pm_table_reopen return one reference;
+ * pm_table_retain adds one (returns t), pm_table_free drops one and frees the
+ * handle with the last. A handle never changes its schema, so whatever holds
+ * a reference (a plan's reader, a stream) reads under the schema it was
+ * opened with even after newer schema files appear. */
+pm_table *pm_table_retain(pm_table *t); /* NULL ok */
+void pm_table_free(pm_table *t);        /* NULL ok */
 
 /* Effective option value or NULL. */
 static inline const char *pm_table_option(const pm_table *t, const char *key) {
