@@ -48,6 +48,15 @@ static int fail(const paimon_error *err) {
   return 1;
 }
 
+/* Unknown-option warnings of the library, printed once each on stderr (issue 10 #9). */
+static void print_warnings(const char *const *w, size_t n) {
+  for (size_t i = 0; i < n; i++) {
+    int seen = 0;
+    for (size_t j = 0; j < i && !seen; j++) seen = strcmp(w[i], w[j]) == 0;
+    if (!seen) fprintf(stderr, "paimon: warning: %s\n", w[i]);
+  }
+}
+
 static int open_catalog(const char *warehouse, paimon_catalog **out) {
   if (!warehouse) warehouse = getenv("PAIMON_WAREHOUSE");
   if (!warehouse || !*warehouse) {
@@ -63,6 +72,9 @@ static int open_catalog(const char *warehouse, paimon_catalog **out) {
   }
   paimon_error err = {0};
   if (paimon_catalog_open(opts, n, out, &err)) return fail(&err);
+  size_t nw = 0;
+  const char *const *w = paimon_catalog_warnings(*out, &nw);
+  print_warnings(w, nw);
   return 0;
 }
 
@@ -455,6 +467,9 @@ static int make_builder(paimon_catalog *cat, const table_args *a, paimon_table *
   if ((a->system_table ? paimon_catalog_get_system_table : paimon_catalog_get_table)(cat, a->ident, t, &err))
     return fail(&err);
   if (paimon_read_builder_new(*t, a->opts, a->n_opts, rb, &err)) return fail(&err);
+  size_t nw = 0;
+  const char *const *w = paimon_read_builder_warnings(*rb, &nw);
+  print_warnings(w, nw);
   if (a->select) {
     char *copy = strdup(a->select);
     if (!copy) return 1;

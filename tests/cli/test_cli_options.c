@@ -149,7 +149,30 @@ static void test_avro_cat_select_base64(void) { /* UX: avro cat --select, bytes 
   CHECK_EQ_INT(run_expect(cmd, "no field 'nope'"), 1);
 }
 
+static size_t count_of(const char *hay, const char *needle) {
+  size_t n = 0;
+  for (const char *p = strstr(hay, needle); p; p = strstr(p + 1, needle)) n++;
+  return n;
+}
+
+static void test_unknown_and_invalid_options(void) { /* #9 */
+  char *out = NULL;
+  /* an unknown key warns once on stderr (with a suggestion) and the read still runs */
+  CHECK_EQ_INT(run(P "table read append_09.append_09 --option scan.snapshot-idd=3 --format jsonl 2>&1 >/dev/null",
+                   &out), 0);
+  CHECK_MSG(count_of(out, "scan.snapshot-idd") == 1, "stderr: %s", out);
+  CHECK_MSG(strstr(out, "warning") && strstr(out, "scan.snapshot-id'"), "stderr: %s", out);
+  free(out);
+  /* a known key with an invalid value fails, naming the key */
+  CHECK(run_expect(P "table read append_09.append_09 --option read.batch-size=-5 --format jsonl", "read.batch-size") != 0);
+  /* known keys give no warning */
+  CHECK_EQ_INT(run(P "table read append_09.append_09 --option scan.snapshot-id=1 --format jsonl 2>&1 >/dev/null", &out), 0);
+  CHECK_MSG(!strstr(out, "warning"), "stderr: %s", out);
+  free(out);
+}
+
 int main(void) {
+  RUN_TEST(test_unknown_and_invalid_options);
   RUN_TEST(test_avro_cat_select_base64);
   RUN_TEST(test_options_applied_or_refused);
   RUN_TEST(test_help_and_version);
