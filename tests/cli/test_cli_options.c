@@ -10,22 +10,7 @@
 #define WH PM_SHARED("fixtures/warehouse/parquet")
 #define P PAIMON " -w " WH " "
 
-/* Runs a shell command, capturing stdout (and stderr when the command redirects it); returns the exit status. */
-static int run(const char *cmd, char **out) {
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  size_t k;
-  while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-    n += k;
-    if (cap - n < 2) buf = realloc(buf, cap *= 2);
-  }
-  buf[n] = 0;
-  int st = pclose(p);
-  *out = buf;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "support/cli_run.h"
 
 /* Exit status of cmd; its combined output must contain want (when not NULL). */
 static int run_expect(const char *cmd, const char *want) {

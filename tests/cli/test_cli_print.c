@@ -22,22 +22,7 @@
 static char tmp_root[256];
 static pm_error err;
 
-/* Runs a shell command, capturing stdout into out (malloc'd); returns the exit status. */
-static int run(const char *cmd, char **out) {
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  size_t k;
-  while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-    n += k;
-    if (cap - n < 2) buf = realloc(buf, cap *= 2);
-  }
-  buf[n] = 0;
-  int st = pclose(p);
-  *out = buf;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "support/cli_run.h"
 
 static int count_lines(const char *s) {
   int n = 0;

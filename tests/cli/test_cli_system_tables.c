@@ -8,22 +8,7 @@
 #define PAIMON PAIMON_BINARY_DIR "/paimon"
 #define WH PM_SHARED("fixtures/warehouse/parquet")
 
-/* Runs a shell command, capturing stdout into out (malloc'd); returns the exit status. */
-static int run(const char *cmd, char **out) {
-  FILE *p = popen(cmd, "r");
-  if (!p) return -1;
-  size_t cap = 4096, n = 0;
-  char *buf = malloc(cap);
-  size_t k;
-  while ((k = fread(buf + n, 1, cap - n - 1, p)) > 0) {
-    n += k;
-    if (cap - n < 2) buf = realloc(buf, cap *= 2);
-  }
-  buf[n] = 0;
-  int st = pclose(p);
-  *out = buf;
-  return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
-}
+#include "support/cli_run.h"
 
 /* jsonl lines of `table read IDENT ARGS --format jsonl` as JSON objects (array), or NULL on failure. */
 static json_t *read_jsonl(const char *ident, const char *args, int *status) {
