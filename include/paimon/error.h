@@ -24,8 +24,13 @@ typedef enum paimon_status {
   PAIMON_ERR_NOT_FOUND = 4,        /* table, file, snapshot, column... missing */
   PAIMON_ERR_UNSUPPORTED = 5,      /* valid input this version cannot handle */
   PAIMON_ERR_NOMEM = 6,            /* an allocation failed or a limit was hit */
-  PAIMON_ERR_CONFLICT = 7,         /* a concurrent commit won */
-  PAIMON_ERR_INTERNAL = 8          /* a bug in libpaimon */
+  PAIMON_ERR_CONFLICT = 7,         /* a concurrent change won; nothing of this call was published:
+                                      safe to retry (new plan) or to abort */
+  PAIMON_ERR_INTERNAL = 8,         /* a bug in libpaimon */
+  PAIMON_ERR_UNKNOWN_OUTCOME = 9   /* a commit may or may not have been published (e.g. an I/O
+                                      error after the snapshot write began): do NOT abort or delete
+                                      its files; retry with the same commit user and identifier,
+                                      which publishes it at most once */
 } paimon_status;
 
 #define PAIMON_ERROR_MESSAGE_SIZE 1024

@@ -412,4 +412,8 @@ PAIMON_EXPORT paimon_status paimon_read_plan(const paimon_read_builder *rb, cons
 }
 #endif
 
+/* DDL and schema evolution; writing and committing. */
+#include "paimon/ddl.h"
+#include "paimon/write.h"
+
 #endif /* PAIMON_PAIMON_H */

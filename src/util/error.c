@@ -15,6 +15,7 @@ const char *paimon_status_name(paimon_status code) {
     case PAIMON_ERR_NOMEM: return "NOMEM";
     case PAIMON_ERR_CONFLICT: return "CONFLICT";
     case PAIMON_ERR_INTERNAL: return "INTERNAL";
+    case PAIMON_ERR_UNKNOWN_OUTCOME: return "UNKNOWN_OUTCOME";
   }
   return "UNKNOWN";
 }

@@ -1,0 +1,156 @@
+/*
+ * libpaimon public API, part 3: writing and committing.
+ * Included by paimon/paimon.h; same conventions (see there).
+ *
+ * The model is the Paimon clients' write-then-commit:
+ *
+ *   paimon_write_builder *wb;  paimon_write_builder_new(table, 0, NULL, 0, &wb, &err);
+ *   paimon_table_write *w;     paimon_write_builder_new_write(wb, &w, &err);
+ *   paimon_table_write_arrow(w, &schema, &batch, &err);   (borrows: caller still releases)
+ *   paimon_commit_messages *m; paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, &err);
+ *   paimon_table_commit *c;    paimon_write_builder_new_commit(wb, &c, &err);
+ *   int64_t snap;              paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, &snap, &err);
+ *   paimon_commit_messages_free(m); paimon_table_commit_free(c);
+ *   paimon_table_write_free(w); paimon_write_builder_free(wb);
+ *
+ * Failure rules
+ *  - Input that does not fit the table (missing NOT NULL column, unknown
+ *    column, wrong type, a null in a NOT NULL column) fails the write call
+ *    with PAIMON_ERR_INVALID_ARGUMENT naming the column, before anything of
+ *    that batch is written.
+ *  - Data files become visible only through a committed snapshot. A writer's
+ *    free never deletes files it handed out in prepare_commit.
+ *  - A commit returns PAIMON_OK (published exactly once), PAIMON_ERR_CONFLICT
+ *    (nothing published: a concurrent change made it impossible; the messages
+ *    may be aborted), or PAIMON_ERR_UNKNOWN_OUTCOME (it may have been
+ *    published: never abort those messages; committing them again with the
+ *    same commit user and identifier publishes them at most once). Other codes
+ *    (IO, ...) returned by a commit mean nothing was published.
+ */
+#ifndef PAIMON_WRITE_H
+#define PAIMON_WRITE_H
+
+#include "paimon/paimon.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* The identifier of batch commits (Java's BatchWriteBuilder.COMMIT_IDENTIFIER). */
+#define PAIMON_BATCH_COMMIT_IDENTIFIER INT64_MAX
+
+typedef struct paimon_write_builder paimon_write_builder;
+typedef struct paimon_table_write paimon_table_write;
+typedef struct paimon_commit_messages paimon_commit_messages;
+typedef struct paimon_table_commit paimon_table_commit;
+
+/* A write builder for `table` (which must outlive it). streaming = 0: batch
+ * (one prepare_commit, empty commits create no snapshot); 1: stream
+ * (prepare_commit per checkpoint identifier, strictly increasing; empty
+ * commits still record the identifier). Dynamic options (e.g.
+ * "target-file-size", "file.format") are copied. The builder draws a random
+ * commit user (Java's form, prefixed by "commit.user-prefix"), shared by the
+ * writers and committers it makes. *out owned by the caller. */
+PAIMON_EXPORT paimon_status paimon_write_builder_new(const paimon_table *table, int streaming,
+                                                     const paimon_option *dynamic_options, size_t n_options,
+                                                     paimon_write_builder **out, paimon_error *err);
+PAIMON_EXPORT void paimon_write_builder_free(paimon_write_builder *wb);
+/* The commit user (static for the builder's lifetime). */
+PAIMON_EXPORT const char *paimon_write_builder_commit_user(const paimon_write_builder *wb);
+/* Replaces the commit user (a restarted stream job keeps its user to recover;
+ * see paimon_table_commit_filter_committed). Copied. Call before new_write/new_commit. */
+PAIMON_EXPORT paimon_status paimon_write_builder_with_commit_user(paimon_write_builder *wb, const char *commit_user,
+                                                                  paimon_error *err);
+/* Makes the builder's writes and commits an overwrite. n = 0: whole table, or
+ * with "dynamic-partition-overwrite" = true (the default) on a partitioned
+ * table, the partitions the new data touches. Otherwise a static partition spec
+ * (possibly partial), values in the text form `table read` prints
+ * (partition.default-name for null); every written row must fall inside it. Copied. */
+PAIMON_EXPORT paimon_status paimon_write_builder_with_overwrite(paimon_write_builder *wb,
+                                                                const paimon_option *partition_spec, size_t n,
+                                                                paimon_error *err);
+
+/* ---------------------------------------------------------------- write */
+
+/* *out owned by the caller: paimon_table_write_free. */
+PAIMON_EXPORT paimon_status paimon_write_builder_new_write(const paimon_write_builder *wb, paimon_table_write **out,
+                                                           paimon_error *err);
+/* Writes one Arrow record batch (a struct array), columns matched to the table
+ * by name (case-sensitive). Both are borrowed: the caller releases them. */
+PAIMON_EXPORT paimon_status paimon_table_write_arrow(paimon_table_write *w, const struct ArrowSchema *schema,
+                                                     const struct ArrowArray *batch, paimon_error *err);
+/* Writes every batch of a stream; the stream is consumed and released (also on error). */
+PAIMON_EXPORT paimon_status paimon_table_write_stream(paimon_table_write *w, struct ArrowArrayStream *stream,
+                                                      paimon_error *err);
+/* Flushes and closes the open files and returns their commit messages (one per
+ * written (partition, bucket)). Batch writers: once, identifier
+ * PAIMON_BATCH_COMMIT_IDENTIFIER. *out owned by the caller. */
+PAIMON_EXPORT paimon_status paimon_table_write_prepare_commit(paimon_table_write *w, int64_t commit_identifier,
+                                                              paimon_commit_messages **out, paimon_error *err);
+/* Closes the writer; unflushed rows are discarded, their temporary files removed. */
+PAIMON_EXPORT void paimon_table_write_free(paimon_table_write *w);
+
+/* ------------------------------------------------------ commit messages */
+
+PAIMON_EXPORT void paimon_commit_messages_free(paimon_commit_messages *m);
+PAIMON_EXPORT size_t paimon_commit_messages_count(const paimon_commit_messages *m);
+/* Number of new data files and rows the messages add. */
+PAIMON_EXPORT int64_t paimon_commit_messages_file_count(const paimon_commit_messages *m);
+PAIMON_EXPORT int64_t paimon_commit_messages_row_count(const paimon_commit_messages *m);
+/* Java's ManifestCommittable bytes (committable version 5, CommitMessage
+ * version 13) carrying `commit_identifier`. *bytes owned by the caller: paimon_free_bytes. */
+PAIMON_EXPORT paimon_status paimon_commit_messages_serialize(const paimon_commit_messages *m,
+                                                             int64_t commit_identifier, uint8_t **bytes,
+                                                             size_t *len, paimon_error *err);
+/* Decodes ManifestCommittable bytes of `committable_version` (2..5; Java keeps
+ * it beside the bytes). *out owned by the caller; *commit_identifier may be NULL. */
+PAIMON_EXPORT paimon_status paimon_commit_messages_deserialize(const uint8_t *bytes, size_t len,
+                                                               int committable_version,
+                                                               paimon_commit_messages **out,
+                                                               int64_t *commit_identifier, paimon_error *err);
+/* Moves every message of *src into dst (a coordinator collecting messages of
+ * several writers); frees *src and sets it to NULL. */
+PAIMON_EXPORT paimon_status paimon_commit_messages_merge(paimon_commit_messages *dst, paimon_commit_messages **src,
+                                                         paimon_error *err);
+
+/* --------------------------------------------------------------- commit */
+
+/* *out owned by the caller: paimon_table_commit_free. */
+PAIMON_EXPORT paimon_status paimon_write_builder_new_commit(const paimon_write_builder *wb,
+                                                            paimon_table_commit **out, paimon_error *err);
+/* Optional snapshot properties and watermark of the next commit (copied). */
+PAIMON_EXPORT paimon_status paimon_table_commit_with_properties(paimon_table_commit *c,
+                                                                const paimon_option *properties, size_t n,
+                                                                paimon_error *err);
+PAIMON_EXPORT void paimon_table_commit_with_watermark(paimon_table_commit *c, int64_t watermark);
+/* Commits the messages (borrowed). *snapshot_id (may be NULL) = the last
+ * snapshot written, or -1 when none was (an ignored empty commit). Status as
+ * in "Failure rules" above. */
+PAIMON_EXPORT paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_commit_messages *m,
+                                                       int64_t commit_identifier, int64_t *snapshot_id,
+                                                       paimon_error *err);
+/* Deletes the new files of messages known NOT to be committed. */
+PAIMON_EXPORT paimon_status paimon_table_commit_abort(paimon_table_commit *c, const paimon_commit_messages *m,
+                                                      paimon_error *err);
+/* OVERWRITE snapshot removing every row (operation TRUNCATE). */
+PAIMON_EXPORT paimon_status paimon_table_commit_truncate_table(paimon_table_commit *c, int64_t commit_identifier,
+                                                               int64_t *snapshot_id, paimon_error *err);
+/* Removes the rows of each partition spec (possibly partial, text values);
+ * specs[i] has n_fields[i] entries. */
+PAIMON_EXPORT paimon_status paimon_table_commit_truncate_partitions(paimon_table_commit *c,
+                                                                    const paimon_option *const *specs,
+                                                                    const size_t *n_fields, size_t n_specs,
+                                                                    int64_t commit_identifier,
+                                                                    int64_t *snapshot_id, paimon_error *err);
+/* Restart recovery: committed[i] = 1 when identifiers[i] is already committed
+ * by this commit user (Java's filterCommitted). */
+PAIMON_EXPORT paimon_status paimon_table_commit_filter_committed(paimon_table_commit *c,
+                                                                 const int64_t *identifiers, size_t n,
+                                                                 int *committed, paimon_error *err);
+PAIMON_EXPORT void paimon_table_commit_free(paimon_table_commit *c);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PAIMON_WRITE_H */
