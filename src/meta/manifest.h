@@ -250,8 +250,14 @@ int pm_index_manifest_read(pm_fs *fs, const char *path, pm_index_entries *out, p
 int pm_index_manifest_decode(const uint8_t *data, size_t len, const char *name, pm_index_entries *out,
                              pm_error *err);
 
-/* ---- writers (Avro exactly as Java master writes them, FORMAT.md 4.1-4.5) ---- */
+/* ---- writers (Avro exactly as Java writes them, FORMAT.md 4.1-4.5) ---- */
 
+/* Manifests are written in the writer schema of the current Java release
+ * (2.0.0: `_FILE` has 20 fields ending _FIRST_ROW_ID, _WRITE_COLS), unless an
+ * entry carries a non-null write_cols_sequences (only Java master writes
+ * those): then the file gets master's schema (+ _WRITE_COLS_SEQUENCES) so
+ * rewriting such entries loses nothing. Manifest lists and index manifests
+ * have one schema (2.0.0 = master). */
 typedef struct pm_manifest_write_opts {
   pm_codec codec;       /* PM_CODEC_ZSTD ("zstandard", default), NONE ("null"), DEFLATE, SNAPPY */
   int level;            /* codec level, 0 = default (zstd 1) */

@@ -1,4 +1,4 @@
-/* Manifest encoders (Avro, as Java master writes them, FORMAT.md 4.1-4.5) and copies. */
+/* Manifest encoders (Avro, as Java 2.0.0 / master write them, FORMAT.md 4.1-4.5) and copies. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,36 +8,45 @@
 #include "format/avro/avro.h"
 #include "io/file.h"
 #include "meta/manifest.h"
+#include "meta/manifest_internal.h"
 
-/* Writer schemas, byte for byte as Java master serializes them. */
-static const char MANIFEST_SCHEMA[] =
-    "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\",\"fields\":["
-    "{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_KIND\",\"type\":\"int\"},"
-    "{\"name\":\"_PARTITION\",\"type\":\"bytes\"},{\"name\":\"_BUCKET\",\"type\":\"int\"},"
-    "{\"name\":\"_TOTAL_BUCKETS\",\"type\":\"int\"},"
-    "{\"name\":\"_FILE\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE\",\"fields\":["
-    "{\"name\":\"_FILE_NAME\",\"type\":\"string\"},{\"name\":\"_FILE_SIZE\",\"type\":\"long\"},"
-    "{\"name\":\"_ROW_COUNT\",\"type\":\"long\"},{\"name\":\"_MIN_KEY\",\"type\":\"bytes\"},"
-    "{\"name\":\"_MAX_KEY\",\"type\":\"bytes\"},"
-    "{\"name\":\"_KEY_STATS\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE__KEY_STATS\",\"fields\":["
-    "{\"name\":\"_MIN_VALUES\",\"type\":\"bytes\"},{\"name\":\"_MAX_VALUES\",\"type\":\"bytes\"},"
-    "{\"name\":\"_NULL_COUNTS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",\"long\"]}],\"default\":null}]}},"
-    "{\"name\":\"_VALUE_STATS\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE__VALUE_STATS\",\"fields\":["
-    "{\"name\":\"_MIN_VALUES\",\"type\":\"bytes\"},{\"name\":\"_MAX_VALUES\",\"type\":\"bytes\"},"
-    "{\"name\":\"_NULL_COUNTS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",\"long\"]}],\"default\":null}]}},"
-    "{\"name\":\"_MIN_SEQUENCE_NUMBER\",\"type\":\"long\"},{\"name\":\"_MAX_SEQUENCE_NUMBER\",\"type\":\"long\"},"
-    "{\"name\":\"_SCHEMA_ID\",\"type\":\"long\"},{\"name\":\"_LEVEL\",\"type\":\"int\"},"
-    "{\"name\":\"_EXTRA_FILES\",\"type\":{\"type\":\"array\",\"items\":\"string\"}},"
-    "{\"name\":\"_CREATION_TIME\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null},"
-    "{\"name\":\"_DELETE_ROW_COUNT\",\"type\":[\"null\",\"long\"],\"default\":null},"
-    "{\"name\":\"_EMBEDDED_FILE_INDEX\",\"type\":[\"null\",\"bytes\"],\"default\":null},"
-    "{\"name\":\"_FILE_SOURCE\",\"type\":[\"null\",\"int\"],\"default\":null},"
-    "{\"name\":\"_VALUE_STATS_COLS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}],\"default\":null},"
-    "{\"name\":\"_EXTERNAL_PATH\",\"type\":[\"null\",\"string\"],\"default\":null},"
-    "{\"name\":\"_FIRST_ROW_ID\",\"type\":[\"null\",\"long\"],\"default\":null},"
-    "{\"name\":\"_WRITE_COLS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}],\"default\":null},"
-    "{\"name\":\"_WRITE_COLS_SEQUENCES\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\"}],\"default\":null}"
-    "]}}]}";
+/* Writer schemas, byte for byte as Java serializes them: the manifest as the
+ * 2.0.0 release writes it (_FILE ends with _WRITE_COLS), or as master writes
+ * it (+ _WRITE_COLS_SEQUENCES, only for entries that have them). The
+ * manifest list and index manifest are the same in both. */
+#define MANIFEST_SCHEMA_HEAD \
+    "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\",\"fields\":[" \
+    "{\"name\":\"_VERSION\",\"type\":\"int\"},{\"name\":\"_KIND\",\"type\":\"int\"}," \
+    "{\"name\":\"_PARTITION\",\"type\":\"bytes\"},{\"name\":\"_BUCKET\",\"type\":\"int\"}," \
+    "{\"name\":\"_TOTAL_BUCKETS\",\"type\":\"int\"}," \
+    "{\"name\":\"_FILE\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE\",\"fields\":[" \
+    "{\"name\":\"_FILE_NAME\",\"type\":\"string\"},{\"name\":\"_FILE_SIZE\",\"type\":\"long\"}," \
+    "{\"name\":\"_ROW_COUNT\",\"type\":\"long\"},{\"name\":\"_MIN_KEY\",\"type\":\"bytes\"}," \
+    "{\"name\":\"_MAX_KEY\",\"type\":\"bytes\"}," \
+    "{\"name\":\"_KEY_STATS\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE__KEY_STATS\",\"fields\":[" \
+    "{\"name\":\"_MIN_VALUES\",\"type\":\"bytes\"},{\"name\":\"_MAX_VALUES\",\"type\":\"bytes\"}," \
+    "{\"name\":\"_NULL_COUNTS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",\"long\"]}],\"default\":null}]}}," \
+    "{\"name\":\"_VALUE_STATS\",\"type\":{\"type\":\"record\",\"name\":\"record__FILE__VALUE_STATS\",\"fields\":[" \
+    "{\"name\":\"_MIN_VALUES\",\"type\":\"bytes\"},{\"name\":\"_MAX_VALUES\",\"type\":\"bytes\"}," \
+    "{\"name\":\"_NULL_COUNTS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":[\"null\",\"long\"]}],\"default\":null}]}}," \
+    "{\"name\":\"_MIN_SEQUENCE_NUMBER\",\"type\":\"long\"},{\"name\":\"_MAX_SEQUENCE_NUMBER\",\"type\":\"long\"}," \
+    "{\"name\":\"_SCHEMA_ID\",\"type\":\"long\"},{\"name\":\"_LEVEL\",\"type\":\"int\"}," \
+    "{\"name\":\"_EXTRA_FILES\",\"type\":{\"type\":\"array\",\"items\":\"string\"}}," \
+    "{\"name\":\"_CREATION_TIME\",\"type\":[\"null\",{\"type\":\"long\",\"logicalType\":\"timestamp-millis\"}],\"default\":null}," \
+    "{\"name\":\"_DELETE_ROW_COUNT\",\"type\":[\"null\",\"long\"],\"default\":null}," \
+    "{\"name\":\"_EMBEDDED_FILE_INDEX\",\"type\":[\"null\",\"bytes\"],\"default\":null}," \
+    "{\"name\":\"_FILE_SOURCE\",\"type\":[\"null\",\"int\"],\"default\":null}," \
+    "{\"name\":\"_VALUE_STATS_COLS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}],\"default\":null}," \
+    "{\"name\":\"_EXTERNAL_PATH\",\"type\":[\"null\",\"string\"],\"default\":null}," \
+    "{\"name\":\"_FIRST_ROW_ID\",\"type\":[\"null\",\"long\"],\"default\":null}," \
+    "{\"name\":\"_WRITE_COLS\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"string\"}],\"default\":null}"
+
+#define MANIFEST_SCHEMA_TAIL_2_0 "]}}]}"
+#define MANIFEST_SCHEMA_TAIL_MASTER \
+  ",{\"name\":\"_WRITE_COLS_SEQUENCES\",\"type\":[\"null\",{\"type\":\"array\",\"items\":\"long\"}],\"default\":null}]}}]}"
+static const char MANIFEST_SCHEMA[] = MANIFEST_SCHEMA_HEAD MANIFEST_SCHEMA_TAIL_2_0;
+static const char MANIFEST_SCHEMA_MASTER[] = MANIFEST_SCHEMA_HEAD MANIFEST_SCHEMA_TAIL_MASTER;
+
 
 static const char LIST_SCHEMA[] =
     "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\",\"fields\":["
@@ -78,15 +87,19 @@ static const char INDEX_SCHEMA[] =
 typedef void (*encode_fn)(pm_avro_encoder *e, const void *items, size_t i);
 
 /* Writes n records as an Avro container to sink (owned: committed or discarded here). */
+void pm_manifest_avro_options(const pm_manifest_write_opts *opts, int create_if_absent, pm_avro_writer_options *ao) {
+  memset(ao, 0, sizeof *ao);
+  ao->codec = opts ? opts->codec : PM_CODEC_ZSTD;
+  ao->level = opts && opts->level ? opts->level : 1;
+  ao->sync = opts ? opts->sync : NULL;
+  ao->no_overwrite = create_if_absent;
+}
+
 static int write_container(pm_out_file *sink, const char *schema, const pm_manifest_write_opts *opts,
                            int create_if_absent, encode_fn fn, const void *items, size_t n, uint64_t *size,
                            pm_error *err) {
   pm_avro_writer_options ao;
-  memset(&ao, 0, sizeof ao);
-  ao.codec = opts ? opts->codec : PM_CODEC_ZSTD;
-  ao.level = opts && opts->level ? opts->level : 1;
-  ao.sync = opts ? opts->sync : NULL;
-  ao.no_overwrite = create_if_absent;
+  pm_manifest_avro_options(opts, create_if_absent, &ao);
   pm_avro_writer *w;
   PM_TRY(pm_avro_writer_open_sink(sink, schema, &ao, &w, err));
   int rc = 0;
@@ -168,8 +181,7 @@ static void put_opt_string(pm_avro_encoder *e, const char *s) {
   if (s) pm_avro_put_string(e, s);
 }
 
-static void encode_entry(pm_avro_encoder *e, const void *items, size_t i) {
-  const pm_manifest_entry *me = &((const pm_manifest_entry *)items)[i];
+void pm_manifest_put_entry(pm_avro_encoder *e, const pm_manifest_entry *me, int master_schema) {
   const pm_data_file_meta *f = &me->file;
   pm_avro_put_int(e, 2);
   pm_avro_put_int(e, me->kind);
@@ -197,6 +209,7 @@ static void encode_entry(pm_avro_encoder *e, const void *items, size_t i) {
   put_opt_string(e, f->external_path);
   put_opt_long(e, f->has_first_row_id, f->first_row_id);
   put_opt_str_array(e, &f->write_cols);
+  if (!master_schema) return; /* 2.0.0: no _WRITE_COLS_SEQUENCES */
   if (f->write_cols_sequences_is_null) {
     pm_avro_put_union(e, 0);
   } else {
@@ -209,9 +222,27 @@ static void encode_entry(pm_avro_encoder *e, const void *items, size_t i) {
   }
 }
 
+static void encode_entry(pm_avro_encoder *e, const void *items, size_t i) {
+  pm_manifest_put_entry(e, &((const pm_manifest_entry *)items)[i], 0);
+}
+
+static void encode_entry_master(pm_avro_encoder *e, const void *items, size_t i) {
+  pm_manifest_put_entry(e, &((const pm_manifest_entry *)items)[i], 1);
+}
+
+int pm_manifest_needs_master_schema(const pm_manifest_entry *entries, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (!entries[i].file.write_cols_sequences_is_null) return 1;
+  return 0;
+}
+
+const char *pm_manifest_schema_json(int master) { return master ? MANIFEST_SCHEMA_MASTER : MANIFEST_SCHEMA; }
+
 int pm_manifest_encode(const pm_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts, pm_buf *out,
                        pm_error *err) {
-  return encode_container(MANIFEST_SCHEMA, opts, encode_entry, entries, n, "manifest", out, err);
+  int master = pm_manifest_needs_master_schema(entries, n);
+  return encode_container(pm_manifest_schema_json(master), opts, master ? encode_entry_master : encode_entry, entries, n,
+                          "manifest", out, err);
 }
 
 static void encode_list_entry(pm_avro_encoder *e, const void *items, size_t i) {
@@ -370,40 +401,48 @@ static int partition_stats(const pm_manifest_entry *entries, size_t n, const pm_
   return rc;
 }
 
+int pm_manifest_meta_fill(const pm_manifest_entry *entries, size_t n, const pm_data_type *partition_type,
+                          int64_t default_schema_id, const char *file_name, int64_t file_size, pm_arena *arena,
+                          pm_manifest_file_meta *meta, pm_error *err) {
+  memset(meta, 0, sizeof(*meta));
+  meta->file_name = pm_arena_strdup(arena, file_name);
+  if (!meta->file_name) return PM_NOMEM(err);
+  meta->file_size = file_size;
+  meta->schema_id = n ? INT64_MIN : default_schema_id;
+  int row_ids = n > 0;
+  for (size_t i = 0; i < n; i++) {
+    const pm_manifest_entry *e = &entries[i];
+    if (e->kind == PM_FILE_ADD) meta->num_added_files++;
+    else meta->num_deleted_files++;
+    if (e->file.schema_id > meta->schema_id) meta->schema_id = e->file.schema_id;
+    if (i == 0 || e->bucket < meta->min_bucket) meta->min_bucket = e->bucket;
+    if (i == 0 || e->bucket > meta->max_bucket) meta->max_bucket = e->bucket;
+    if (i == 0 || e->file.level < meta->min_level) meta->min_level = e->file.level;
+    if (i == 0 || e->file.level > meta->max_level) meta->max_level = e->file.level;
+    if (!e->file.has_first_row_id) {
+      row_ids = 0;
+    } else {
+      int64_t lo = e->file.first_row_id, hi = e->file.first_row_id + e->file.row_count - 1;
+      if (i == 0 || lo < meta->min_row_id) meta->min_row_id = lo;
+      if (i == 0 || hi > meta->max_row_id) meta->max_row_id = hi;
+    }
+  }
+  meta->has_bucket_range = meta->has_level_range = n > 0;
+  meta->has_row_id_range = row_ids;
+  return partition_stats(entries, n, partition_type, arena, &meta->partition_stats, err);
+}
+
 int pm_manifest_write(pm_fs *fs, const char *path, const pm_manifest_entry *entries, size_t n,
                       const pm_data_type *partition_type, int64_t default_schema_id,
                       const pm_manifest_write_opts *opts, pm_arena *arena, pm_manifest_file_meta *meta,
                       pm_error *err) {
   uint64_t size = 0;
-  int rc = write_container_file(fs, path, MANIFEST_SCHEMA, opts, encode_entry, entries, n, &size, err);
-  if (!rc && meta) {
-    memset(meta, 0, sizeof(*meta));
-    meta->file_name = pm_arena_strdup(arena, base_name(path));
-    if (!meta->file_name) rc = PM_NOMEM(err);
-    meta->file_size = (int64_t)size;
-    meta->schema_id = n ? INT64_MIN : default_schema_id;
-    int row_ids = n > 0;
-    for (size_t i = 0; i < n; i++) {
-      const pm_manifest_entry *e = &entries[i];
-      if (e->kind == PM_FILE_ADD) meta->num_added_files++;
-      else meta->num_deleted_files++;
-      if (e->file.schema_id > meta->schema_id) meta->schema_id = e->file.schema_id;
-      if (i == 0 || e->bucket < meta->min_bucket) meta->min_bucket = e->bucket;
-      if (i == 0 || e->bucket > meta->max_bucket) meta->max_bucket = e->bucket;
-      if (i == 0 || e->file.level < meta->min_level) meta->min_level = e->file.level;
-      if (i == 0 || e->file.level > meta->max_level) meta->max_level = e->file.level;
-      if (!e->file.has_first_row_id) {
-        row_ids = 0;
-      } else {
-        int64_t lo = e->file.first_row_id, hi = e->file.first_row_id + e->file.row_count - 1;
-        if (i == 0 || lo < meta->min_row_id) meta->min_row_id = lo;
-        if (i == 0 || hi > meta->max_row_id) meta->max_row_id = hi;
-      }
-    }
-    meta->has_bucket_range = meta->has_level_range = n > 0;
-    meta->has_row_id_range = row_ids;
-    if (!rc) rc = partition_stats(entries, n, partition_type, arena, &meta->partition_stats, err);
-  }
+  int master = pm_manifest_needs_master_schema(entries, n);
+  int rc = write_container_file(fs, path, pm_manifest_schema_json(master), opts, master ? encode_entry_master : encode_entry,
+                                entries, n, &size, err);
+  if (!rc && meta)
+    rc = pm_manifest_meta_fill(entries, n, partition_type, default_schema_id, base_name(path), (int64_t)size, arena,
+                               meta, err);
   return rc;
 }
 
