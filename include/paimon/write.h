@@ -149,6 +149,32 @@ PAIMON_EXPORT paimon_status paimon_table_commit_filter_committed(paimon_table_co
                                                                  int *committed, paimon_error *err);
 PAIMON_EXPORT void paimon_table_commit_free(paimon_table_commit *c);
 
+/* -------------------------------------------------------- import inputs */
+
+/* The rows of a file as an Arrow stream to write into `table` (e.g. with
+ * paimon_table_write_stream). format:
+ *  - "parquet", "orc", "avro": the file's columns as the file types them
+ *    (Avro fields typed by the table's columns of the same name);
+ *  - "jsonl": one JSON object per line keyed by column name, values in the
+ *    encoding `paimon table read --format jsonl` prints (so its output
+ *    imports back unchanged); missing keys are null;
+ *  - "csv": a header row of column names, then values as `paimon table read
+ *    --format csv` prints them (empty = null, "" = empty string).
+ * jsonl and csv values are typed by the table's columns; a key or header
+ * naming no column is PAIMON_ERR_INVALID_ARGUMENT, and errors name the file
+ * and line. They are read incrementally (memory stays bounded). NULL
+ * format: from the extension of path (.parquet, .orc, .avro, .jsonl /
+ * .json / .ndjson, .csv). The stream does not refer to the table afterwards.
+ * *out owned by the caller (out->release(out)). */
+PAIMON_EXPORT paimon_status paimon_table_open_input(const paimon_table *table, const char *path, const char *format,
+                                                    struct ArrowArrayStream *out, paimon_error *err);
+/* The same over descriptor fd, read to its end when the stream is (not
+ * closed; e.g. 0 for stdin). format is required; name (may be NULL: "stdin")
+ * is used in messages. parquet / orc / avro input is read into memory first. */
+PAIMON_EXPORT paimon_status paimon_table_open_input_fd(const paimon_table *table, int fd, const char *name,
+                                                       const char *format, struct ArrowArrayStream *out,
+                                                       paimon_error *err);
+
 #ifdef __cplusplus
 }
 #endif
