@@ -238,6 +238,8 @@ static const odef DEFS[PM_CO_N] = {
                                          {"snapshot.expire.clean-empty-directories"}},
     [PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT] = {"snapshot.ignore-empty-commit", T_BOOL, NULL,
                                             F(snapshot_ignore_empty_commit), NULL, NO_RANGE, {0}},
+    [PM_CO_DYNAMIC_PARTITION_OVERWRITE] = {"dynamic-partition-overwrite", T_BOOL, "true",
+                                           F(dynamic_partition_overwrite), NULL, NO_RANGE, {0}},
 
     [PM_CO_MERGE_ENGINE] = {"merge-engine", T_ENUM, "deduplicate", F(merge_engine), E_MERGE, NO_RANGE, {0}},
     [PM_CO_CHANGELOG_PRODUCER] = {"changelog-producer", T_ENUM, "none", F(changelog_producer), E_CHANGELOG, NO_RANGE, {0}},
@@ -276,6 +278,8 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_POSTPONE_MERGE_ON_READ] = {"postpone.merge-on-read", T_BOOL, "false", F(postpone_merge_on_read), NULL, NO_RANGE, {0}},
     [PM_CO_ROW_TRACKING] = {"row-tracking.enabled", T_BOOL, "false", F(row_tracking), NULL, NO_RANGE, {0}},
     [PM_CO_DATA_EVOLUTION] = {"data-evolution.enabled", T_BOOL, "false", F(data_evolution), NULL, NO_RANGE, {0}},
+    [PM_CO_ROW_TRACKING_PARTITION_GROUP] = {"row-tracking.partition-group-on-commit", T_BOOL, "true",
+                                            F(row_tracking_partition_group), NULL, NO_RANGE, {0}},
 
     [PM_CO_SCAN_MODE] = {"scan.mode", T_STR, NULL, F(scan_mode), NULL, NO_RANGE, {"log.scan"}},
     [PM_CO_SCAN_SNAPSHOT_ID] = {"scan.snapshot-id", T_LONG, NULL, F(scan_snapshot_id), NULL, NO_RANGE, {0}},

@@ -121,6 +121,7 @@ typedef enum pm_co_id {
   PM_CO_SNAPSHOT_EXPIRE_LIMIT,
   PM_CO_SNAPSHOT_CLEAN_EMPTY_DIRS,
   PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT,
+  PM_CO_DYNAMIC_PARTITION_OVERWRITE,
   /* primary-key tables */
   PM_CO_MERGE_ENGINE,
   PM_CO_CHANGELOG_PRODUCER,
@@ -147,6 +148,7 @@ typedef enum pm_co_id {
   PM_CO_POSTPONE_MERGE_ON_READ,
   PM_CO_ROW_TRACKING,
   PM_CO_DATA_EVOLUTION,
+  PM_CO_ROW_TRACKING_PARTITION_GROUP,
   /* scan */
   PM_CO_SCAN_MODE,
   PM_CO_SCAN_SNAPSHOT_ID,
@@ -225,7 +227,8 @@ typedef struct pm_core_options {
   int64_t snapshot_time_retained_ms;
   int32_t snapshot_expire_limit;
   int snapshot_clean_empty_dirs;
-  int snapshot_ignore_empty_commit;
+  int snapshot_ignore_empty_commit; /* check set[] : unset = the commit kind's default */
+  int dynamic_partition_overwrite;  /* default true */
 
   pm_merge_engine merge_engine;
   pm_changelog_producer changelog_producer;
@@ -248,6 +251,7 @@ typedef struct pm_core_options {
   int32_t dynamic_bucket_max_buckets;
   int postpone_merge_on_read;
   int row_tracking, data_evolution;
+  int row_tracking_partition_group; /* row-tracking.partition-group-on-commit, default true */
 
   const char *scan_mode; /* "default" unless set; scan.c validates it per scan kind */
   int64_t scan_snapshot_id, scan_watermark, scan_timestamp_millis;

@@ -15,6 +15,7 @@
 #include "data/binary_row.h"
 #include "data/bucket.h"
 #include "io/file.h"
+#include "meta/file_entry.h"
 
 #define MAX_BUCKET_KEY_COMBINATIONS 1024
 #define DEFAULT_TARGET_SIZE (128LL * 1024 * 1024)
@@ -857,36 +858,6 @@ static void free_jobs(manifest_job *jobs, size_t n) {
 }
 
 /* Identity of a manifest entry (FORMAT 4.7). */
-static uint64_t fnv(uint64_t h, const void *p, size_t n) {
-  const uint8_t *b = p;
-  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
-  return h;
-}
-static uint64_t entry_hash(const pm_manifest_entry *e) {
-  uint64_t h = 1469598103934665603ULL;
-  h = fnv(h, e->partition.data, e->partition.len);
-  h = fnv(h, &e->bucket, sizeof e->bucket);
-  h = fnv(h, &e->file.level, sizeof e->file.level);
-  h = fnv(h, e->file.file_name, strlen(e->file.file_name));
-  if (e->file.external_path) h = fnv(h, e->file.external_path, strlen(e->file.external_path));
-  return h;
-}
-static int str_eq(const char *a, const char *b) { return a == b || (a && b && !strcmp(a, b)); }
-static int entry_same(const pm_manifest_entry *a, const pm_manifest_entry *b) {
-  if (a->bucket != b->bucket || a->file.level != b->file.level || a->partition.len != b->partition.len) return 0;
-  if (a->partition.len && memcmp(a->partition.data, b->partition.data, a->partition.len)) return 0;
-  if (strcmp(a->file.file_name, b->file.file_name) || !str_eq(a->file.external_path, b->file.external_path)) return 0;
-  if (a->file.extra_files.n != b->file.extra_files.n) return 0;
-  for (int32_t i = 0; i < a->file.extra_files.n; i++)
-    if (strcmp(a->file.extra_files.items[i], b->file.extra_files.items[i])) return 0;
-  if (a->file.has_embedded_index != b->file.has_embedded_index ||
-      a->file.embedded_index.len != b->file.embedded_index.len ||
-      (a->file.embedded_index.len &&
-       memcmp(a->file.embedded_index.data, b->file.embedded_index.data, a->file.embedded_index.len)))
-    return 0;
-  return 1;
-}
-
 typedef struct id_set {
   const pm_manifest_entry **slots;
   size_t cap;
@@ -899,17 +870,17 @@ static int id_set_init(id_set *s, size_t n, pm_error *err) {
   return s->slots ? 0 : PM_NOMEM(err);
 }
 static void id_set_add(id_set *s, const pm_manifest_entry *e) {
-  size_t i = entry_hash(e) & (s->cap - 1);
+  size_t i = pm_file_entry_hash(e) & (s->cap - 1);
   while (s->slots[i]) {
-    if (entry_same(s->slots[i], e)) return;
+    if (pm_file_entry_same(s->slots[i], e)) return;
     i = (i + 1) & (s->cap - 1);
   }
   s->slots[i] = e;
 }
 static int id_set_has(const id_set *s, const pm_manifest_entry *e) {
-  size_t i = entry_hash(e) & (s->cap - 1);
+  size_t i = pm_file_entry_hash(e) & (s->cap - 1);
   while (s->slots[i]) {
-    if (entry_same(s->slots[i], e)) return 1;
+    if (pm_file_entry_same(s->slots[i], e)) return 1;
     i = (i + 1) & (s->cap - 1);
   }
   return 0;
@@ -2095,7 +2066,7 @@ static int diff_bucket_split(pm_table *t, int64_t snapshot_id, const pm_manifest
   for (size_t i = 0; i < nb; i++) {
     int common = 0;
     for (size_t j = 0; j < na && !common; j++)
-      if (!common_after[j] && entry_same(before[i], after[j])) common = 1, common_after[j] = 1;
+      if (!common_after[j] && pm_file_entry_same(before[i], after[j])) common = 1, common_after[j] = 1;
     if (!common) before[kb++] = before[i];
   }
   ka = 0;

@@ -1,0 +1,104 @@
+/*
+ * The committer (SEMANTICS.md 7.4-7.8, 9.2; FORMAT.md 3, 9): turns commit
+ * messages (meta/wire.h pm_manifest_committable, from the writers) into
+ * snapshots, as Java's FileStoreCommitImpl does:
+ *   - APPEND snapshot of the data increments (OVERWRITE kind when they delete
+ *     files or carry deletion vectors), then a COMPACT snapshot of the compact
+ *     increments; both with the committable's identifier;
+ *   - new delta manifest(s), a new base manifest list (latest base + delta),
+ *     a changelog list when there is changelog, the index manifest combined
+ *     with the index changes; record counts, watermark, statistics carried
+ *     over, row ids assigned on row-tracking tables; snapshot JSON of
+ *     version 3 with the keys Java 2.0 writes; then the LATEST hint (and
+ *     EARLIEST when missing);
+ *   - publication by create-if-absent of snapshot/snapshot-<id> through the
+ *     table's fs, retried as Java retries (commit.max-retries, commit.timeout,
+ *     commit.min-retry-wait / commit.max-retry-wait); after a failure whose
+ *     outcome is uncertain, the snapshots since the failed attempt are
+ *     searched for this (commit user, identifier, kind) before retrying.
+ *
+ * Statuses of every commit call:
+ *   0                            published (exactly once);
+ *   PAIMON_ERR_CONFLICT          nothing published: a real conflict (7.6), or
+ *                                every attempt lost the race;
+ *   PAIMON_ERR_UNKNOWN_OUTCOME   maybe published (the last attempt failed in or
+ *                                after the snapshot write and could not be
+ *                                resolved): never abort those messages; a
+ *                                retry with the same user + identifier
+ *                                publishes them at most once;
+ *   other codes (IO, ...)        nothing published.
+ * After a failure that published nothing, the manifests and manifest lists
+ * the call wrote are deleted (data files stay: they belong to the messages);
+ * after an uncertain one nothing is deleted.
+ *
+ * Thread safety: one pm_commit per thread; several commits (threads or
+ * processes) may commit to one table at once.
+ */
+#ifndef PM_TABLE_COMMIT_H
+#define PM_TABLE_COMMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meta/schema.h"
+#include "meta/wire.h"
+#include "table/table.h"
+#include "util/error.h"
+
+typedef struct pm_commit pm_commit;
+
+/* A partition spec in text form: keys[i] = values[i] (values as Java renders
+ * partition values; the table's partition.default-name means null). n may be
+ * smaller than the number of partition keys (a partial spec). Borrowed. */
+typedef struct pm_partition_spec {
+  const char *const *keys;
+  const char *const *values;
+  size_t n;
+} pm_partition_spec;
+
+/* A committer for table t (retained) and commit_user (copied). streaming = 1:
+ * empty commits still write a snapshot (Java's StreamTableCommit); 0: batch,
+ * empty commits are ignored unless snapshot.ignore-empty-commit = false or
+ * commit.force-create-snapshot = true. *out: pm_commit_free. */
+int pm_commit_open(pm_table *t, const char *commit_user, int streaming, pm_commit **out, pm_error *err);
+void pm_commit_free(pm_commit *c); /* NULL ok */
+
+/* Snapshot properties of the following commits (copied; overlaid on the
+ * committable's own properties). NULL or empty = none. */
+int pm_commit_set_properties(pm_commit *c, const pm_options *props, pm_error *err);
+/* Watermark of the following commits (max with the committable's and the latest snapshot's). */
+void pm_commit_set_watermark(pm_commit *c, int64_t watermark);
+
+/* Commits the committable m (APPEND, then COMPACT when m has compact increments).
+ * check_append_conflicts: detect conflicts for the APPEND snapshot too (restart
+ * recovery does). *snapshot_id (may be NULL) = the last snapshot written, -1 when
+ * none was (an ignored empty commit), or the id of this commit's snapshot found
+ * already published by an earlier attempt. */
+int pm_commit_append(pm_commit *c, const pm_manifest_committable *m, int check_append_conflicts,
+                     int64_t *snapshot_id, pm_error *err);
+
+/* OVERWRITE snapshot: deletes the live files of the selected partitions and adds
+ * m's new files. spec NULL (or n = 0): the whole table, unless the table is
+ * partitioned and dynamic-partition-overwrite = true (default): then exactly the
+ * partitions m writes (nothing at all when m has no new files). Every new file
+ * must fall inside a static spec. m may be NULL (nothing added; identifier =
+ * batch). Compact increments follow as a COMPACT snapshot. */
+int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_manifest_committable *m,
+                        int64_t *snapshot_id, pm_error *err);
+
+/* Drops / truncates the partitions matching any of specs[0..n) (each possibly
+ * partial); n = 0 truncates the whole table. OVERWRITE snapshot with operation
+ * TRUNCATE. */
+int pm_commit_drop_partitions(pm_commit *c, const pm_partition_spec *specs, size_t n, int64_t identifier,
+                              int64_t *snapshot_id, pm_error *err);
+
+/* Restart recovery (Java's filterCommitted): committed[i] = 1 when ids[i] <= the
+ * commitIdentifier of the latest snapshot written by this commit user. */
+int pm_commit_filter_committed(pm_commit *c, const int64_t *ids, size_t n, int *committed, pm_error *err);
+
+/* Deletes the new files (data, changelog, compact-after, compact changelog and
+ * new index files) of messages known NOT to be committed. Missing files are
+ * fine; the first other failure is returned after trying every file. */
+int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err);
+
+#endif

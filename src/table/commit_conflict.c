@@ -1,0 +1,125 @@
+/* Conflict detection of the committer (SEMANTICS.md 7.6, Java's ConflictDetection). */
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "meta/file_entry.h"
+#include "table/commit_internal.h"
+#include "table/scan.h"
+
+typedef struct part_set {
+  pm_bytes *parts;
+  int32_t *total_buckets; /* -1 = none seen yet */
+  size_t n, cap;
+} part_set;
+
+static int bytes_eq(const pm_bytes *a, const pm_bytes *b) {
+  return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
+}
+
+static long part_find(const part_set *s, const pm_bytes *p) {
+  for (size_t i = 0; i < s->n; i++)
+    if (bytes_eq(&s->parts[i], p)) return (long)i;
+  return -1;
+}
+
+static int part_add(part_set *s, const pm_bytes *p, pm_error *err) {
+  if (part_find(s, p) >= 0) return 0;
+  if (s->n == s->cap) {
+    size_t nc = s->cap ? s->cap * 2 : 8;
+    pm_bytes *np = realloc(s->parts, nc * sizeof *np);
+    if (np) s->parts = np;
+    int32_t *nt = realloc(s->total_buckets, nc * sizeof *nt);
+    if (nt) s->total_buckets = nt;
+    if (!np || !nt) return PM_NOMEM(err);
+    s->cap = nc;
+  }
+  s->parts[s->n] = *p;
+  s->total_buckets[s->n++] = -1;
+  return 0;
+}
+
+static void part_free(part_set *s) {
+  free(s->parts);
+  free(s->total_buckets);
+}
+
+/* Within a partition every entry with totalBuckets > 0 must agree (unless overwriting). */
+static int check_total_buckets(const pm_commit *c, part_set *ps, const pm_manifest_entry *e, pm_error *err) {
+  if (e->total_buckets <= 0) return 0;
+  long k = part_find(ps, &e->partition);
+  if (k < 0) return 0;
+  if (ps->total_buckets[k] < 0) {
+    ps->total_buckets[k] = e->total_buckets;
+    return 0;
+  }
+  if (ps->total_buckets[k] == e->total_buckets) return 0;
+  char *pt = pm_commit_partition_text(c, e->partition);
+  int rc = pm_errorf(err, PAIMON_ERR_CONFLICT,
+                     "commit conflict on table %s: total buckets of partition %s changed from %d to %d without "
+                     "overwrite; give up committing",
+                     c->t->name, pt ? pt : "?", (int)ps->total_buckets[k], (int)e->total_buckets);
+  free(pt);
+  return rc;
+}
+
+/* The LSM-level check for primary-key tables (7.6 step 5) comes with the
+ * primary-key write path; append tables have level-0 files only. */
+static int check_key_ranges(const pm_commit *c, const pm_entry_merge *merged, pm_error *err) {
+  (void)c;
+  (void)merged;
+  (void)err;
+  return 0;
+}
+
+int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit_changes *ch, const char *kind,
+                              int discard_duplicates, pm_error *err) {
+  part_set ps = {0};
+  int rc = 0;
+  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = part_add(&ps, &ch->table.v[i].partition, err);
+  for (size_t i = 0; !rc && i < ch->index.n; i++) rc = part_add(&ps, &ch->index.v[i].partition, err);
+  pm_manifest_entries live;
+  pm_manifest_entries_init(&live);
+  if (!rc && ps.n) rc = pm_scan_live_files(c->t, latest, NULL, &live, err);
+  /* base = live entries of the changed partitions */
+  pm_entry_vec base = {0};
+  for (size_t i = 0; !rc && i < live.n; i++)
+    if (part_find(&ps, &live.items[i].partition) >= 0) rc = pm_entry_vec_push(&base, &live.items[i], err);
+
+  pm_entry_merge mb = {0}, md = {0};
+  if (!rc) rc = pm_entry_merge_init(&mb, base.n + ch->table.n, err);
+  for (size_t i = 0; !rc && i < base.n; i++) rc = pm_entry_merge_apply(&mb, &base.v[i], c->t->name, err);
+  if (!rc && discard_duplicates) {
+    size_t k = 0;
+    for (size_t i = 0; i < ch->table.n; i++)
+      if (pm_entry_merge_state(&mb, &ch->table.v[i]) != PM_FILE_ADD) ch->table.v[k++] = ch->table.v[i];
+    ch->table.n = k;
+  }
+  int overwrite = !strcmp(kind, "OVERWRITE");
+  for (size_t i = 0; !rc && !overwrite && i < base.n; i++) rc = check_total_buckets(c, &ps, &base.v[i], err);
+  for (size_t i = 0; !rc && !overwrite && i < ch->table.n; i++) rc = check_total_buckets(c, &ps, &ch->table.v[i], err);
+  /* the delta alone must merge: no file added twice (or deleted, then added) */
+  if (!rc) rc = pm_entry_merge_init(&md, ch->table.n, err);
+  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = pm_entry_merge_apply(&md, &ch->table.v[i], c->t->name, err);
+  /* base + delta: an added file must not exist, a deleted one must */
+  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = pm_entry_merge_apply(&mb, &ch->table.v[i], c->t->name, err);
+  if (rc == PAIMON_ERR_CONFLICT)
+    pm_error_prefix(err, "commit conflict (snapshot %" PRId64 " by %s)", latest->id,
+                    latest->commit_user ? latest->commit_user : "?");
+  if (!rc) {
+    const pm_manifest_entry *d = pm_entry_merge_first_delete(&mb);
+    if (d)
+      rc = pm_errorf(err, PAIMON_ERR_CONFLICT, "commit conflict on table %s: trying to delete file %s (bucket %d) "
+                     "which is not previously added (a concurrent commit of snapshot %" PRId64 " by %s deleted or "
+                     "compacted it); give up committing",
+                     c->t->name, d->file.file_name, (int)d->bucket, latest->id,
+                     latest->commit_user ? latest->commit_user : "?");
+  }
+  if (!rc && pm_table_has_pk(c->t)) rc = check_key_ranges(c, &mb, err);
+  pm_entry_merge_free(&mb);
+  pm_entry_merge_free(&md);
+  pm_entry_vec_free(&base);
+  pm_manifest_entries_clear(&live);
+  part_free(&ps);
+  return rc;
+}
