@@ -12,6 +12,7 @@
 
 #include "io/file.h"
 #include "meta/json_util.h"
+#include "meta/manifest_merge.h"
 #include "table/commit_internal.h"
 #include "table/scan.h"
 #include "util/random.h"
@@ -209,22 +210,6 @@ static int64_t retry_wait_ms(const pm_core_options *co, int retry) {
   return wait + (int64_t)(random_u32() % (uint64_t)span);
 }
 
-static int manifest_opts(const pm_table *t, pm_manifest_write_opts *o, pm_error *err) {
-  memset(o, 0, sizeof *o);
-  const char *name = t->co.manifest_compression ? t->co.manifest_compression : "zstd";
-  if (!strcasecmp(name, "zstd")) o->codec = PM_CODEC_ZSTD;
-  else if (!strcasecmp(name, "none") || !strcasecmp(name, "null")) o->codec = PM_CODEC_NONE;
-  else if (!strcasecmp(name, "snappy")) o->codec = PM_CODEC_SNAPPY;
-  else if (!strcasecmp(name, "deflate") || !strcasecmp(name, "gzip")) o->codec = PM_CODEC_DEFLATE;
-  else
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table option %s = '%s': manifests can be written with zstd, "
-                     "snappy, deflate or none", pm_core_option_key(PM_CO_MANIFEST_COMPRESSION), name);
-  if (t->co.manifest_format && strcasecmp(t->co.manifest_format, "avro"))
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table option %s = '%s': only avro manifests are written",
-                     pm_core_option_key(PM_CO_MANIFEST_FORMAT), t->co.manifest_format);
-  return 0;
-}
-
 /* Base name of a path (points into it). */
 static const char *base_name(const char *p) {
   const char *s = strrchr(p, '/');
@@ -296,40 +281,42 @@ static int read_data_manifests(const pm_commit *c, const pm_snapshot *s, pm_mani
   return 0;
 }
 
-/* Writes entries to one new manifest (none when n == 0) and the manifest list
- * of `metas` + it; *list_name / *list_size describe the list. */
-static int write_manifest_and_list(pm_commit *c, const pm_manifest_entry *entries, size_t n,
-                                   const pm_manifest_file_meta *prefix, size_t n_prefix, int64_t schema_id,
-                                   const pm_manifest_write_opts *o, written_files *w, char **list_name,
-                                   int64_t *list_size, pm_error *err) {
+/* Appends the manifest paths of metas[from..] to w. */
+static int written_add_metas(const pm_commit *c, written_files *w, const pm_manifest_file_metas *metas, size_t from,
+                             pm_error *err) {
+  for (size_t i = from; i < metas->n; i++) {
+    char *p = manifest_path(c, metas->items[i].file_name);
+    if (!p) return PM_NOMEM(err);
+    PM_TRY(written_add(w, p, err));
+  }
+  return 0;
+}
+
+/* Writes a manifest list of metas; *list_name / *list_size describe it. */
+static int write_list(pm_commit *c, const pm_manifest_file_meta *metas, size_t n, const pm_manifest_merge_options *o,
+                      written_files *w, char **list_name, int64_t *list_size, pm_error *err) {
   *list_name = NULL;
-  pm_arena arena;
-  pm_arena_init(&arena);
-  pm_manifest_file_meta *metas = calloc(n_prefix + 1, sizeof *metas);
-  int rc = metas ? 0 : PM_NOMEM(err);
-  size_t nm = 0;
-  for (size_t i = 0; !rc && i < n_prefix; i++) metas[nm++] = prefix[i];
-  if (!rc && n) {
-    char *mp = pm_path_factory_new_manifest(&c->pf);
-    if (!mp) rc = PM_NOMEM(err);
-    else rc = written_add(w, mp, err);
-    if (!rc)
-      rc = pm_manifest_write(c->t->fs, mp, entries, n, c->partition_type, schema_id, o, &arena, &metas[nm], err);
-    if (!rc) nm++;
-  }
-  char *lp = NULL;
-  if (!rc) {
-    lp = pm_path_factory_new_manifest_list(&c->pf);
-    if (!lp) rc = PM_NOMEM(err);
-    else rc = written_add(w, lp, err);
-  }
-  if (!rc) rc = pm_manifest_list_write(c->t->fs, lp, metas, nm, o, list_size, err);
-  if (!rc) {
-    *list_name = strdup(base_name(lp));
-    if (!*list_name) rc = PM_NOMEM(err);
-  }
-  free(metas);
-  pm_arena_free(&arena);
+  char *lp = pm_path_factory_new_manifest_list(&c->pf);
+  if (!lp) return PM_NOMEM(err);
+  PM_TRY(written_add(w, lp, err));
+  PM_TRY(pm_manifest_list_write(c->t->fs, lp, metas, n, &o->write, list_size, err));
+  *list_name = strdup(base_name(lp));
+  return *list_name ? 0 : PM_NOMEM(err);
+}
+
+/* Writes entries to new manifest(s) (rolling at manifest.target-file-size; none
+ * when n == 0) and their manifest list. */
+static int write_manifests_and_list(pm_commit *c, const pm_manifest_entry *entries, size_t n,
+                                    const pm_manifest_merge_options *o, written_files *w, char **list_name,
+                                    int64_t *list_size, pm_error *err) {
+  pm_manifest_file_metas metas;
+  pm_manifest_file_metas_init(&metas);
+  int rc = n ? pm_manifest_write_rolling(c->t->fs, &c->pf, entries, n, o, &metas, err) : 0;
+  pm_error e2 = {0};
+  int rc2 = written_add_metas(c, w, &metas, 0, rc ? &e2 : err); /* completed files, also on failure */
+  if (!rc) rc = rc2;
+  if (!rc) rc = write_list(c, metas.items, metas.n, o, w, list_name, list_size, err);
+  pm_manifest_file_metas_clear(&metas);
   return rc;
 }
 
@@ -613,13 +600,14 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
   const pm_table *t = c->t;
   int64_t new_id = latest ? latest->id + 1 : 1;
   int64_t row_start = latest && latest->has_next_row_id ? latest->next_row_id : 0;
-  pm_manifest_write_opts o;
-  PM_TRY(manifest_opts(t, &o, err));
   int64_t schema_id = 0;
   PM_TRY(latest_schema_id(c, &schema_id, err));
+  pm_manifest_merge_options o;
+  PM_TRY(pm_manifest_merge_options_init(&o, &t->co, c->partition_type, schema_id, err));
 
-  pm_manifest_file_metas base;
+  pm_manifest_file_metas base, merged;
   pm_manifest_file_metas_init(&base);
+  pm_manifest_file_metas_init(&merged);
   pm_index_entries prev_index, new_index;
   pm_index_entries_init(&prev_index);
   pm_index_entries_init(&new_index);
@@ -634,15 +622,25 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
   rc = mdir ? pm_fs_mkdirs(t->fs, mdir, err) : PM_NOMEM(err);
   free(mdir);
   if (!rc && latest) rc = read_data_manifests(c, latest, &base, err);
-  /* base list = latest base + delta (merged when the manifest merger lands) */
-  if (!rc) rc = write_manifest_and_list(c, NULL, 0, base.items, base.n, schema_id, &o, w, &base_list, &base_size, err);
+  /* base list = merge(latest base + latest delta) */
+  if (!rc) {
+    char **new_files = NULL;
+    size_t n_new = 0;
+    rc = pm_manifest_merge(t->fs, &c->pf, base.items, base.n, &o, &merged, &new_files, &n_new, err);
+    for (size_t i = 0; i < n_new; i++) {
+      pm_error e2 = {0};
+      char *dup = strdup(new_files[i]);
+      int r2 = dup ? written_add(w, dup, rc ? &e2 : err) : PM_NOMEM(rc ? &e2 : err);
+      if (!rc) rc = r2;
+    }
+    pm_free_names(new_files, n_new);
+  }
+  if (!rc) rc = write_list(c, merged.items, merged.n, &o, w, &base_list, &base_size, err);
   if (!rc && t->co.row_tracking) rc = assign_row_tracking(c, new_id, row_start, &ch->table, &next_row_id, err);
   int64_t delta_rows = sum_rows(&ch->table, PM_FILE_ADD) - sum_rows(&ch->table, PM_FILE_DELETE);
-  if (!rc)
-    rc = write_manifest_and_list(c, ch->table.v, ch->table.n, NULL, 0, schema_id, &o, w, &delta_list, &delta_size, err);
+  if (!rc) rc = write_manifests_and_list(c, ch->table.v, ch->table.n, &o, w, &delta_list, &delta_size, err);
   if (!rc && ch->changelog.n)
-    rc = write_manifest_and_list(c, ch->changelog.v, ch->changelog.n, NULL, 0, schema_id, &o, w, &changelog_list,
-                                 &changelog_size, err);
+    rc = write_manifests_and_list(c, ch->changelog.v, ch->changelog.n, &o, w, &changelog_list, &changelog_size, err);
   /* index manifest: the previous one unless there are index changes */
   if (!rc && ch->index.n) {
     if (latest && latest->index_manifest) {
@@ -659,7 +657,7 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
       if (!ip) rc = PM_NOMEM(err);
       else rc = written_add(w, ip, err);
     }
-    if (!rc) rc = pm_index_manifest_write(t->fs, ip, new_index.items, new_index.n, &o, NULL, err);
+    if (!rc) rc = pm_index_manifest_write(t->fs, ip, new_index.items, new_index.n, &o.write, NULL, err);
     if (!rc && !(index_manifest = strdup(base_name(ip)))) rc = PM_NOMEM(err);
   } else if (!rc && latest && latest->index_manifest && !(index_manifest = strdup(latest->index_manifest))) {
     rc = PM_NOMEM(err);
@@ -712,6 +710,7 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
     if (*outcome == PUB_OK) write_hints(c, new_id);
   }
   pm_manifest_file_metas_clear(&base);
+  pm_manifest_file_metas_clear(&merged);
   pm_index_entries_clear(&prev_index);
   pm_index_entries_clear(&new_index);
   pm_options_clear(&props);
