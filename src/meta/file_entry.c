@@ -105,6 +105,11 @@ int pm_entry_merge_state(const pm_entry_merge *m, const pm_manifest_entry *e) {
   return s->e ? s->state : -1;
 }
 
+const pm_manifest_entry *pm_entry_merge_held(const pm_entry_merge *m, const pm_manifest_entry *e) {
+  const pm_entry_merge_slot *s = find(m, e);
+  return s->e && s->state >= 0 ? s->e : NULL;
+}
+
 const pm_manifest_entry *pm_entry_merge_first_delete(const pm_entry_merge *m) {
   for (size_t i = 0; i < m->cap; i++)
     if (m->slots[i].e && m->slots[i].state == PM_FILE_DELETE) return m->slots[i].e;

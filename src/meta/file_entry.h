@@ -42,6 +42,10 @@ void pm_entry_merge_free(pm_entry_merge *m);
 int pm_entry_merge_apply(pm_entry_merge *m, const pm_manifest_entry *e, const char *what, pm_error *err);
 /* The state of e's identity: PM_FILE_ADD, PM_FILE_DELETE, or -1 when not held. */
 int pm_entry_merge_state(const pm_entry_merge *m, const pm_manifest_entry *e);
+/* The entry held for e's identity (the last ADD applied, or the DELETE kept), NULL when none. In
+ * Java's order (LinkedHashMap) the survivors of a merged sequence are the entries, in sequence
+ * order, that are held for their own identity: pm_entry_merge_held(m, &e[i]) == &e[i]. */
+const pm_manifest_entry *pm_entry_merge_held(const pm_entry_merge *m, const pm_manifest_entry *e);
 /* The first identity left as DELETE (NULL when none): a delete of a file not present. */
 const pm_manifest_entry *pm_entry_merge_first_delete(const pm_entry_merge *m);
 
