@@ -33,7 +33,7 @@
 
 /* Runs a shell command; *out (may be NULL) gets its stdout (malloc'd, NUL-terminated).
  * Returns the exit code, 128+signal when killed, -1 when it could not run. */
-static int ot_shell(const char *cmd, char **out) {
+static inline int ot_shell(const char *cmd, char **out) {
   if (out) *out = NULL;
   FILE *p = popen(cmd, "r");
   if (!p) return -1;
@@ -62,7 +62,7 @@ static int ot_shell(const char *cmd, char **out) {
 }
 
 /* 1 when paimon-table can run; 0 (after one "SKIP" line on stderr) when node is missing. */
-static int ot_available(void) {
+static inline int ot_available(void) {
   static int state = -1;
   if (state >= 0) return state;
   if (ot_shell("command -v node >/dev/null 2>&1", NULL) != 0) {
@@ -73,7 +73,7 @@ static int ot_available(void) {
 }
 
 /* Reads and removes a temporary file; malloc'd text ("" when empty/missing). */
-static char *ot_slurp_remove(const char *path) {
+static inline char *ot_slurp_remove(const char *path) {
   FILE *f = fopen(path, "rb");
   char *s = NULL;
   size_t n = 0;
@@ -94,7 +94,7 @@ static char *ot_slurp_remove(const char *path) {
 
 /* Runs `paimon-table ARGS` (ARGS already shell-quoted); stdout into *out, stderr into *err_text
  * (either may be NULL). Returns the tool's exit code. */
-static int ot_tool(const char *args, char **out, char **err_text) {
+static inline int ot_tool(const char *args, char **out, char **err_text) {
   char errf[] = "/tmp/pm_ot_err_XXXXXX";
   int fd = mkstemp(errf);
   if (fd < 0) return -1;
@@ -117,7 +117,7 @@ static int ot_tool(const char *args, char **out, char **err_text) {
 
 /* `paimon-table check DIR [flags] -q`. Returns the exit code (0 = OK); *report (may be
  * NULL) gets stdout + stderr. */
-static int ot_check(const char *table_dir, int flags, char **report) {
+static inline int ot_check(const char *table_dir, int flags, char **report) {
   char args[4096];
   snprintf(args, sizeof args, "check '%s'%s%s -q", table_dir, (flags & OT_AFTER_CRASH) ? " --after-crash" : "",
            (flags & OT_ALLOW_OLD) ? " --allow-old" : "");
@@ -134,7 +134,7 @@ static int ot_check(const char *table_dir, int flags, char **report) {
 }
 
 /* 1 when `check` passes; otherwise prints the report naming `what` and returns 0. */
-static int ot_check_ok(const char *table_dir, int flags, const char *what) {
+static inline int ot_check_ok(const char *table_dir, int flags, const char *what) {
   char *rep = NULL;
   int rc = ot_check(table_dir, flags, &rep);
   if (rc != 0)
@@ -145,7 +145,7 @@ static int ot_check_ok(const char *table_dir, int flags, const char *what) {
 }
 
 /* Parses JSON lines into an array (NULL on a bad line; *bad_line set to its 1-based number). */
-static json_t *ot_parse_lines(const char *text, size_t *bad_line) {
+static inline json_t *ot_parse_lines(const char *text, size_t *bad_line) {
   json_t *rows = json_array();
   size_t lineno = 0;
   const char *p = text ? text : "";
@@ -173,7 +173,7 @@ static json_t *ot_parse_lines(const char *text, size_t *bad_line) {
 
 /* `paimon-table read DIR EXTRA` (EXTRA: shell-quoted extra arguments or NULL). Returns the rows
  * (objects) or NULL; *rc gets the exit code (3 = unsupported); *err_text (may be NULL) stderr. */
-static json_t *ot_read(const char *table_dir, const char *extra, int *rc, char **err_text) {
+static inline json_t *ot_read(const char *table_dir, const char *extra, int *rc, char **err_text) {
   char args[4096];
   snprintf(args, sizeof args, "read '%s' %s", table_dir, extra ? extra : "");
   char *out = NULL, *e = NULL;
@@ -194,7 +194,7 @@ static json_t *ot_read(const char *table_dir, const char *extra, int *rc, char *
 /* ------------------------------------------------------------ rows */
 
 /* Fixture-style rows (arrays in `columns` order) as objects. */
-static json_t *ot_rows_from_arrays(const json_t *arrays, const char *const *columns, size_t n_columns) {
+static inline json_t *ot_rows_from_arrays(const json_t *arrays, const char *const *columns, size_t n_columns) {
   json_t *rows = json_array();
   size_t i;
   json_t *r;
@@ -208,7 +208,7 @@ static json_t *ot_rows_from_arrays(const json_t *arrays, const char *const *colu
 }
 
 /* Deep equality; numbers equal within |a-b| <= 1e-6 * max(1,|a|,|b|) or as float32. */
-static int ot_value_equal(const json_t *a, const json_t *b) {
+static inline int ot_value_equal(const json_t *a, const json_t *b) {
   if (json_is_number(a) && json_is_number(b)) {
     double x = json_number_value(a), y = json_number_value(b);
     if (x == y || (float)x == (float)y) return 1;
@@ -235,11 +235,11 @@ static int ot_value_equal(const json_t *a, const json_t *b) {
   return json_equal((json_t *)a, (json_t *)b);
 }
 
-static int ot_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+static inline int ot_cmp_str(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
 
 /* Multiset comparison of two row arrays. Fast path: sorted canonical texts equal; otherwise a
  * tolerant matching (floats). On a difference, msg describes the first unmatched rows. */
-static int ot_rows_match(const json_t *expected, const json_t *actual, char *msg, size_t cap) {
+static inline int ot_rows_match(const json_t *expected, const json_t *actual, char *msg, size_t cap) {
   size_t ne = json_array_size(expected), na = json_array_size(actual);
   if (msg && cap) msg[0] = 0;
   char **es = calloc(ne + 1, sizeof *es), **as = calloc(na + 1, sizeof *as);
@@ -291,7 +291,7 @@ static int ot_rows_match(const json_t *expected, const json_t *actual, char *msg
 
 /* 1 when `paimon-table read DIR EXTRA` returns exactly `expected` (a multiset of objects);
  * otherwise prints why (naming `what`) and returns 0. */
-static int ot_read_equals(const char *table_dir, const char *extra, const json_t *expected, const char *what) {
+static inline int ot_read_equals(const char *table_dir, const char *extra, const json_t *expected, const char *what) {
   int rc = 0;
   char *e = NULL;
   json_t *rows = ot_read(table_dir, extra, &rc, &e);
@@ -319,7 +319,7 @@ typedef struct ot_snapshot {
 
 /* Snapshots 1.. of a table dir that exist as files (sorted by id; ids may have gaps: *gaps counts
  * missing ids below the highest). Returns the count; *out malloc'd (free). */
-static size_t ot_snapshots(const char *table_dir, ot_snapshot **out, size_t *gaps) {
+static inline size_t ot_snapshots(const char *table_dir, ot_snapshot **out, size_t *gaps) {
   *out = NULL;
   if (gaps) *gaps = 0;
   size_t n = 0, cap = 0, missing = 0;
@@ -371,20 +371,20 @@ typedef struct ot_model {
   json_t *live; /* array of row objects */
 } ot_model;
 
-static void ot_model_init(ot_model *m) { m->live = json_array(); }
-static void ot_model_clear(ot_model *m) {
+static inline void ot_model_init(ot_model *m) { m->live = json_array(); }
+static inline void ot_model_clear(ot_model *m) {
   json_decref(m->live);
   m->live = NULL;
 }
 /* A committed APPEND of `rows` (borrowed). */
-static void ot_model_append(ot_model *m, const json_t *rows) {
+static inline void ot_model_append(ot_model *m, const json_t *rows) {
   size_t i;
   json_t *r;
   json_array_foreach(rows, i, r) json_array_append(m->live, r);
 }
 /* Removes the rows whose columns keys[i] equal values[i] (json null matches null) for every i;
  * n = 0 removes every row (truncate table). */
-static void ot_model_delete_where(ot_model *m, const char *const *keys, const json_t *const *values, size_t n) {
+static inline void ot_model_delete_where(ot_model *m, const char *const *keys, const json_t *const *values, size_t n) {
   json_t *keep = json_array();
   size_t i;
   json_t *r;
@@ -400,7 +400,7 @@ static void ot_model_delete_where(ot_model *m, const char *const *keys, const js
   m->live = keep;
 }
 /* A static-partition OVERWRITE: delete_where(spec) then append(rows). */
-static void ot_model_overwrite(ot_model *m, const char *const *keys, const json_t *const *values, size_t n,
+static inline void ot_model_overwrite(ot_model *m, const char *const *keys, const json_t *const *values, size_t n,
                                const json_t *rows) {
   ot_model_delete_where(m, keys, values, n);
   ot_model_append(m, rows);
@@ -408,7 +408,7 @@ static void ot_model_overwrite(ot_model *m, const char *const *keys, const json_
 
 /* Rows of the batches whose ids are listed (batches: array indexed by batch id; each an array of rows).
  * An id may appear once only; a repeated or unknown id returns NULL. */
-static json_t *ot_batches_rows(const json_t *batches, const long long *ids, size_t n) {
+static inline json_t *ot_batches_rows(const json_t *batches, const long long *ids, size_t n) {
   json_t *rows = json_array();
   for (size_t i = 0; i < n; i++) {
     for (size_t j = 0; j < i; j++)
