@@ -1,0 +1,58 @@
+/* Internal to src/api: the write side's handles (write.h), shared by
+ * api_write_builder.c, api_write.c (table write), api_messages.c and api_commit.c. */
+#ifndef PAIMON_API_WRITE_INTERNAL_H
+#define PAIMON_API_WRITE_INTERNAL_H
+
+#include "api/api_internal.h"
+#include "meta/wire.h"
+#include "paimon/write.h"
+#include "table/commit.h"
+#include "util/str.h"
+
+/* A static overwrite / partition spec in text form (owned copies). */
+typedef struct pm_api_spec {
+  char **keys;
+  char **values;
+  size_t n;
+} pm_api_spec;
+
+struct paimon_write_builder {
+  const paimon_table *table;
+  pm_table *t; /* the table with the builder's dynamic options (owned reference) */
+  char *commit_user;
+  int streaming;
+  int overwrite;     /* with_overwrite called */
+  pm_api_spec spec;  /* its static spec (n = 0: whole table / dynamic) */
+};
+
+/* Commit messages: the committables of one or more writers (merge keeps
+ * each, their arenas own the messages); commit and serialize see them
+ * through one combined view. */
+struct paimon_commit_messages {
+  pm_manifest_committable **parts;
+  size_t n_parts;
+};
+
+struct paimon_table_commit {
+  pm_commit *c;
+  pm_table *t; /* owned reference */
+  int streaming;
+  int committed; /* batch: commit done */
+  int overwrite;
+  pm_api_spec spec;
+};
+
+/* A view of every message of m as one committable carrying `identifier`
+ * (watermark and properties from the first part). view->messages is
+ * malloc'd: pm_api_view_free. */
+int pm_api_messages_view(const paimon_commit_messages *m, int64_t identifier, pm_manifest_committable *view,
+                         pm_error *err);
+void pm_api_view_free(pm_manifest_committable *view);
+/* Wraps one committable (taken, also on failure) as messages. */
+int pm_api_messages_wrap(pm_manifest_committable *c, paimon_commit_messages **out, pm_error *err);
+
+/* Copies a partition spec, checking every key is a partition key of t. */
+int pm_api_spec_copy(const pm_table *t, const paimon_option *spec, size_t n, pm_api_spec *out, pm_error *err);
+void pm_api_spec_free(pm_api_spec *s);
+
+#endif
