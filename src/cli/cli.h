@@ -8,6 +8,10 @@ int cli_orc_main(int argc, char **argv);     /* paimon orc schema|meta|cat|scan|
 int cli_avro_main(int argc, char **argv);    /* paimon avro schema|cat */
 /* paimon [-w WAREHOUSE] db|table ... ; warehouse may be NULL (then PAIMON_WAREHOUSE). */
 int cli_table_main(const char *warehouse, int argc, char **argv);
+/* paimon [-w WAREHOUSE] table import|truncate|drop-partition ... (cli_write.c). */
+int cli_write_main(const char *warehouse, int argc, char **argv);
+/* 1 for the table subcommands cli_write_main runs. */
+int cli_is_write_command(const char *sub);
 /* 1 if argv[1..] holds -h or --help (every command and subcommand then prints its usage, exit 0). */
 int cli_wants_help(int argc, char **argv);
 /* 1 if paths a and b name the same file (same device and inode; equal strings when a does not exist). */
