@@ -738,6 +738,8 @@ static int try_once(pm_commit *c, const attempt_in *in, retry_state *st, int *ou
     if (!rc) {
       st->uncertain = 0; /* resolved: either it landed or it did not */
       if (found > 0) {
+        /* our earlier attempt landed; its hints may not have been written */
+        if (found == latest->id) write_hints(c, found);
         *snapshot_id = found;
         *outcome = PUB_OK;
         pm_snapshot_free(latest);

@@ -35,10 +35,10 @@
 /* Creates dir/schema/schema-0. partitioned: adds "dt STRING" as partition key.
  * extra_options: "\"k\" : \"v\", ..." JSON members (may be NULL). */
 static inline void cf_make_table(const char *dir, int partitioned, const char *extra_options) {
-  char cmd[1024];
+  char cmd[4200];
   snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/schema'", dir, dir);
   if (system(cmd) != 0) abort();
-  char path[1024];
+  char path[2100];
   snprintf(path, sizeof path, "%s/schema/schema-0", dir);
   FILE *f = fopen(path, "w");
   if (!f) abort();
