@@ -151,7 +151,7 @@ static int text_next(input *in, struct ArrowArray *out, pm_error *err) {
   PM_TRY(pm_builder_new(&in->row, &b, err));
   int rc = 0;
   while (!rc && pm_builder_length(b) < INPUT_BATCH_ROWS) {
-    const char *s = (const char *)in->pending.data + in->pos;
+    const char *s = in->pending.data ? (const char *)in->pending.data + in->pos : "";
     size_t avail = in->pending.len - in->pos, n;
     if (in->kind == IN_JSONL) {
       const char *nl = avail ? memchr(s, '\n', avail) : NULL;
