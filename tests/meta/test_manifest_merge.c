@@ -788,6 +788,78 @@ static void test_merge_faults(void) {
   gen_free(&g);
 }
 
+/* ---------------- writer schemas = Java 2.0.0's (paimon-table's reference files) ---------------- */
+
+/* The writer schema of an Avro file must equal (as JSON) the "schema" of a reference file;
+ * the header is compact (no blanks) and the codec zstandard. */
+static void check_schema_is(const char *avro_path, const char *reference) {
+  char ref[512];
+  snprintf(ref, sizeof ref, "%s/tools/js/reference/%s", PAIMON_SHARED_DIR, reference);
+  json_error_t je;
+  json_t *rj = json_load_file(ref, 0, &je);
+  CHECK_MSG(rj != NULL, "%s: %s", ref, je.text);
+  pm_error err = {0};
+  pm_avro_reader *r = NULL;
+  CHECK_OK(pm_avro_reader_open_path(avro_path, &r, &err), &err);
+  if (!rj || !r) {
+    json_decref(rj);
+    pm_avro_reader_close(r);
+    return;
+  }
+  size_t len = 0;
+  const char *js = pm_avro_reader_schema_json(r, &len);
+  json_t *ours = json_loadb(js, len, 0, &je);
+  CHECK_MSG(ours && json_equal(ours, json_object_get(rj, "schema")), "%s: writer schema is not %s", avro_path, reference);
+  CHECK_MSG(!memchr(js, ' ', len) && !memchr(js, '\n', len), "%s: header schema not compact", avro_path);
+  CHECK_EQ_STR(pm_avro_reader_codec_name(r), "zstandard");
+  json_decref(ours);
+  json_decref(rj);
+  pm_avro_reader_close(r);
+}
+
+static void test_writer_schemas(void) {
+  gen g;
+  gen_init(&g, 20);
+  char *dir = make_table_dir();
+  pm_path_factory pf;
+  pm_path_factory_init(&pf, pm_fs_local(), dir);
+  pm_manifest_merge_options o = small_opts(&g, 8 << 20);
+  o.write.codec = PM_CODEC_ZSTD;
+  pm_manifest_file_metas out;
+  pm_manifest_file_metas_init(&out);
+  pm_error err = {0};
+  CHECK_OK(pm_manifest_write_rolling(pm_fs_local(), &pf, g.e, g.n, &o, &out, &err), &err);
+  char path[512];
+  if (out.n) {
+    manifest_path(dir, out.items[0].file_name, path, sizeof path);
+    check_schema_is(path, "manifest.v1.3.json"); /* 2.0.0: 20 _FILE fields ending _FIRST_ROW_ID, _WRITE_COLS */
+  }
+  char *lp = pm_path_factory_new_manifest_list(&pf);
+  CHECK_OK(pm_manifest_list_write(pm_fs_local(), lp, out.items, out.n, &o.write, NULL, &err), &err);
+  check_schema_is(lp, "manifest-list.v1.4.json");
+  free(lp);
+  pm_index_manifest_entry ie;
+  memset(&ie, 0, sizeof ie);
+  ie.kind = PM_FILE_ADD;
+  ie.partition = g.e[1].partition;
+  ie.index_file.index_type = PM_INDEX_TYPE_HASH;
+  ie.index_file.file_name = "index-0b7e4d8e-2c4f-4f0a-8d7e-3f6a9b2c1d0e-0";
+  ie.index_file.file_size = 8;
+  ie.index_file.row_count = 2;
+  ie.index_file.dv_ranges_is_null = 1;
+  char *ip = pm_path_factory_new_index_file(&pf);
+  char *slash = strrchr(ip, '/');
+  char ipath[600];
+  snprintf(ipath, sizeof ipath, "%s/manifest/index-manifest-%s", dir, slash + 7);
+  CHECK_OK(pm_index_manifest_write(pm_fs_local(), ipath, &ie, 1, &o.write, NULL, &err), &err);
+  check_schema_is(ipath, "index-manifest.v2.0-spec.json");
+  free(ip);
+  pm_manifest_file_metas_clear(&out);
+  rm_rf(dir);
+  free(dir);
+  gen_free(&g);
+}
+
 static void test_options(void) {
   pm_core_options co;
   pm_error err = {0};
@@ -806,6 +878,7 @@ static void test_options(void) {
 int main(void) {
   RUN_TEST(test_options);
   RUN_TEST(test_rolling);
+  RUN_TEST(test_writer_schemas);
   RUN_TEST(test_rolling_faults);
   RUN_TEST(test_merge_policy);
   RUN_TEST(test_merge_model);
