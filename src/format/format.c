@@ -178,23 +178,38 @@ struct pm_format_writer {
   pm_fmt_stats stats;
 };
 
-int pm_format_writer_open(const pm_format *f, const char *path, const struct ArrowSchema *schema,
-                          const pm_format_write_options *o, pm_format_writer **out, pm_error *err) {
+int pm_format_writer_open_path(const pm_format *f, const char *path, const struct ArrowSchema *schema,
+                               const pm_format_write_options *o, pm_format_writer **out, pm_error *err) {
   *out = NULL;
+  pm_out_file *sink;
+  PM_TRY(pm_out_open(path, &sink, err));
+  return pm_format_writer_open_sink(f, sink, schema, o, out, err);
+}
+
+int pm_format_writer_open_sink(const pm_format *f, pm_out_file *sink, const struct ArrowSchema *schema,
+                               const pm_format_write_options *o, pm_format_writer **out, pm_error *err) {
+  *out = NULL;
+  const char *path = pm_out_path(sink);
   pm_format_write_options defaults;
   if (!o) {
     pm_format_write_options_init(&defaults);
     o = &defaults;
   }
+  int rc = 0;
   if (!f->writer_open)
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: writing format %s is not supported", path, f->name);
-  if (!schema || !schema->format || strcmp(schema->format, "+s"))
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: the write schema must be a struct (\"+s\")", path);
-  pm_format_writer *w = calloc(1, sizeof *w);
-  if (!w) return PM_NOMEM(err);
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: writing format %s is not supported", path, f->name);
+  else if (!schema || !schema->format || strcmp(schema->format, "+s"))
+    rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: the write schema must be a struct (\"+s\")", path);
+  pm_format_writer *w = rc ? NULL : calloc(1, sizeof *w);
+  if (!rc && !w) rc = PM_NOMEM(err);
+  if (rc) {
+    pm_out_abort(sink);
+    return rc;
+  }
   w->f = f;
-  int rc = pm_fmt_stats_init(&w->stats, schema, err);
-  if (!rc) rc = f->writer_open(path, schema, o, &w->state, err);
+  rc = pm_fmt_stats_init(&w->stats, schema, err);
+  if (rc) pm_out_abort(sink);
+  else rc = f->writer_open(sink, schema, o, &w->state, err); /* takes sink */
   if (rc) {
     pm_fmt_stats_free(&w->stats);
     free(w);

@@ -22,8 +22,9 @@
  * A batch costs one indirect call: the formats decode whole columns, never
  * values one by one through this interface.
  *
- * Writing:
- *   pm_format_writer *w; pm_format_writer_open(f, path, schema, &wo, &w, &err);
+ * Writing (on an output sink, io/file.h; the writer owns it and commits it on close):
+ *   pm_out_file *sink; pm_fs_create(fs, path, &sink, &err);
+ *   pm_format_writer *w; pm_format_writer_open(f, sink, schema, &wo, &w, &err);
  *   pm_format_writer_write(w, batch, &err);   (repeat)
  *   pm_format_write_result res; pm_format_writer_close(w, &res, &err);  (frees w)
  *   ... pm_format_write_result_free(&res);
@@ -83,6 +84,10 @@ typedef struct pm_format_write_options {
    * "snappy", "gzip"/"deflate", "lz4"; formats reject what they cannot write. */
   const char *compression;
   int compression_level; /* 0 = the format's default */
+  /* Parquet row groups: close one at this many rows / estimated compressed bytes (0 = the
+   * writer's defaults: no row limit, 128 MiB); other formats ignore them. */
+  uint64_t row_group_rows;
+  uint64_t row_group_bytes;
 } pm_format_write_options;
 
 void pm_format_write_options_init(pm_format_write_options *o);
@@ -124,7 +129,8 @@ typedef struct pm_format {
   int (*next)(void *state, struct ArrowArray *out, pm_error *err);
   const int64_t *(*positions)(void *state, int64_t *n); /* NULL: derived from the row ranges */
   void (*close)(void *state);
-  int (*writer_open)(const char *path, const struct ArrowSchema *schema, const pm_format_write_options *o,
+  /* Takes the sink in every case (committed by writer_close, discarded by writer_abort or on failure). */
+  int (*writer_open)(pm_out_file *sink, const struct ArrowSchema *schema, const pm_format_write_options *o,
                      void **state, pm_error *err);
   int (*writer_write)(void *state, const struct ArrowArray *batch, pm_error *err);
   int (*writer_close)(void *state, uint64_t *file_size, pm_error *err); /* frees state in every case */
@@ -159,10 +165,21 @@ void pm_format_reader_close(pm_format_reader *r); /* NULL ok */
 
 /* ---- writing ---- */
 
-/* Starts a file at path (visible under that name only after a successful
- * close). schema: "+s" of the columns (borrowed during the call). o may be NULL. */
-int pm_format_writer_open(const pm_format *f, const char *path, const struct ArrowSchema *schema,
-                          const pm_format_write_options *o, pm_format_writer **out, pm_error *err);
+/* Starts a file on an output sink (pm_fs_create / pm_out_open_buf), which the writer owns from
+ * the call on, also when the call fails: pm_format_writer_close commits it (overwrite mode; the
+ * file is visible under its name only after a successful close), abort discards it.
+ * schema: "+s" of the columns (borrowed during the call). o may be NULL. *out: close or abort. */
+int pm_format_writer_open_sink(const pm_format *f, pm_out_file *sink, const struct ArrowSchema *schema,
+                               const pm_format_write_options *o, pm_format_writer **out, pm_error *err);
+/* Thin wrapper: pm_format_writer_open_sink on a new sink for path on the local fs. */
+int pm_format_writer_open_path(const pm_format *f, const char *path, const struct ArrowSchema *schema,
+                               const pm_format_write_options *o, pm_format_writer **out, pm_error *err);
+/* pm_format_writer_open(f, sink_or_path, schema, o, out, err): the sink form; a path (char *)
+ * still selects pm_format_writer_open_path, so callers of the former path-taking call keep
+ * working until they move to sinks. */
+#define pm_format_writer_open(f, dst, ...)                                                     \
+  _Generic((dst), char *: pm_format_writer_open_path, const char *: pm_format_writer_open_path, \
+           default: pm_format_writer_open_sink)((f), (dst), __VA_ARGS__)
 /* Appends the rows of a struct batch matching the schema (borrowed). */
 int pm_format_writer_write(pm_format_writer *w, const struct ArrowArray *batch, pm_error *err);
 /* Finishes and commits the file, fills *res (owned by the caller:

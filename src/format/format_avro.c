@@ -16,13 +16,17 @@ static int avro_schema(void *st, struct ArrowSchema *out, pm_error *err) { retur
 static int avro_next(void *st, struct ArrowArray *out, pm_error *err) { return pm_avro_data_next(st, out, err); }
 static void avro_close(void *st) { pm_avro_data_close(st); }
 
-static int avro_writer_open(const char *path, const struct ArrowSchema *schema, const pm_format_write_options *o,
+static int avro_writer_open(pm_out_file *sink, const struct ArrowSchema *schema, const pm_format_write_options *o,
                             void **state, pm_error *err) {
   int codec;
-  PM_TRY(pm_fmt_codec(o->compression, &codec, err));
+  int rc = pm_fmt_codec(o->compression, &codec, err);
+  if (rc) {
+    pm_out_abort(sink);
+    return rc;
+  }
   if (codec == PM_CODEC_GZIP) codec = PM_CODEC_DEFLATE;
   pm_avro_data_writer *w = NULL;
-  int rc = pm_avro_data_writer_open(path, schema, codec, o->compression_level, &w, err);
+  rc = pm_avro_data_writer_open_sink(sink, schema, codec, o->compression_level, &w, err); /* takes sink */
   *state = w;
   return rc;
 }

@@ -38,20 +38,28 @@ typedef struct blob_wstate {
   char *format;
 } blob_wstate;
 
-static int blob_writer_open(const char *path, const struct ArrowSchema *schema, const pm_format_write_options *o,
+static int blob_writer_open(pm_out_file *sink, const struct ArrowSchema *schema, const pm_format_write_options *o,
                             void **state, pm_error *err) {
+  (void)o;
   *state = NULL;
+  const char *path = pm_out_path(sink);
+  int rc = 0;
+  const char *f = schema->n_children == 1 && schema->children[0]->format ? schema->children[0]->format : "";
   if (schema->n_children != 1)
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: a blob file holds exactly one column, not %lld", path,
-                     (long long)schema->n_children);
-  const char *f = schema->children[0]->format ? schema->children[0]->format : "";
-  if (strcmp(f, "z") && strcmp(f, "Z") && strcmp(f, "u") && strcmp(f, "U"))
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: blob column \"%s\" has Arrow type \"%s\", not binary", path,
-                     schema->children[0]->name ? schema->children[0]->name : "", f);
-  blob_wstate *s = calloc(1, sizeof *s);
-  if (!s) return PM_NOMEM(err);
+    rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: a blob file holds exactly one column, not %lld", path,
+                   (long long)schema->n_children);
+  else if (strcmp(f, "z") && strcmp(f, "Z") && strcmp(f, "u") && strcmp(f, "U"))
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: blob column \"%s\" has Arrow type \"%s\", not binary", path,
+                   schema->children[0]->name ? schema->children[0]->name : "", f);
+  blob_wstate *s = rc ? NULL : calloc(1, sizeof *s);
+  if (!rc && !s) rc = PM_NOMEM(err);
+  if (rc) {
+    pm_out_abort(sink);
+    return rc;
+  }
   s->format = strdup(f);
-  int rc = s->format ? pm_blob_writer_open(path, &s->w, err) : PM_NOMEM(err);
+  if (!s->format) pm_out_abort(sink);
+  rc = s->format ? pm_blob_writer_open_sink(sink, &s->w, err) : PM_NOMEM(err); /* takes sink */
   if (rc) {
     free(s->format);
     free(s);

@@ -88,56 +88,28 @@ static int orc_next(void *st, struct ArrowArray *out, pm_error *err) {
   return pm_orc_reader_next(((orc_state *)st)->r, out, err);
 }
 
-typedef struct orc_wstate {
-  pm_orc_writer *w;
-  char *path;
-} orc_wstate;
-
-static int orc_writer_open(const char *path, const struct ArrowSchema *schema, const pm_format_write_options *o,
+static int orc_writer_open(pm_out_file *sink, const struct ArrowSchema *schema, const pm_format_write_options *o,
                            void **state, pm_error *err) {
   *state = NULL;
   pm_orc_writer_options wo;
   pm_orc_writer_options_init(&wo);
   int codec;
-  PM_TRY(pm_fmt_codec(o->compression, &codec, err));
-  wo.codec = codec == PM_CODEC_GZIP ? PM_CODEC_DEFLATE : (pm_codec)codec;
-  wo.compression_level = o->compression_level;
-  orc_wstate *s = calloc(1, sizeof *s);
-  if (!s) return PM_NOMEM(err);
-  s->path = strdup(path);
-  int rc = s->path ? pm_orc_writer_open(path, schema, &wo, &s->w, err) : PM_NOMEM(err);
+  int rc = pm_fmt_codec(o->compression, &codec, err);
   if (rc) {
-    free(s->path);
-    free(s);
+    pm_out_abort(sink);
     return rc;
   }
-  *state = s;
-  return 0;
-}
-
-static int orc_writer_write(void *st, const struct ArrowArray *b, pm_error *err) {
-  return pm_orc_writer_write(((orc_wstate *)st)->w, b, err);
-}
-
-static int orc_writer_close(void *st, uint64_t *size, pm_error *err) {
-  orc_wstate *s = st;
-  int rc = pm_orc_writer_close(s->w, err);
-  pm_file *f = NULL;
-  if (!rc) rc = pm_file_open(s->path, &f, err); /* the size of the committed file */
-  if (!rc) *size = pm_file_size(f);
-  pm_file_close(f);
-  free(s->path);
-  free(s);
+  wo.codec = codec == PM_CODEC_GZIP ? PM_CODEC_DEFLATE : (pm_codec)codec;
+  wo.compression_level = o->compression_level;
+  pm_orc_writer *w = NULL;
+  rc = pm_orc_writer_open_sink(sink, schema, &wo, &w, err); /* takes sink */
+  *state = w;
   return rc;
 }
 
-static void orc_writer_abort(void *st) {
-  orc_wstate *s = st;
-  if (!s) return;
-  pm_orc_writer_abort(s->w);
-  free(s->path);
-  free(s);
-}
+static int orc_writer_write(void *st, const struct ArrowArray *b, pm_error *err) { return pm_orc_writer_write(st, b, err); }
+static int orc_writer_close(void *st, uint64_t *size, pm_error *err) { return pm_orc_writer_finish(st, size, err); }
+static void orc_writer_abort(void *st) { pm_orc_writer_abort(st); }
 
 const pm_format pm_format_orc = {
     .name = "orc",

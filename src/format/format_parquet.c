@@ -39,16 +39,22 @@ static int pq_next(void *st, struct ArrowArray *out, pm_error *err) { return pm_
 static const int64_t *pq_positions(void *st, int64_t *n) { return pm_pq_reader_batch_positions(st, n); }
 static void pq_close(void *st) { pm_pq_reader_close(st); }
 
-static int pq_writer_open(const char *path, const struct ArrowSchema *schema, const pm_format_write_options *o,
+static int pq_writer_open(pm_out_file *sink, const struct ArrowSchema *schema, const pm_format_write_options *o,
                           void **state, pm_error *err) {
   pm_pq_write_options wo;
   pm_pq_write_options_default(&wo);
   int codec;
-  PM_TRY(pm_fmt_codec(o->compression, &codec, err));
+  int rc = pm_fmt_codec(o->compression, &codec, err);
+  if (rc) {
+    pm_out_abort(sink);
+    return rc;
+  }
   wo.codec = (pm_codec)codec;
   wo.codec_level = o->compression_level;
+  if (o->row_group_rows) wo.row_group_rows = o->row_group_rows;
+  if (o->row_group_bytes) wo.row_group_bytes = o->row_group_bytes;
   pm_pq_writer *w = NULL;
-  int rc = pm_pq_writer_open(path, schema, &wo, &w, err);
+  rc = pm_pq_writer_open_sink(sink, schema, &wo, &w, err); /* takes sink */
   *state = w;
   return rc;
 }

@@ -52,7 +52,12 @@ void pm_avro_data_close(pm_avro_data_reader *r); /* NULL ok */
  * Other types are PAIMON_ERR_UNSUPPORTED naming the column. */
 typedef struct pm_avro_data_writer pm_avro_data_writer;
 
-/* schema: "+s" (borrowed during the call). codec: PM_CODEC_ZSTD, NONE, DEFLATE or SNAPPY; level 0 = default. */
+/* On an output sink (io/file.h), which the writer owns from the call on (also when it fails):
+ * close commits it, abort discards it. schema: "+s" (borrowed during the call). codec:
+ * PM_CODEC_ZSTD, NONE, DEFLATE or SNAPPY; level 0 = default. */
+int pm_avro_data_writer_open_sink(pm_out_file *sink, const struct ArrowSchema *schema, int codec, int level,
+                                  pm_avro_data_writer **out, pm_error *err);
+/* Convenience: pm_avro_data_writer_open_sink on a new sink for path on the local fs. */
 int pm_avro_data_writer_open(const char *path, const struct ArrowSchema *schema, int codec, int level,
                              pm_avro_data_writer **out, pm_error *err);
 int pm_avro_data_writer_write(pm_avro_data_writer *w, const struct ArrowArray *batch, pm_error *err);

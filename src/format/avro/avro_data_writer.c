@@ -70,19 +70,24 @@ unsupported:
                    f->name ? f->name : "", fmt);
 }
 
-int pm_avro_data_writer_open(const char *path, const struct ArrowSchema *schema, int codec, int level,
-                             pm_avro_data_writer **out, pm_error *err) {
+/* Validates the schema and builds the writer schema JSON, then writes to sink, or (sink NULL)
+ * to a new sink for path; the sink is owned from the call on. */
+static int open_writer(pm_out_file *sink, const char *path, const struct ArrowSchema *schema, int codec, int level,
+                       pm_avro_data_writer **out, pm_error *err) {
   *out = NULL;
+  if (sink) path = pm_out_path(sink);
   pm_avro_data_writer *w = calloc(1, sizeof *w);
-  if (!w) return PM_NOMEM(err);
-  w->n = (size_t)schema->n_children;
-  w->cols = calloc(w->n + 1, sizeof *w->cols);
   pm_buf js;
   pm_buf_init(&js);
-  int rc = w->cols ? 0 : PM_NOMEM(err);
+  int rc = w ? 0 : PM_NOMEM(err);
+  if (!rc) {
+    w->n = (size_t)schema->n_children;
+    w->cols = calloc(w->n + 1, sizeof *w->cols);
+    if (!w->cols) rc = PM_NOMEM(err);
+  }
   if (!rc && put(&js, "{\"type\":\"record\",\"name\":\"record\",\"namespace\":\"org.apache.paimon.avro.generated\",\"fields\":["))
     rc = PM_NOMEM(err);
-  for (size_t i = 0; i < w->n && !rc; i++) {
+  for (size_t i = 0; !rc && i < w->n; i++) {
     const struct ArrowSchema *f = schema->children[i];
     if (!valid_name(f->name)) {
       rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: column name \"%s\" is not a valid Avro name", path,
@@ -104,15 +109,27 @@ int pm_avro_data_writer_open(const char *path, const struct ArrowSchema *schema,
   memset(&o, 0, sizeof o);
   o.codec = (pm_codec)codec;
   o.level = level;
-  if (!rc) rc = pm_avro_writer_open(path, (const char *)js.data, &o, &w->w, err);
+  if (!rc && !sink) rc = pm_out_open(path, &sink, err);
+  if (!rc) rc = pm_avro_writer_open_sink(sink, (const char *)js.data, &o, &w->w, err); /* takes sink */
+  else pm_out_abort(sink);
   pm_buf_free(&js);
   if (rc) {
-    free(w->cols);
+    if (w) free(w->cols);
     free(w);
     return rc;
   }
   *out = w;
   return 0;
+}
+
+int pm_avro_data_writer_open(const char *path, const struct ArrowSchema *schema, int codec, int level,
+                             pm_avro_data_writer **out, pm_error *err) {
+  return open_writer(NULL, path, schema, codec, level, out, err);
+}
+
+int pm_avro_data_writer_open_sink(pm_out_file *sink, const struct ArrowSchema *schema, int codec, int level,
+                                  pm_avro_data_writer **out, pm_error *err) {
+  return open_writer(sink, NULL, schema, codec, level, out, err);
 }
 
 static void encode(pm_avro_encoder *e, const wcol *c, const struct ArrowArray *a, int64_t i) {

@@ -35,7 +35,10 @@ void pm_blob_reader_close(pm_blob_reader *r); /* NULL ok */
 
 typedef struct pm_blob_writer pm_blob_writer;
 
-/* Starts a blob file at path (visible only after pm_blob_writer_close). */
+/* Starts a blob file on an output sink (io/file.h), which the writer owns from the call on (also
+ * when it fails): close commits it, abort discards it. */
+int pm_blob_writer_open_sink(pm_out_file *sink, pm_blob_writer **out, pm_error *err);
+/* Convenience: pm_blob_writer_open_sink on a new sink for path on the local fs. */
 int pm_blob_writer_open(const char *path, pm_blob_writer **out, pm_error *err);
 /* Appends the values of a binary/string array ("z", "u", "Z", "U"; borrowed). */
 int pm_blob_writer_write(pm_blob_writer *w, const struct ArrowArray *values, const char *format, pm_error *err);

@@ -17,17 +17,23 @@ struct pm_blob_writer {
 
 static const uint8_t blob_magic[4] = {0xcf, 0x11, 0x4e, 0x58};
 
-int pm_blob_writer_open(const char *path, pm_blob_writer **out, pm_error *err) {
+int pm_blob_writer_open_sink(pm_out_file *sink, pm_blob_writer **out, pm_error *err) {
   *out = NULL;
   pm_blob_writer *w = calloc(1, sizeof *w);
-  if (!w) return PM_NOMEM(err);
-  int rc = pm_out_open(path, &w->out, err);
-  if (rc) {
-    free(w);
-    return rc;
+  if (!w) {
+    pm_out_abort(sink);
+    return PM_NOMEM(err);
   }
+  w->out = sink;
   *out = w;
   return 0;
+}
+
+int pm_blob_writer_open(const char *path, pm_blob_writer **out, pm_error *err) {
+  *out = NULL;
+  pm_out_file *sink;
+  PM_TRY(pm_out_open(path, &sink, err));
+  return pm_blob_writer_open_sink(sink, out, err);
 }
 
 static int put_varint(pm_buf *b, int64_t v, pm_error *err) {

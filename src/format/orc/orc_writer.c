@@ -1313,11 +1313,14 @@ static int write_tail(pm_orc_writer *w, pm_error *err) {
   return rc;
 }
 
-int pm_orc_writer_close(pm_orc_writer *w, pm_error *err) {
+int pm_orc_writer_close(pm_orc_writer *w, pm_error *err) { return pm_orc_writer_finish(w, NULL, err); }
+
+int pm_orc_writer_finish(pm_orc_writer *w, uint64_t *file_size, pm_error *err) {
   if (!w) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "ORC writer is NULL");
   int rc = w->failed ? pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: ORC writer failed earlier", w->path) : 0;
   if (!rc) rc = flush_stripe(w, err);
   if (!rc) rc = write_tail(w, err);
+  if (!rc && file_size) *file_size = pm_out_pos(w->out);
   if (!rc) {
     rc = pm_out_commit(w->out, 0, err);
     w->out = NULL;

@@ -55,6 +55,8 @@ int pm_orc_writer_write(pm_orc_writer *w, const struct ArrowArray *batch, pm_err
  * with pm_orc_reader and use pm_orc_reader_file_stats, as Java Paimon reads
  * them back from the footer. */
 int pm_orc_writer_close(pm_orc_writer *w, pm_error *err);
+/* pm_orc_writer_close that also gives the committed file's size (*file_size, may be NULL). */
+int pm_orc_writer_finish(pm_orc_writer *w, uint64_t *file_size, pm_error *err);
 /* Discards the file and frees w. NULL ok. */
 void pm_orc_writer_abort(pm_orc_writer *w);
 
