@@ -319,6 +319,17 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_SESSION_TIME_ZONE] = {"session_time_zone", T_STR, NULL, NOFIELD, NULL, NO_RANGE, {0}},
     [PM_CO_LOCAL_TIME_ZONE] = {"local-time-zone", T_STR, NULL, NOFIELD, NULL, NO_RANGE, {0}},
     [PM_CO_PATH_REWRITE] = {"path-rewrite", T_STR, NULL, F(path_rewrite), NULL, NO_RANGE, {0}},
+
+    [PM_CO_TYPE] = {"type", T_STR, "table", NOFIELD, NULL, NO_RANGE, {0}},
+    [PM_CO_ALTER_NULL_TO_NOT_NULL_DISABLED] = {"alter-column-null-to-not-null.disabled", T_BOOL, "true", NOFIELD, NULL,
+                                               NO_RANGE, {0}},
+    [PM_CO_DISABLE_EXPLICIT_TYPE_CASTING] = {"disable-explicit-type-casting", T_BOOL, "false", NOFIELD, NULL, NO_RANGE,
+                                             {0}},
+    [PM_CO_ADD_COLUMN_BEFORE_PARTITION] = {"add-column-before-partition", T_BOOL, "false", NOFIELD, NULL, NO_RANGE, {0}},
+    [PM_CO_PRIMARY_KEY_NULLABLE] = {"primary-key.nullable", T_BOOL, "false", NOFIELD, NULL, NO_RANGE, {0}},
+    [PM_CO_CLUSTERING_COLUMNS] = {"clustering.columns", T_STR, NULL, NOFIELD, NULL, NO_RANGE,
+                                  {"sink.clustering.by-columns"}},
+    [PM_CO_PK_CLUSTERING_OVERRIDE] = {"pk-clustering-override", T_BOOL, "false", NOFIELD, NULL, NO_RANGE, {0}},
 };
 
 /* Java table options this library does not interpret: known, so they do not warn. */
@@ -698,6 +709,10 @@ static const char *const FIELD_OPT_NAMES[] = {
     [PM_FIELD_COUNT_LIMIT] = "count-limit",
     [PM_FIELD_TS_FIELD] = "ts-field",
     [PM_FIELD_STATS_MODE] = "stats-mode",
+    [PM_FIELD_SEQUENCE_GROUP] = "sequence-group",
+    [PM_FIELD_MAP_STORAGE_LAYOUT] = "map.storage-layout",
+    [PM_FIELD_MAP_SHREDDING_MAX_COLUMNS] = "map.shared-shredding.max-columns",
+    [PM_FIELD_MAP_SHREDDING_PLACEMENT] = "map.shared-shredding.column-placement-policy",
 };
 
 const char *pm_field_option_name(pm_field_opt which) {
@@ -736,6 +751,180 @@ int pm_field_sequence_group(const pm_options *opts, size_t i, char **groups) {
   if (strncmp(k, prefix, pl) || kl <= pl + sl || strcmp(k + kl - sl, suffix)) return 0;
   *groups = strndup(k + pl, kl - pl - sl);
   return *groups ? 1 : -1;
+}
+
+/* ------------------------------------------------- schema evolution */
+
+/* Java's CoreOptions fields annotated @Immutable. */
+static const char *const IMMUTABLE_KEYS[] = {
+    "type", "bucket-key", "bucket-function.type", "data-file.path-directory", "merge-engine",
+    "sequence.snapshot-ordering", "aggregation.remove-record-on-delete", "partial-update.remove-record-on-delete",
+    "partial-update.remove-record-on-sequence-group", "rowkind.field", "primary-key", "primary-key.nullable",
+    "partition", "dynamic-bucket.initial-buckets", "force-lookup", "row-tracking.enabled", "data-evolution.enabled",
+    "index-file-in-data-file-dir", "blob-field", "blob-descriptor-field", "blob-view-field", "pk-clustering-override",
+    NULL};
+
+int pm_core_option_is_immutable(const char *key) { return key && in_list(key, IMMUTABLE_KEYS); }
+
+void pm_option_edits_free(pm_option_edit *e, size_t n) {
+  for (size_t i = 0; e && i < n; i++) {
+    free(e[i].key);
+    free(e[i].value);
+  }
+  free(e);
+}
+
+typedef struct edit_list {
+  pm_option_edit *e;
+  size_t n, cap;
+} edit_list;
+
+/* Takes ownership of key and value (freed on failure). */
+static int edit_push(edit_list *l, int remove, char *key, char *value) {
+  if (!key || (!remove && !value)) goto fail;
+  if (l->n == l->cap) {
+    size_t nc = l->cap ? l->cap * 2 : 8;
+    pm_option_edit *ne = realloc(l->e, nc * sizeof *ne);
+    if (!ne) goto fail;
+    l->e = ne;
+    l->cap = nc;
+  }
+  l->e[l->n].remove = remove;
+  l->e[l->n].key = key;
+  l->e[l->n].value = value;
+  l->n++;
+  return 0;
+fail:
+  free(key);
+  free(value);
+  return -1;
+}
+
+static const char *rename_of(const char *name, size_t len, const char *const *from, const char *const *to, size_t n) {
+  for (size_t i = 0; i < n; i++)
+    if (strlen(from[i]) == len && !strncmp(from[i], name, len)) return to[i];
+  return NULL;
+}
+
+/* Java: String.join(",", map(rename, s.split(","))): split drops trailing empty parts. */
+static char *rename_list(const char *s, size_t len, const char *const *from, const char *const *to, size_t n) {
+  size_t end = len;
+  while (end > 0 && s[end - 1] == ',') end--;
+  size_t cap = len + 1;
+  for (size_t i = 0; i < n; i++) cap += strlen(to[i]) * (len + 1);
+  char *out = malloc(cap), *w = out;
+  if (!out) return NULL;
+  size_t a = 0;
+  while (a < end) {
+    size_t b = a;
+    while (b < end && s[b] != ',') b++;
+    const char *r = rename_of(s + a, b - a, from, to, n);
+    if (w != out) *w++ = ',';
+    if (r) {
+      memcpy(w, r, strlen(r));
+      w += strlen(r);
+    } else {
+      memcpy(w, s + a, b - a);
+      w += b - a;
+    }
+    a = b + 1;
+  }
+  *w = 0;
+  return out;
+}
+
+static int is_blank(const char *s) {
+  for (; *s; s++)
+    if (!isspace((unsigned char)*s)) return 0;
+  return 1;
+}
+
+int pm_options_rename_edits(const pm_options *opts, const char *const *from, const char *const *to, size_t n,
+                            pm_option_edit **edits, size_t *n_edits, pm_error *err) {
+  edit_list l = {0};
+  *edits = NULL;
+  *n_edits = 0;
+  for (size_t i = 0; i < n; i++)
+    for (size_t j = i + 1; j < n; j++)
+      if (!strcmp(from[i], from[j]))
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "column '%s' is renamed twice in one alter", from[i]);
+  /* case 1: fixed keys whose value lists columns */
+  const pm_co_id list_keys[] = {PM_CO_BUCKET_KEY, PM_CO_SEQUENCE_FIELD};
+  for (size_t k = 0; k < 2; k++) {
+    const char *key = DEFS[list_keys[k]].key, *v = pm_options_get(opts, key);
+    if (v && !is_blank(v) && edit_push(&l, 0, strdup(key), rename_list(v, strlen(v), from, to, n))) goto nomem;
+  }
+  /* case 2: fields.<col>.<name> keys move with the column (the working map is opts plus the edits so far) */
+  const pm_field_opt moved[] = {PM_FIELD_AGG_FUNCTION,        PM_FIELD_IGNORE_RETRACT,
+                                PM_FIELD_DISTINCT,            PM_FIELD_LIST_AGG_DELIMITER,
+                                PM_FIELD_MAP_STORAGE_LAYOUT,  PM_FIELD_MAP_SHREDDING_MAX_COLUMNS,
+                                PM_FIELD_MAP_SHREDDING_PLACEMENT};
+  pm_options work;
+  if (pm_options_copy(opts, &work, err)) goto fail_quiet;
+  for (size_t r = 0; r < n; r++) {
+    for (size_t m = 0; m < sizeof moved / sizeof moved[0]; m++) {
+      char ok[640], nk[640];
+      if (pm_field_option_key(from[r], moved[m], ok, sizeof ok) || pm_field_option_key(to[r], moved[m], nk, sizeof nk))
+        continue;
+      const char *v = pm_options_get(&work, ok);
+      if (!v) continue;
+      char *val = strdup(v);
+      if (!val || edit_push(&l, 1, strdup(ok), NULL) || pm_options_set(&work, nk, val, err)) {
+        free(val);
+        pm_options_clear(&work);
+        goto nomem;
+      }
+      pm_options_remove(&work, ok);
+      if (edit_push(&l, 0, strdup(nk), val)) {
+        pm_options_clear(&work);
+        goto nomem;
+      }
+    }
+  }
+  /* case 3: fields.<c1,c2>.sequence-group / nested-key: key and value both list columns */
+  static const char prefix[] = "fields";
+  const pm_field_opt both[] = {PM_FIELD_SEQUENCE_GROUP, PM_FIELD_NESTED_KEY};
+  for (size_t i = 0; i < opts->n; i++) {
+    const char *k = opts->keys[i];
+    size_t kl = strlen(k), pl = sizeof prefix - 1;
+    if (strncmp(k, prefix, pl)) continue;
+    const char *suffix = NULL;
+    for (size_t b = 0; b < 2 && !suffix; b++) {
+      const char *sfx = FIELD_OPT_NAMES[both[b]];
+      size_t sl = strlen(sfx);
+      if (kl >= sl && !strcmp(k + kl - sl, sfx)) suffix = sfx;
+    }
+    if (!suffix) continue;
+    size_t sl = strlen(suffix);
+    if (kl < pl + 1 + sl + 1) continue; /* Java would fail on the substring; such a key cannot name columns */
+    const char *v = pm_options_get(&work, k);
+    char *nv = v ? rename_list(v, strlen(v), from, to, n) : strdup("null");
+    char *cols = rename_list(k + pl + 1, kl - pl - 1 - sl - 1, from, to, n);
+    char *nk = cols ? malloc(pl + strlen(cols) + sl + 3) : NULL;
+    if (nk) sprintf(nk, "%s.%s.%s", prefix, cols, suffix);
+    free(cols);
+    if (!nv || !nk || edit_push(&l, 1, strdup(k), NULL)) {
+      free(nv);
+      free(nk);
+      pm_options_clear(&work);
+      goto nomem;
+    }
+    pm_options_remove(&work, k);
+    if (pm_options_set(&work, nk, nv, err) || edit_push(&l, 0, nk, nv)) {
+      pm_options_clear(&work);
+      goto nomem;
+    }
+  }
+  pm_options_clear(&work);
+  *edits = l.e;
+  *n_edits = l.n;
+  return 0;
+nomem:
+  pm_option_edits_free(l.e, l.n);
+  return PM_NOMEM(err);
+fail_quiet:
+  pm_option_edits_free(l.e, l.n);
+  return PAIMON_ERR_NOMEM;
 }
 
 /* ---------------------------------------------------- catalog options */

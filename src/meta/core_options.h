@@ -177,6 +177,14 @@ typedef enum pm_co_id {
   PM_CO_SESSION_TIME_ZONE,
   PM_CO_LOCAL_TIME_ZONE,
   PM_CO_PATH_REWRITE,
+  /* schema evolution (alter table) */
+  PM_CO_TYPE,
+  PM_CO_ALTER_NULL_TO_NOT_NULL_DISABLED,
+  PM_CO_DISABLE_EXPLICIT_TYPE_CASTING,
+  PM_CO_ADD_COLUMN_BEFORE_PARTITION,
+  PM_CO_PRIMARY_KEY_NULLABLE,
+  PM_CO_CLUSTERING_COLUMNS,
+  PM_CO_PK_CLUSTERING_OVERRIDE,
   PM_CO_N
 } pm_co_id;
 
@@ -302,7 +310,11 @@ typedef enum pm_field_opt {
   PM_FIELD_NESTED_SEQUENCE_FIELD,
   PM_FIELD_COUNT_LIMIT,
   PM_FIELD_TS_FIELD,
-  PM_FIELD_STATS_MODE
+  PM_FIELD_STATS_MODE,
+  PM_FIELD_SEQUENCE_GROUP,
+  PM_FIELD_MAP_STORAGE_LAYOUT,
+  PM_FIELD_MAP_SHREDDING_MAX_COLUMNS,
+  PM_FIELD_MAP_SHREDDING_PLACEMENT
 } pm_field_opt;
 const char *pm_field_option_name(pm_field_opt which); /* "aggregate-function", ... */
 /* Writes the key "fields.<field>.<which>" into buf; -1 when it does not fit. */
@@ -315,6 +327,27 @@ int pm_field_option_bool(const pm_options *opts, const char *field, pm_field_opt
 /* Partial-update sequence groups fields.<g1>[,<g2>...].sequence-group = <f1>,<f2>: for option i of
  * `opts`, returns 1 and sets *groups (a malloc'd copy of "<g1>[,<g2>]") when it is one. */
 int pm_field_sequence_group(const pm_options *opts, size_t i, char **groups);
+
+/* ---- schema evolution (meta/schema_change.c) ---- */
+
+/* 1 when Java's CoreOptions marks `key` @Immutable (refused by ALTER TABLE once the table has a snapshot). */
+int pm_core_option_is_immutable(const char *key);
+
+/* One edit of an options map, in the order Java performs them. */
+typedef struct pm_option_edit {
+  int remove;  /* 1: remove key; 0: put key = value */
+  char *key;   /* owned */
+  char *value; /* owned; NULL for remove */
+} pm_option_edit;
+void pm_option_edits_free(pm_option_edit *e, size_t n);
+
+/* Java's SchemaManager.applyRenameColumnsToOptions: the edits that carry column renames
+ * (from[i] -> to[i], the first path element of every rename, in change order) into
+ * `opts` (keys in Java's iteration order): bucket-key and sequence.field values,
+ * fields.<col>.<per-field option> keys, fields.<cols>.sequence-group / nested-key keys
+ * and values. A column renamed twice is PAIMON_ERR_INVALID_ARGUMENT (Java: duplicate key). */
+int pm_options_rename_edits(const pm_options *opts, const char *const *from, const char *const *to, size_t n,
+                            pm_option_edit **edits, size_t *n_edits, pm_error *err);
 
 /* ---- catalog options ---- */
 
