@@ -523,18 +523,45 @@ done:
   free(path);
 }
 
-/* LATEST (3 tries as Java's HintFileUtils), then EARLIEST when missing; best effort. */
-static void write_hints(pm_commit *c, int64_t id) {
-  pm_snapshot_manager sm = pm_table_snapshots(c->t);
+/* Writes a hint with 3 tries, as Java's HintFileUtils; 0 when written. */
+static int write_hint(const pm_snapshot_manager *sm, const char *name, int64_t id) {
   for (int i = 0; i < 3; i++) {
     pm_error e = {0};
-    if (!pm_snapshot_write_hint(&sm, "LATEST", id, &e)) break;
+    if (!pm_snapshot_write_hint(sm, name, id, &e)) return 0;
     if (i < 2) sleep_ms(500 + (int64_t)(random_u32() % 1000));
+  }
+  return -1;
+}
+
+/* LATEST = id, then EARLIEST when missing; best effort (the snapshot file is the
+ * commit). Racing committers: whoever wrote LATEST and then sees a newer snapshot
+ * rewrites it with the newest, so the last write names the latest snapshot; EARLIEST
+ * is the smallest id listed, not our own. */
+static void write_hints(pm_commit *c, int64_t id) {
+  pm_snapshot_manager sm = pm_table_snapshots(c->t);
+  for (int round = 0; round < 10; round++) {
+    if (write_hint(&sm, "LATEST", id)) break;
+    int exists = 0;
+    pm_error e = {0};
+    if (pm_snapshot_exists(&sm, id + 1, &exists, &e) || !exists) break;
+    int64_t *ids = NULL;
+    size_t n = 0;
+    if (pm_snapshot_list_ids(&sm, &ids, &n, &e) || !n || ids[n - 1] <= id) {
+      free(ids);
+      break;
+    }
+    id = ids[n - 1];
+    free(ids);
   }
   char *ep = pm_table_meta_path(c->t, "snapshot/EARLIEST");
   int exists = 1;
   pm_error e = {0};
-  if (ep && !pm_fs_exists(c->t->fs, ep, &exists, &e) && !exists) pm_snapshot_write_hint(&sm, "EARLIEST", id, &e);
+  if (ep && !pm_fs_exists(c->t->fs, ep, &exists, &e) && !exists) {
+    int64_t *ids = NULL;
+    size_t n = 0;
+    if (!pm_snapshot_list_ids(&sm, &ids, &n, &e) && n) write_hint(&sm, "EARLIEST", ids[0]);
+    free(ids);
+  }
   free(ep);
 }
 
