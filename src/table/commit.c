@@ -328,8 +328,8 @@ static int inherited_statistics(const pm_commit *c, const pm_snapshot *latest, i
   size_t n = strlen(latest->statistics) + 16;
   char *sub = malloc(n);
   if (!sub) return PM_NOMEM(err);
-  snprintf(sub, n, "statistics/%s", latest->statistics);
-  char *p = pm_table_meta_path(c->t, sub);
+  snprintf(sub, n, "statistics/%s", latest->statistics); /* table root, every branch (Java) */
+  char *p = pm_table_root_path(c->t, sub);
   free(sub);
   if (!p) return PM_NOMEM(err);
   pm_buf b;
@@ -859,9 +859,9 @@ static int append_is_overwrite(const pm_commit_changes *a) {
 
 static int ignore_empty_commit(const pm_commit *c) {
   const pm_core_options *co = &c->t->co;
-  if (co->commit_force_create_snapshot) return 0;
-  if (co->set[PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT]) return co->snapshot_ignore_empty_commit;
-  return !c->streaming;
+  /* Java's stream commits never ignore (StreamWriteBuilder); batch ones follow the option */
+  if (c->streaming || co->commit_force_create_snapshot) return 0;
+  return co->set[PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT] ? co->snapshot_ignore_empty_commit : 1;
 }
 
 int pm_commit_append(pm_commit *c, const pm_manifest_committable *m, int check_append_conflicts,

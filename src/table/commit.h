@@ -57,7 +57,7 @@ typedef struct pm_partition_spec {
 } pm_partition_spec;
 
 /* A committer for table t (retained) and commit_user (copied). streaming = 1:
- * empty commits still write a snapshot (Java's StreamTableCommit); 0: batch,
+ * empty commits always write a snapshot (Java's StreamTableCommit); 0: batch,
  * empty commits are ignored unless snapshot.ignore-empty-commit = false or
  * commit.force-create-snapshot = true. *out: pm_commit_free. */
 int pm_commit_open(pm_table *t, const char *commit_user, int streaming, pm_commit **out, pm_error *err);
