@@ -209,11 +209,61 @@ static void test_abort_and_duplicates(void) {
   pm_table_free(t);
 }
 
+
+/* Changelog files get their own manifest list and count; they are not part of the data. */
+static void test_changelog_list(void) {
+  char dir[600];
+  snprintf(dir, sizeof dir, "%s/changelog", root);
+  cf_make_table(dir, 0, NULL);
+  pm_table *t = cf_open(dir, NULL);
+  pm_path_factory pf;
+  pm_path_factory_init(&pf, t->fs, t->root);
+  pm_error err;
+  memset(&err, 0, sizeof err);
+  pm_commit *c = NULL;
+  CHECK_OK(pm_commit_open(t, "u", 1, &c, &err), &err);
+  pm_manifest_committable *m = cf_committable(5, 1);
+  pm_data_file_meta *f = cf_add_file(m, t, &pf, NULL, ids_a, names_a, 3);
+  pm_data_file_meta *cl = pm_arena_alloc(&m->arena, sizeof *cl);
+  cf_data_file(t, &pf, &m->arena, NULL, ids_b, names_b, 2, cl);
+  m->messages[0].changelog_files.items = cl;
+  m->messages[0].changelog_files.n = 1;
+  int64_t sid = 0;
+  CHECK_OK(pm_commit_append(c, m, 0, &sid, &err), &err);
+  pm_snapshot *s = cf_snapshot(dir, 1);
+  CHECK(s && s->changelog_manifest_list && s->has_changelog_manifest_list_size && s->has_changelog_record_count &&
+        s->changelog_record_count == 2 && s->total_record_count == 3);
+  if (s && s->changelog_manifest_list) {
+    char p[1200];
+    snprintf(p, sizeof p, "%s/manifest/%s", dir, s->changelog_manifest_list);
+    pm_manifest_file_metas metas;
+    pm_manifest_file_metas_init(&metas);
+    CHECK_OK(pm_manifest_list_read(t->fs, p, &metas, &err), &err);
+    CHECK_EQ_INT(metas.n, 1);
+    pm_manifest_entries es;
+    pm_manifest_entries_init(&es);
+    if (metas.n == 1) {
+      snprintf(p, sizeof p, "%s/manifest/%s", dir, metas.items[0].file_name);
+      CHECK_OK(pm_manifest_read(t->fs, p, NULL, NULL, &es, &err), &err);
+    }
+    CHECK(es.n == 1 && !strcmp(es.items[0].file.file_name, cl->file_name) && es.items[0].kind == PM_FILE_ADD);
+    pm_manifest_entries_clear(&es);
+    pm_manifest_file_metas_clear(&metas);
+  }
+  pm_snapshot_free(s);
+  (void)f;
+  CHECK(cf_rows_are(dir, "1|a|\n2|b|\n3||\n"));
+  pm_committable_free(m);
+  pm_commit_free(c);
+  pm_table_free(t);
+}
+
 int main(void) {
   snprintf(root, sizeof root, "/tmp/pm_test_commit_%d", (int)getpid());
   RUN_TEST(test_append_two_commits);
   RUN_TEST(test_empty_commits);
   RUN_TEST(test_abort_and_duplicates);
+  RUN_TEST(test_changelog_list);
   char cmd[600];
   if (!pm_test_failures) {
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
