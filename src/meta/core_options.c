@@ -171,6 +171,7 @@ static const char *const E_MERGE[] = {"deduplicate", "partial-update", "aggregat
 static const char *const E_CHANGELOG[] = {"none", "input", "full-compaction", "lookup", NULL};
 static const char *const E_BUCKET_FN[] = {"default", "mod", "hive", NULL};
 static const char *const E_SORT[] = {"ascending", "descending", NULL};
+static const char *const E_EXT_PATH[] = {"none", "specific-fs", "round-robin", "entropy-inject", "weight-robin", NULL};
 static const char *const E_INCR[] = {"auto", "delta", "changelog", "diff", NULL};
 
 static const odef DEFS[PM_CO_N] = {
@@ -204,6 +205,16 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_METADATA_STATS_MODE] = {"metadata.stats-mode", T_STR, "truncate(16)", F(metadata_stats_mode), NULL, NO_RANGE, {0}},
     [PM_CO_METADATA_STATS_DENSE_STORE] = {"metadata.stats-dense-store", T_BOOL, "true", F(metadata_stats_dense_store),
                                           NULL, NO_RANGE, {0}},
+    [PM_CO_METADATA_STATS_KEEP_FIRST_N] = {"metadata.stats-keep-first-n-columns", T_INT, "-1",
+                                           F(metadata_stats_keep_first_n), NULL, NO_RANGE, {0}},
+    [PM_CO_WRITE_MAX_WRITERS_TO_SPILL] = {"write-max-writers-to-spill", T_INT, "10", F(write_max_writers_to_spill), NULL,
+                                          POS, {0}},
+    [PM_CO_DATA_FILE_EXTERNAL_PATHS] = {"data-file.external-paths", T_STR, NULL, F(data_file_external_paths), NULL,
+                                        NO_RANGE, {0}},
+    [PM_CO_DATA_FILE_EXTERNAL_PATHS_STRATEGY] = {"data-file.external-paths.strategy", T_ENUM, "none",
+                                                 F(external_path_strategy), E_EXT_PATH, NO_RANGE, {0}},
+    [PM_CO_DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS] = {"data-file.external-paths.specific-fs", T_STR, NULL,
+                                                    F(data_file_external_paths_specific_fs), NULL, NO_RANGE, {0}},
     [PM_CO_FILE_INDEX_READ_ENABLED] = {"file-index.read.enabled", T_BOOL, "true", F(file_index_read_enabled), NULL,
                                        NO_RANGE, {0}},
     [PM_CO_FILE_INDEX_IN_MANIFEST_THRESHOLD] = {"file-index.in-manifest-threshold", T_MEM, "500 B",

@@ -98,6 +98,11 @@ typedef enum pm_co_id {
   PM_CO_WRITE_ONLY,
   PM_CO_METADATA_STATS_MODE,
   PM_CO_METADATA_STATS_DENSE_STORE,
+  PM_CO_METADATA_STATS_KEEP_FIRST_N,
+  PM_CO_WRITE_MAX_WRITERS_TO_SPILL,
+  PM_CO_DATA_FILE_EXTERNAL_PATHS,
+  PM_CO_DATA_FILE_EXTERNAL_PATHS_STRATEGY,
+  PM_CO_DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS,
   PM_CO_FILE_INDEX_READ_ENABLED,
   PM_CO_FILE_INDEX_IN_MANIFEST_THRESHOLD,
   /* manifests */
@@ -188,6 +193,15 @@ typedef enum pm_co_id {
   PM_CO_N
 } pm_co_id;
 
+/* data-file.external-paths.strategy (Java's ExternalPathStrategy). */
+typedef enum pm_external_path_strategy {
+  PM_EXT_PATH_NONE = 0,
+  PM_EXT_PATH_SPECIFIC_FS,
+  PM_EXT_PATH_ROUND_ROBIN,
+  PM_EXT_PATH_ENTROPY_INJECT,
+  PM_EXT_PATH_WEIGHT_ROBIN
+} pm_external_path_strategy;
+
 /* Default of `threads`: 0 = no cap beyond each operation's own parallelism (util/executor.h). */
 #define PM_CO_DEFAULT_THREADS 0
 
@@ -218,6 +232,11 @@ typedef struct pm_core_options {
   int write_only;
   const char *metadata_stats_mode; /* none | counts | full | truncate(N) */
   int metadata_stats_dense_store;
+  int32_t metadata_stats_keep_first_n; /* metadata.stats-keep-first-n-columns, -1 = all */
+  int32_t write_max_writers_to_spill;  /* write-max-writers-to-spill, default 10 */
+  const char *data_file_external_paths; /* comma list of URIs or NULL */
+  pm_external_path_strategy external_path_strategy; /* data-file.external-paths.strategy */
+  const char *data_file_external_paths_specific_fs;
   int file_index_read_enabled;
   int64_t file_index_in_manifest_threshold;
 

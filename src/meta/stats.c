@@ -222,6 +222,12 @@ int pm_stats_collector_add(pm_stats_collector *c, size_t col, const pm_value *v,
   return 0;
 }
 
+int pm_stats_collector_add_nulls(pm_stats_collector *c, size_t col, int64_t n, pm_error *err) {
+  if (col >= c->n) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "stats column %zu out of range", col);
+  c->acc[col].nulls += n;
+  return 0;
+}
+
 int pm_stats_collector_finish(pm_stats_collector *c, int dense, pm_arena *arena, pm_simple_stats *out,
                               pm_str_list *cols, pm_error *err) {
   size_t kept = 0;

@@ -56,6 +56,8 @@ int pm_stats_collector_new(const pm_data_field *fields, size_t n, const pm_stats
 void pm_stats_collector_free(pm_stats_collector *c); /* NULL ok */
 /* Adds one value of column col (PM_V_NULL counts a null). Values are copied when kept. */
 int pm_stats_collector_add(pm_stats_collector *c, size_t col, const pm_value *v, pm_error *err);
+/* Counts n nulls of column col at once (writers that know a file's null counts). */
+int pm_stats_collector_add_nulls(pm_stats_collector *c, size_t col, int64_t n, pm_error *err);
 /* Builds SimpleStats (serialized BinaryRows of the nullable column types) into
  * arena. dense = metadata.stats-dense-store: columns with mode none are left
  * out and *cols lists the kept names (is_null when all are kept); without

@@ -1,0 +1,498 @@
+/* The append-table writer (write.h): options, routing of rows to
+ * (partition, bucket) writers, rolling, bounded open files, commit messages. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/compute.h"
+#include "data/bucket.h"
+#include "io/fs.h"
+#include "table/partition.h"
+#include "table/scan.h"
+#include "table/write_internal.h"
+#include "util/random.h"
+
+/* ------------------------------------------------------------ slots */
+
+static uint64_t slot_hash(const uint8_t *p, size_t n, int32_t bucket) {
+  uint64_t h = 1469598103934665603ull ^ (uint32_t)bucket;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+static void slot_free(pm_table_write *w, pm_wslot *s, int delete_files) {
+  if (!s) return;
+  pm_wfile_abort(w, s);
+  for (size_t i = 0; i < s->n_files; i++) {
+    if (delete_files && s->file_paths[i]) {
+      pm_error e;
+      pm_fs_delete(w->t->fs, s->file_paths[i], &e);
+    }
+    free(s->file_paths[i]);
+  }
+  free(s->files);
+  free(s->file_paths);
+  free(s->part);
+  free(s->bucket_dir);
+  free(s->rel_dir);
+  free(s->rows);
+  free(s);
+}
+
+static int ht_grow(pm_table_write *w, pm_error *err) {
+  size_t cap = w->ht_cap ? 2 * w->ht_cap : 64;
+  size_t *ht = calloc(cap, sizeof *ht);
+  if (!ht) return PM_NOMEM(err);
+  for (size_t i = 0; i < w->n_slots; i++) {
+    pm_wslot *s = w->slots[i];
+    size_t h = (size_t)slot_hash(s->part, s->part_len, s->bucket) & (cap - 1);
+    while (ht[h]) h = (h + 1) & (cap - 1);
+    ht[h] = i + 1;
+  }
+  free(w->ht);
+  w->ht = ht;
+  w->ht_cap = cap;
+  return 0;
+}
+
+/* Sequence number to continue from for a new fixed-bucket writer, and
+ * Java's check that the partition was written with the same bucket count. */
+static int restore_slot(pm_table_write *w, pm_wslot *s, pm_error *err) {
+  if (!w->restored) {
+    w->restored = 1;
+    pm_snapshot_manager sm = pm_table_snapshots(w->t);
+    pm_snapshot *latest = NULL;
+    PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
+    int rc = latest ? pm_scan_live_files(w->t, latest, NULL, &w->previous, err) : 0;
+    pm_snapshot_free(latest);
+    if (rc) return rc;
+  }
+  int64_t max = -1;
+  for (size_t i = 0; i < w->previous.n; i++) {
+    const pm_manifest_entry *e = &w->previous.items[i];
+    if (e->partition.len != s->part_len || (s->part_len && memcmp(e->partition.data, s->part, s->part_len))) continue;
+    if (e->total_buckets != w->t->bucket && e->total_buckets > 0) {
+      char *pt = NULL;
+      pm_error e2;
+      pm_partition_path(w->t, e->partition, &pt, &e2);
+      int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                         "table %s.%s: partition '%s' was written with %d buckets, the table now has %d: rescale "
+                         "it with an overwrite first",
+                         w->t->database, w->t->name, pt ? pt : "?", (int)e->total_buckets, (int)w->t->bucket);
+      free(pt);
+      return rc;
+    }
+    if (e->bucket == s->bucket && e->file.max_sequence_number > max) max = e->file.max_sequence_number;
+  }
+  s->next_seq = max + 1;
+  return 0;
+}
+
+static int slot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
+                    pm_error *err) {
+  if ((w->n_slots + 1) * 2 > w->ht_cap) PM_TRY(ht_grow(w, err));
+  size_t h = (size_t)slot_hash(part, part_len, bucket) & (w->ht_cap - 1);
+  while (w->ht[h]) {
+    pm_wslot *s = w->slots[w->ht[h] - 1];
+    if (s->bucket == bucket && s->part_len == part_len && !memcmp(s->part, part, part_len)) {
+      *out = s;
+      return 0;
+    }
+    h = (h + 1) & (w->ht_cap - 1);
+  }
+  pm_wslot *s = calloc(1, sizeof *s);
+  if (!s) return PM_NOMEM(err);
+  s->part = malloc(part_len ? part_len : 1);
+  s->part_len = part_len;
+  s->bucket = bucket;
+  if (w->n_ext) {
+    uint32_t r;
+    pm_random_bytes(&r, sizeof r);
+    s->ext_pos = (int64_t)(r % w->n_ext); /* Java starts each provider at a random root */
+  }
+  int rc = s->part ? 0 : PM_NOMEM(err);
+  if (!rc) memcpy(s->part, part, part_len);
+  char *pdir = NULL;
+  pm_bytes pb = {s->part, part_len};
+  if (!rc) rc = pm_partition_path(w->t, pb, &pdir, err);
+  if (!rc) rc = pm_table_bucket_path(w->t, pdir, bucket, &s->bucket_dir, err);
+  if (!rc) {
+    const char *pd = w->t->data_path_directory;
+    size_t n = (pd ? strlen(pd) + 1 : 0) + strlen(pdir) + 32;
+    s->rel_dir = malloc(n);
+    if (!s->rel_dir) rc = PM_NOMEM(err);
+    else
+      snprintf(s->rel_dir, n, "%s%s%s%sbucket-%d", pd ? pd : "", pd ? "/" : "", pdir, *pdir ? "/" : "", (int)bucket);
+  }
+  free(pdir);
+  if (!rc && w->fixed && !w->ignore_previous && !w->seq_per_file) rc = restore_slot(w, s, err);
+  if (!rc && w->n_slots == w->cap_slots) {
+    size_t cap = w->cap_slots ? 2 * w->cap_slots : 16;
+    pm_wslot **ns = realloc(w->slots, cap * sizeof *ns);
+    if (!ns) rc = PM_NOMEM(err);
+    else {
+      w->slots = ns;
+      w->cap_slots = cap;
+    }
+  }
+  if (rc) {
+    slot_free(w, s, 0);
+    return rc;
+  }
+  w->slots[w->n_slots++] = s;
+  w->ht[h] = w->n_slots;
+  *out = s;
+  return 0;
+}
+
+/* ------------------------------------------------------------ open */
+
+static int stats_modes(pm_table_write *w, pm_error *err) {
+  const pm_core_options *co = &w->t->co;
+  w->modes = calloc(w->n_fields + 1, sizeof *w->modes);
+  if (!w->modes) return PM_NOMEM(err);
+  pm_stats_mode def;
+  int rc = pm_stats_mode_parse(co->metadata_stats_mode, &def, err);
+  if (rc) return pm_error_prefix(err, "option '%s'", pm_core_option_key(PM_CO_METADATA_STATS_MODE));
+  for (size_t i = 0; i < w->n_fields; i++) {
+    const char *fm = pm_field_option(&w->t->options, w->fields[i].name, PM_FIELD_STATS_MODE);
+    if (fm) {
+      if (pm_stats_mode_parse(fm, &w->modes[i], err)) {
+        char key[512];
+        pm_field_option_key(w->fields[i].name, PM_FIELD_STATS_MODE, key, sizeof key);
+        return pm_error_prefix(err, "option '%s'", key);
+      }
+    } else if (co->metadata_stats_keep_first_n >= 0 && (int64_t)i >= co->metadata_stats_keep_first_n) {
+      w->modes[i].kind = PM_STATS_NONE;
+    } else {
+      w->modes[i] = def;
+    }
+    if (w->nested_none && pm_dtype_is_nested(w->fields[i].type->root)) w->modes[i].kind = PM_STATS_NONE;
+  }
+  return 0;
+}
+
+static int key_columns(pm_table_write *w, char **names, size_t n, int **cols, const pm_data_type ***types,
+                       const char *what, pm_error *err) {
+  *cols = calloc(n + 1, sizeof **cols);
+  *types = calloc(n + 1, sizeof **types);
+  if (!*cols || !*types) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) {
+    int idx = pm_schema_field_index(w->t->schema, names[i]);
+    if (idx < 0)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: %s '%s' is not a column", w->t->database,
+                       w->t->name, what, names[i]);
+    (*cols)[i] = idx;
+    (*types)[i] = w->fields[idx].type;
+    if (pm_dtype_is_nested(w->fields[idx].type->root))
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: %s '%s' has a nested type", w->t->database,
+                       w->t->name, what, names[i]);
+  }
+  return 0;
+}
+
+int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write **out, pm_error *err) {
+  *out = NULL;
+  PM_TRY(pm_table_options_ok(t, err));
+  if (pm_table_has_pk(t))
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: writing primary-key tables is not supported yet",
+                     t->database, t->name);
+  if (t->bucket_mode != PM_BUCKET_FIXED && t->bucket_mode != PM_BUCKET_UNAWARE)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: bucket %d is not supported for append writes",
+                     t->database, t->name, (int)t->bucket);
+  if (t->bucket_mode == PM_BUCKET_FIXED && t->co.bucket_function != PM_BUCKET_FN_DEFAULT)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: option '%s' = '%s' is not supported for writing",
+                     t->database, t->name, pm_core_option_key(PM_CO_BUCKET_FUNCTION),
+                     pm_core_option_text(&t->co, PM_CO_BUCKET_FUNCTION));
+  pm_table_write *w = calloc(1, sizeof *w);
+  if (!w) return PM_NOMEM(err);
+  w->t = pm_table_retain(t);
+  pm_arena_init(&w->arena);
+  pm_manifest_entries_init(&w->previous);
+  w->streaming = cfg ? cfg->streaming : 0;
+  w->ignore_previous = cfg ? cfg->ignore_previous_files : 0;
+  int rc = 0;
+  if (cfg && cfg->commit_user && !(w->commit_user = strdup(cfg->commit_user))) rc = PM_NOMEM(err);
+  const pm_core_options *co = &t->co;
+  w->fmt = pm_format_by_name(co->file_format);
+  if (!rc && (!w->fmt || !w->fmt->writer_open || !strcmp(w->fmt->name, "blob")))
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option '%s' = '%s': not a format this library writes",
+                   pm_core_option_key(PM_CO_FILE_FORMAT), co->file_format);
+  pm_format_write_options_init(&w->wo);
+  w->wo.compression = co->file_compression;
+  if (co->file_compression && !strcasecmp(co->file_compression, "zstd")) w->wo.compression_level = co->file_zstd_level;
+  w->fields = t->schema->fields;
+  w->n_fields = t->schema->n_fields;
+  w->nested_none = w->fmt && strcmp(w->fmt->name, "avro") != 0;
+  w->dense = co->metadata_stats_dense_store;
+  w->fixed = t->bucket_mode == PM_BUCKET_FIXED;
+  w->seq_per_file = t->row_tracking || t->data_evolution;
+  w->target = (uint64_t)co->target_file_size;
+  w->max_open = cfg && cfg->max_writers > 0 ? cfg->max_writers : co->write_max_writers_to_spill;
+  if (w->max_open < 1) w->max_open = 1;
+  pm_uuid_random(w->uuid);
+  if (!rc) rc = pm_dfields_to_arrow(w->fields, w->n_fields, &w->schema, err);
+  if (!rc) rc = pm_type_from_schema(&w->schema, &w->type, err);
+  if (!rc) rc = stats_modes(w, err);
+  w->n_part = t->n_partition_keys;
+  if (!rc) rc = key_columns(w, t->partition_keys, t->n_partition_keys, &w->part_col, &w->part_types, "partition key",
+                            err);
+  if (!rc && w->fixed) {
+    w->n_bkey = t->n_bucket_keys;
+    if (!w->n_bkey)
+      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: bucket %d needs option '%s'", t->database,
+                     t->name, (int)t->bucket, pm_core_option_key(PM_CO_BUCKET_KEY));
+    if (!rc) rc = key_columns(w, t->bucket_keys, t->n_bucket_keys, &w->bkey_col, &w->bkey_types, "bucket key", err);
+  }
+  if (!rc) rc = pm_wfile_external_roots(w, err);
+  if (rc) {
+    pm_table_write_free(w);
+    return rc;
+  }
+  *out = w;
+  return 0;
+}
+
+/* ------------------------------------------------------------ writing */
+
+static int make_room(pm_table_write *w, pm_wslot *keep, pm_error *err) {
+  while (w->n_open >= w->max_open) {
+    pm_wslot *lru = NULL;
+    for (size_t i = 0; i < w->n_slots; i++) {
+      pm_wslot *s = w->slots[i];
+      if (s != keep && s->open && (!lru || s->last_use < lru->last_use)) lru = s;
+    }
+    if (!lru) break;
+    PM_TRY(pm_wfile_close(w, lru, err));
+  }
+  return 0;
+}
+
+static int slot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err) {
+  int64_t len = b->length;
+  if (!len) return 0;
+  s->last_use = ++w->tick;
+  double bpr = (double)pm_write_batch_bytes(b, w->fields, w->n_fields) / (double)len;
+  if (bpr < 1) bpr = 1;
+  double ratio = w->closed_fed >= (1u << 20) ? (double)w->closed_bytes / (double)w->closed_fed : 1.0;
+  if (ratio > 1) ratio = 1;
+  if (ratio < 0.001) ratio = 0.001;
+  int64_t done = 0;
+  while (done < len) {
+    if (!s->open) {
+      PM_TRY(make_room(w, s, err));
+      PM_TRY(pm_wfile_open(w, s, err));
+    }
+    pm_wfile *f = s->open;
+    double est = (double)f->fed * ratio, room = (double)w->target - est;
+    int64_t n = room <= 0 ? 1 : (int64_t)(room / (bpr * ratio)) + 1;
+    if (n > len - done) n = len - done;
+    if (n < 1) n = 1;
+    int rc;
+    if (done == 0 && n == len) {
+      rc = pm_wfile_write(w, s, b, err);
+    } else {
+      struct ArrowArray part;
+      rc = pm_write_slice(b, done, n, &part, err);
+      if (!rc) {
+        rc = pm_wfile_write(w, s, &part, err);
+        part.release(&part);
+      }
+    }
+    if (rc) return rc;
+    f->fed += (uint64_t)(bpr * (double)n);
+    if ((double)f->fed * ratio >= (double)w->target) PM_TRY(pm_wfile_close(w, s, err));
+    done += n;
+  }
+  return 0;
+}
+
+/* The partition row (manifest form) and bucket of row r of batch b. */
+static int route_row(pm_table_write *w, const struct ArrowArray *b, int64_t r, pm_buf *part, pm_value *vals,
+                     int32_t *bucket, pm_error *err) {
+  part->len = 0;
+  for (size_t i = 0; i < w->n_part; i++)
+    PM_TRY(pm_write_value_at(w->part_types[i], b->children[w->part_col[i]], r, &vals[i], err));
+  PM_TRY(pm_partition_row_encode(w->part_types, vals, w->n_part, part, err));
+  *bucket = 0;
+  if (w->fixed) {
+    pm_binary_row_writer rw;
+    PM_TRY(pm_row_writer_init(&rw, (int32_t)w->n_bkey, err));
+    int rc = 0;
+    for (size_t i = 0; !rc && i < w->n_bkey; i++) {
+      pm_value v;
+      rc = pm_write_value_at(w->bkey_types[i], b->children[w->bkey_col[i]], r, &v, err);
+      if (!rc) rc = pm_row_writer_write(&rw, (int32_t)i, w->bkey_types[i], &v, err);
+    }
+    if (!rc) *bucket = pm_bucket_of_hash(pm_bucket_hash(rw.buf.data, rw.buf.len), w->t->bucket);
+    pm_row_writer_free(&rw);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
+static int push_row(pm_wslot *s, int64_t r, pm_error *err) {
+  if (s->n_rows == s->cap_rows) {
+    size_t cap = s->cap_rows ? 2 * s->cap_rows : 1024;
+    int64_t *nr = realloc(s->rows, cap * sizeof *nr);
+    if (!nr) return PM_NOMEM(err);
+    s->rows = nr;
+    s->cap_rows = cap;
+  }
+  s->rows[s->n_rows++] = r;
+  return 0;
+}
+
+static int write_routed(pm_table_write *w, const struct ArrowArray *b, pm_error *err) {
+  if (!w->n_part && !w->fixed) {
+    pm_wslot *s = NULL;
+    PM_TRY(slot_get(w, PM_EMPTY_ROW_BYTES, sizeof PM_EMPTY_ROW_BYTES, 0, &s, err));
+    return slot_write(w, s, b, err);
+  }
+  pm_buf part;
+  pm_buf_init(&part);
+  pm_value *vals = calloc(w->n_part + 1, sizeof *vals);
+  pm_wslot **touched = NULL;
+  size_t n_touched = 0, cap_touched = 0;
+  int rc = vals ? 0 : PM_NOMEM(err);
+  pm_wslot *prev = NULL;
+  for (int64_t r = 0; !rc && r < b->length; r++) {
+    int32_t bucket;
+    rc = route_row(w, b, r, &part, vals, &bucket, err);
+    if (rc) break;
+    pm_wslot *s = prev;
+    if (!s || s->bucket != bucket || s->part_len != part.len || memcmp(s->part, part.data, part.len)) {
+      rc = slot_get(w, part.data, part.len, bucket, &s, err);
+      if (rc) break;
+    }
+    if (!s->n_rows) {
+      if (n_touched == cap_touched) {
+        size_t cap = cap_touched ? 2 * cap_touched : 16;
+        pm_wslot **nt = realloc(touched, cap * sizeof *nt);
+        if (!nt) {
+          rc = PM_NOMEM(err);
+          break;
+        }
+        touched = nt;
+        cap_touched = cap;
+      }
+      touched[n_touched++] = s;
+    }
+    rc = push_row(s, r, err);
+    prev = s;
+  }
+  for (size_t i = 0; !rc && i < n_touched; i++) {
+    pm_wslot *s = touched[i];
+    if ((int64_t)s->n_rows == b->length) {
+      rc = slot_write(w, s, b, err);
+    } else {
+      struct ArrowArray sub;
+      rc = pm_take(&w->type, b, s->rows, (int64_t)s->n_rows, &sub, err);
+      if (!rc) {
+        rc = slot_write(w, s, &sub, err);
+        sub.release(&sub);
+      }
+    }
+  }
+  for (size_t i = 0; i < n_touched; i++) touched[i]->n_rows = 0;
+  free(touched);
+  free(vals);
+  pm_buf_free(&part);
+  return rc;
+}
+
+static int failed(pm_table_write *w, pm_error *err) {
+  if (err) *err = w->fail;
+  return (int)w->fail.code;
+}
+
+static int fail_with(pm_table_write *w, int rc, pm_error *err) {
+  w->failed = 1;
+  if (err) w->fail = *err;
+  if (!w->fail.code) w->fail.code = (paimon_status)rc;
+  return rc;
+}
+
+int pm_table_write_arrow(pm_table_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, pm_error *err) {
+  if (w->failed) return failed(w, err);
+  struct ArrowArray nb;
+  PM_TRY(pm_write_match(w->fields, w->n_fields, s, a, &nb, err));
+  int rc = write_routed(w, &nb, err);
+  if (!rc) w->rows_written += nb.length;
+  nb.release(&nb);
+  return rc ? fail_with(w, rc, err) : 0;
+}
+
+int64_t pm_table_write_rows(const pm_table_write *w) { return w->rows_written; }
+
+/* ------------------------------------------------------------ prepare */
+
+int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err) {
+  *out = NULL;
+  if (w->failed) return failed(w, err);
+  for (size_t i = 0; i < w->n_slots; i++) {
+    int rc = pm_wfile_close(w, w->slots[i], err);
+    if (rc) return fail_with(w, rc, err);
+  }
+  pm_manifest_committable *c = calloc(1, sizeof *c);
+  if (!c) return PM_NOMEM(err);
+  c->arena = w->arena;
+  pm_arena_init(&w->arena);
+  c->identifier = identifier;
+  c->message_version = PM_COMMIT_MESSAGE_VERSION;
+  size_t n = 0;
+  for (size_t i = 0; i < w->n_slots; i++) n += w->slots[i]->n_files > 0;
+  c->messages = pm_arena_alloc(&c->arena, (n ? n : 1) * sizeof *c->messages);
+  if (!c->messages) {
+    pm_committable_free(c);
+    return PM_NOMEM(err);
+  }
+  memset(c->messages, 0, (n ? n : 1) * sizeof *c->messages);
+  int rc = 0;
+  for (size_t i = 0; !rc && i < w->n_slots; i++) {
+    pm_wslot *s = w->slots[i];
+    if (!s->n_files) continue;
+    pm_commit_message *m = &c->messages[c->n_messages++];
+    m->partition.data = pm_arena_memdup(&c->arena, s->part, s->part_len);
+    m->partition.len = s->part_len;
+    m->bucket = s->bucket;
+    m->total_buckets = w->t->bucket;
+    m->has_total_buckets = 1;
+    m->new_files.items = pm_arena_memdup(&c->arena, s->files, s->n_files * sizeof *s->files);
+    m->new_files.n = s->n_files;
+    if (!m->partition.data || !m->new_files.items) rc = PM_NOMEM(err);
+  }
+  if (rc) {
+    /* the metas' strings now live in c's arena: nothing can be handed out; the files stay deletable */
+    pm_committable_free(c);
+    return fail_with(w, rc, err);
+  }
+  for (size_t i = 0; i < w->n_slots; i++) {
+    pm_wslot *s = w->slots[i];
+    for (size_t k = 0; k < s->n_files; k++) free(s->file_paths[k]);
+    s->n_files = 0;
+  }
+  *out = c;
+  return 0;
+}
+
+void pm_table_write_free(pm_table_write *w) {
+  if (!w) return;
+  for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i], 1);
+  free(w->slots);
+  free(w->ht);
+  for (size_t i = 0; i < w->n_ext; i++) free(w->ext_roots[i]);
+  free(w->ext_roots);
+  if (w->schema.release) w->schema.release(&w->schema);
+  pm_type_free(&w->type);
+  free(w->modes);
+  free(w->part_col);
+  free(w->part_types);
+  free(w->bkey_col);
+  free(w->bkey_types);
+  free(w->commit_user);
+  pm_manifest_entries_clear(&w->previous);
+  pm_arena_free(&w->arena);
+  pm_table_free(w->t);
+  free(w);
+}

@@ -1,0 +1,94 @@
+/*
+ * The append-table writer (SEMANTICS.md 7.1-7.3, 1.3-1.4; FORMAT.md 1, 6):
+ * Arrow batches in, data files out, commit messages (meta/wire.h
+ * pm_manifest_committable) for the committer (table/commit.h).
+ *
+ *   pm_table_write *w; pm_table_write_open(t, &cfg, &w, &err);
+ *   pm_table_write_arrow(w, &schema, &batch, &err);          (repeat)
+ *   pm_manifest_committable *m; pm_table_write_prepare(w, id, &m, &err);
+ *   ... commit m; pm_committable_free(m);
+ *   pm_table_write_free(w);
+ *
+ * Input: a struct batch whose columns are matched to the table's by name
+ * (case-sensitive, at every ROW level); missing nullable columns are written
+ * as nulls (an Arrow null-typed "n" column counts as missing). Arrow types
+ * accepted per Paimon type (exactly what the read side produces):
+ *   BOOLEAN b; TINYINT c; SMALLINT s; INT i; BIGINT l; FLOAT f; DOUBLE g;
+ *   DECIMAL(p,s) d:p',s with p' <= p; CHAR/VARCHAR/STRING u;
+ *   BINARY/VARBINARY/BYTES (GEOMETRY, GEOGRAPHY) z; DATE tdD; TIME ttm;
+ *   TIMESTAMP(p) tsm: (p <= 3) / tsu: (p <= 6) / tsn: (p > 6), no time zone;
+ *   TIMESTAMP_LTZ(p) the same units with any time zone (instants);
+ *   ARRAY +l; MAP / MULTISET +m (entries key, value by position); ROW +s;
+ *   VECTOR(n) +w:n. Dictionary-encoded input, VARIANT and BLOB columns are
+ *   PAIMON_ERR_UNSUPPORTED.
+ * A batch that does not fit (unknown or duplicate column, missing NOT NULL
+ * column, type that does not fit, null in a NOT NULL column at any nesting
+ * level, invalid Arrow structure or UTF-8) fails with
+ * PAIMON_ERR_INVALID_ARGUMENT naming the column, before any of its rows is
+ * written.
+ *
+ * Routing: partition = the partition columns' values (table/partition.h);
+ * bucket = hash(bucket key BinaryRow) % bucket for fixed buckets
+ * (`bucket-key`, else the trimmed primary key), 0 for unaware (`bucket` -1).
+ * One writer per (partition, bucket); at most `write-max-writers-to-spill`
+ * (or cfg->max_writers) files are open at once: opening one more closes the
+ * least recently used writer's file (it is kept for the next commit message).
+ *
+ * Files: `file.format` (parquet default, orc, avro) with `file.compression`
+ * (+ `file.compression.zstd-level`), rolled at `target-file-size` (estimated
+ * from the bytes fed and the compression the closed files achieved), named
+ * `<data-file.prefix><uuid>-<n>.<format>` under
+ * <table>[/<data-file.path-directory>][/<partition>]/bucket-<b>/, or under an
+ * external root from `data-file.external-paths` per
+ * `data-file.external-paths.strategy` (round-robin / specific-fs; the full
+ * path is stored as the file's external path). Each file is visible under
+ * its name only once complete.
+ * DataFileMeta as Java's append writer makes it: row count, size, value
+ * stats per `metadata.stats-mode` / `fields.<f>.stats-mode` /
+ * `metadata.stats-keep-first-n-columns` (nested columns: none, except Avro:
+ * null counts), dense per `metadata.stats-dense-store`, empty keys and key
+ * stats, level 0, sequence numbers (fixed buckets continue after the
+ * bucket's max in the latest snapshot unless ignore_previous_files;
+ * unaware from 0 per writer; row-tracking / data-evolution tables from 0 in
+ * every file), the table's schema id, local creation time, delete row count
+ * 0, file source APPEND.
+ *
+ * Failure: after an I/O error inside write or prepare the writer is failed:
+ * every later call returns that error. pm_table_write_free deletes the files
+ * that were never handed out by a prepare (open and closed ones), never those
+ * handed out. Thread safety: one thread at a time per writer.
+ */
+#ifndef PM_TABLE_WRITE_H
+#define PM_TABLE_WRITE_H
+
+#include <stdint.h>
+
+#include "meta/wire.h"
+#include "paimon/arrow_c.h"
+#include "table/table.h"
+#include "util/error.h"
+
+typedef struct pm_write_config {
+  const char *commit_user;   /* borrowed for the call (may be NULL) */
+  int streaming;             /* 0 batch, 1 stream */
+  int ignore_previous_files; /* overwrite writes: don't restore sequence numbers */
+  int64_t max_writers;       /* 0 = write-max-writers-to-spill */
+} pm_write_config;
+
+typedef struct pm_table_write pm_table_write;
+
+/* A writer for append table t (retained until pm_table_write_free). Primary-key
+ * tables and dynamic / postpone buckets are PAIMON_ERR_UNSUPPORTED; invalid
+ * options fail naming the key. cfg may be NULL (batch defaults). */
+int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write **out, pm_error *err);
+/* Writes one batch (both borrowed; see the input rules above). */
+int pm_table_write_arrow(pm_table_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, pm_error *err);
+/* Closes every open file and returns one message per (partition, bucket) that
+ * got files since the last prepare; *out (identifier set) owned by the caller
+ * (pm_committable_free). Those files are handed out: never deleted by w. */
+int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err);
+/* Rows written since open (for callers' counters). */
+int64_t pm_table_write_rows(const pm_table_write *w);
+void pm_table_write_free(pm_table_write *w); /* NULL ok */
+
+#endif

@@ -1,0 +1,326 @@
+/* The data files of the table writer: names and locations (external paths),
+ * the format writers, DataFileMeta with value stats as Java's append writer
+ * makes them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "io/fs.h"
+#include "table/write_internal.h"
+
+int64_t pm_write_local_millis(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  struct tm tm;
+  time_t s = ts.tv_sec;
+  localtime_r(&s, &tm);
+  return ((int64_t)s + tm.tm_gmtoff) * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------ external paths */
+
+/* Java's Path(...).toString() of a configured root: "scheme:/path" when there
+ * is no authority ("file:///tmp/x" -> "file:/tmp/x"), trailing '/' removed. */
+static char *external_root(const char *text) {
+  while (*text == ' ' || *text == '\t') text++;
+  size_t n = strlen(text);
+  while (n && (text[n - 1] == ' ' || text[n - 1] == '\t')) n--;
+  const char *colon = memchr(text, ':', n);
+  if (!colon || colon == text) return NULL;
+  for (const char *p = text; p < colon; p++)
+    if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '+' ||
+          *p == '-' || *p == '.'))
+      return NULL;
+  char *out = malloc(n + 1);
+  if (!out) return NULL;
+  size_t sl = (size_t)(colon - text);
+  memcpy(out, text, sl + 1);
+  size_t k = sl + 1;
+  const char *rest = colon + 1, *end = text + n;
+  if (end - rest >= 3 && rest[0] == '/' && rest[1] == '/' && rest[2] == '/') rest += 2; /* empty authority */
+  memcpy(out + k, rest, (size_t)(end - rest));
+  k += (size_t)(end - rest);
+  while (k > sl + 2 && out[k - 1] == '/') k--;
+  out[k] = 0;
+  return out;
+}
+
+int pm_wfile_external_roots(pm_table_write *w, pm_error *err) {
+  const pm_core_options *co = &w->t->co;
+  const char *list = co->data_file_external_paths;
+  if (!list || !*list || co->external_path_strategy == PM_EXT_PATH_NONE) return 0;
+  const char *key = pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS_STRATEGY);
+  if (co->external_path_strategy != PM_EXT_PATH_ROUND_ROBIN && co->external_path_strategy != PM_EXT_PATH_SPECIFIC_FS)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option '%s' = '%s' is not supported for writing", key,
+                     pm_core_option_text(co, PM_CO_DATA_FILE_EXTERNAL_PATHS_STRATEGY));
+  const char *fs = co->data_file_external_paths_specific_fs;
+  if (co->external_path_strategy == PM_EXT_PATH_SPECIFIC_FS && !fs)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s' is required when '%s' is specific-fs",
+                     pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS), key);
+  const char *p = list;
+  while (1) {
+    const char *c = strchr(p, ',');
+    size_t len = c ? (size_t)(c - p) : strlen(p);
+    char *item = strndup(p, len);
+    if (!item) return PM_NOMEM(err);
+    char *root = external_root(item);
+    if (!root) {
+      int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': '%s' has no scheme (e.g. file:///dir)",
+                         pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), item);
+      free(item);
+      return rc;
+    }
+    free(item);
+    size_t sl = (size_t)(strchr(root, ':') - root);
+    if (co->external_path_strategy == PM_EXT_PATH_SPECIFIC_FS && (strlen(fs) != sl || strncasecmp(root, fs, sl))) {
+      free(root);
+    } else {
+      char **nr = realloc(w->ext_roots, (w->n_ext + 1) * sizeof *nr);
+      if (!nr) {
+        free(root);
+        return PM_NOMEM(err);
+      }
+      w->ext_roots = nr;
+      w->ext_roots[w->n_ext++] = root;
+    }
+    if (!c) break;
+    p = c + 1;
+  }
+  if (!w->n_ext)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': no external path matches the specific fs '%s'",
+                     pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), fs ? fs : "");
+  return 0;
+}
+
+/* ------------------------------------------------------------ open */
+
+/* "a/b" (c unused when empty: "a/b/c" otherwise). */
+static char *join3(const char *a, const char *b, const char *c) {
+  size_t n = strlen(a) + strlen(b) + strlen(c) + 3;
+  char *s = malloc(n);
+  if (s) snprintf(s, n, "%s/%s%s%s", a, b, *c ? "/" : "", c);
+  return s;
+}
+
+static void wfile_free(pm_wfile *f) {
+  if (!f) return;
+  free(f->path);
+  free(f->name);
+  free(f->external);
+  free(f->dec);
+  free(f);
+}
+
+int pm_wfile_open(pm_table_write *w, pm_wslot *s, pm_error *err) {
+  pm_wfile *f = calloc(1, sizeof *f);
+  if (!f) return PM_NOMEM(err);
+  f->dec = calloc(w->n_fields + 1, sizeof *f->dec);
+  char name[256];
+  snprintf(name, sizeof name, "%s%s-%lld.%s", w->t->co.data_file_prefix ? w->t->co.data_file_prefix : "data-",
+           w->uuid, (long long)w->file_counter++, w->fmt->name);
+  f->name = strdup(name);
+  int rc = (!f->dec || !f->name) ? PM_NOMEM(err) : 0;
+  char *dir = NULL;
+  if (!rc && w->n_ext) {
+    s->ext_pos = (s->ext_pos + 1) % (int64_t)w->n_ext;
+    char *ext_dir = join3(w->ext_roots[s->ext_pos], s->rel_dir, "");
+    f->external = ext_dir ? join3(ext_dir, name, "") : NULL;
+    if (!ext_dir || !f->external) rc = PM_NOMEM(err);
+    if (!rc) rc = pm_table_resolve_path(w->t, ext_dir, &dir, err);
+    if (!rc) rc = pm_table_resolve_path(w->t, f->external, &f->path, err);
+    free(ext_dir);
+  } else if (!rc) {
+    dir = strdup(s->bucket_dir);
+    size_t n = strlen(s->bucket_dir) + strlen(name) + 2;
+    f->path = malloc(n);
+    if (!dir || !f->path) rc = PM_NOMEM(err);
+    else snprintf(f->path, n, "%s/%s", s->bucket_dir, name);
+  }
+  if (!rc) rc = pm_fs_mkdirs(w->t->fs, dir, err);
+  free(dir);
+  if (!rc) rc = pm_format_writer_open(w->fmt, f->path, &w->schema, &w->wo, &f->fw, err);
+  if (rc) {
+    wfile_free(f);
+    return rc;
+  }
+  f->min_seq = s->next_seq;
+  s->open = f;
+  w->n_open++;
+  return 0;
+}
+
+void pm_wfile_abort(pm_table_write *w, pm_wslot *s) {
+  if (!s->open) return;
+  pm_format_writer_abort(s->open->fw);
+  wfile_free(s->open);
+  s->open = NULL;
+  w->n_open--;
+}
+
+/* ------------------------------------------------------------ write */
+
+static int dec_cmp(const pm_decimal *a, const pm_decimal *b) {
+  if (a->hi != b->hi) return a->hi < b->hi ? -1 : 1;
+  return a->lo < b->lo ? -1 : a->lo > b->lo;
+}
+
+static void track_decimals(pm_table_write *w, pm_wfile *f, const struct ArrowArray *b) {
+  for (size_t i = 0; i < w->n_fields; i++) {
+    const pm_data_type *t = w->fields[i].type;
+    if (t->root != PM_DT_DECIMAL) continue;
+    const struct ArrowArray *c = b->children[i];
+    pm_wdec *d = &f->dec[i];
+    for (int64_t r = 0; r < c->length; r++) {
+      pm_value v;
+      pm_error e;
+      if (pm_write_value_at(t, c, r, &v, &e) || v.kind == PM_V_NULL) continue;
+      if (!d->has) {
+        d->min = d->max = v.u.dec;
+        d->has = 1;
+      } else {
+        if (dec_cmp(&v.u.dec, &d->min) < 0) d->min = v.u.dec;
+        if (dec_cmp(&v.u.dec, &d->max) > 0) d->max = v.u.dec;
+      }
+    }
+  }
+}
+
+int pm_wfile_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err) {
+  pm_wfile *f = s->open;
+  track_decimals(w, f, b);
+  PM_TRY(pm_format_writer_write(f->fw, b, err));
+  f->rows += b->length;
+  s->next_seq += b->length;
+  return 0;
+}
+
+/* ------------------------------------------------------------ close */
+
+static int lit_value(const pm_data_type *t, const pm_fmt_literal *l, pm_value *v) {
+  memset(v, 0, sizeof *v);
+  switch (t->root) {
+    case PM_DT_BOOLEAN: v->kind = PM_V_BOOL; v->u.i64 = l->i64 != 0; return 1;
+    case PM_DT_TINYINT: case PM_DT_SMALLINT: case PM_DT_INT: case PM_DT_BIGINT: case PM_DT_DATE: case PM_DT_TIME:
+      v->kind = PM_V_INT;
+      v->u.i64 = l->i64;
+      return l->kind == PM_FMT_LIT_INT64;
+    case PM_DT_FLOAT: v->kind = PM_V_FLOAT; v->u.f64 = l->f64; return l->kind == PM_FMT_LIT_DOUBLE;
+    case PM_DT_DOUBLE: v->kind = PM_V_DOUBLE; v->u.f64 = l->f64; return l->kind == PM_FMT_LIT_DOUBLE;
+    case PM_DT_CHAR: case PM_DT_VARCHAR: case PM_DT_BINARY: case PM_DT_VARBINARY:
+      v->kind = pm_dtype_is_string(t->root) ? PM_V_STRING : PM_V_BINARY;
+      v->u.bytes.data = l->bytes;
+      v->u.bytes.len = l->len;
+      return l->kind == PM_FMT_LIT_BYTES;
+    case PM_DT_TIMESTAMP:
+    case PM_DT_TIMESTAMP_LTZ: {
+      if (t->precision > 6 || l->kind != PM_FMT_LIT_INT64) return 0; /* INT96: Java keeps none */
+      int64_t per = t->precision <= 3 ? 1 : 1000;
+      int64_t ms = l->i64 / per, rem = l->i64 % per;
+      if (rem < 0) {
+        rem += per;
+        ms--;
+      }
+      v->kind = PM_V_TIMESTAMP;
+      v->u.ts.millis = ms;
+      v->u.ts.nanos = (int32_t)(rem * (1000000 / per));
+      return 1;
+    }
+    default: return 0;
+  }
+}
+
+static int file_stats(pm_table_write *w, pm_wfile *f, const pm_format_write_result *res, pm_data_file_meta *m,
+                      pm_error *err) {
+  pm_stats_collector *sc = NULL;
+  PM_TRY(pm_stats_collector_new(w->fields, w->n_fields, w->modes, &sc, err));
+  int rc = 0;
+  for (size_t i = 0; !rc && i < w->n_fields; i++) {
+    const pm_data_type *t = w->fields[i].type;
+    const pm_format_column_stats *c = i < res->n_columns ? &res->columns[i] : NULL;
+    if (!c) continue;
+    rc = pm_stats_collector_add_nulls(sc, i, c->null_count, err);
+    pm_value lo, hi;
+    int have = 0;
+    if (t->root == PM_DT_DECIMAL) {
+      if (f->dec[i].has) {
+        memset(&lo, 0, sizeof lo);
+        memset(&hi, 0, sizeof hi);
+        lo.kind = hi.kind = PM_V_DECIMAL;
+        lo.u.dec = f->dec[i].min;
+        hi.u.dec = f->dec[i].max;
+        have = 1;
+      }
+    } else if (c->has_min_max) {
+      have = lit_value(t, &c->min, &lo) && lit_value(t, &c->max, &hi);
+    }
+    if (!rc && have) rc = pm_stats_collector_add(sc, i, &lo, err);
+    if (!rc && have) rc = pm_stats_collector_add(sc, i, &hi, err);
+  }
+  if (!rc) rc = pm_stats_collector_finish(sc, w->dense, &w->arena, &m->value_stats, &m->value_stats_cols, err);
+  pm_stats_collector_free(sc);
+  return rc;
+}
+
+int pm_wfile_close(pm_table_write *w, pm_wslot *s, pm_error *err) {
+  pm_wfile *f = s->open;
+  if (!f) return 0;
+  s->open = NULL;
+  w->n_open--;
+  if (s->n_files == s->cap_files) {
+    size_t cap = s->cap_files ? 2 * s->cap_files : 4;
+    pm_data_file_meta *nf = realloc(s->files, cap * sizeof *nf);
+    if (nf) s->files = nf;
+    char **np = nf ? realloc(s->file_paths, cap * sizeof *np) : NULL;
+    if (np) s->file_paths = np;
+    if (!nf || !np) {
+      pm_format_writer_abort(f->fw);
+      wfile_free(f);
+      return PM_NOMEM(err);
+    }
+    s->cap_files = cap;
+  }
+  pm_format_write_result res;
+  memset(&res, 0, sizeof res);
+  int rc = pm_format_writer_close(f->fw, &res, err);
+  f->fw = NULL;
+  if (rc) {
+    wfile_free(f);
+    return rc;
+  }
+  /* from here the file is complete: keep its path so that free can delete it */
+  pm_data_file_meta *m = &s->files[s->n_files];
+  memset(m, 0, sizeof *m);
+  s->file_paths[s->n_files] = f->path;
+  f->path = NULL;
+  s->n_files++;
+  m->file_name = pm_arena_strdup(&w->arena, f->name);
+  m->external_path = f->external ? pm_arena_strdup(&w->arena, f->external) : NULL;
+  if (!m->file_name || (f->external && !m->external_path)) rc = PM_NOMEM(err);
+  m->file_size = (int64_t)res.file_size;
+  m->row_count = res.row_count;
+  m->min_key.data = PM_EMPTY_ROW_BYTES;
+  m->min_key.len = sizeof PM_EMPTY_ROW_BYTES;
+  m->max_key = m->min_key;
+  pm_simple_stats_empty(&m->key_stats);
+  m->min_sequence_number = f->min_seq;
+  m->max_sequence_number = f->min_seq + res.row_count - 1;
+  m->schema_id = w->t->schema_id;
+  m->level = 0;
+  m->creation_time_millis = pm_write_local_millis();
+  m->has_creation_time = 1;
+  m->delete_row_count = 0;
+  m->has_delete_row_count = 1;
+  m->file_source = PM_SOURCE_APPEND;
+  m->write_cols.is_null = 1;
+  m->write_cols_sequences_is_null = 1;
+  if (!rc) rc = file_stats(w, f, &res, m, err);
+  if (!rc) {
+    w->closed_fed += f->fed;
+    w->closed_bytes += res.file_size;
+  }
+  if (w->seq_per_file) s->next_seq = 0;
+  pm_format_write_result_free(&res);
+  wfile_free(f);
+  return rc;
+}

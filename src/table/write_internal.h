@@ -1,0 +1,143 @@
+/*
+ * Inside the table writer (write*.c): matching Arrow input to the table's
+ * columns, reading single values of the routing columns, and zero-copy
+ * views of batches.
+ */
+#ifndef PM_TABLE_WRITE_INTERNAL_H
+#define PM_TABLE_WRITE_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arrow/type.h"
+#include "data/binary_row.h"
+#include "data/types.h"
+#include "paimon/arrow_c.h"
+#include "util/error.h"
+
+/*
+ * Matches one input batch (struct array `a` of schema `s`, both borrowed) to
+ * the table columns `fields` by name, at every level of ROW nesting, and
+ * builds *out: a struct array with exactly the table's columns in table
+ * order, offset 0, whose leaves share the input's buffers (the input must
+ * outlive *out) and whose missing nullable columns are nulls. Accepted Arrow
+ * types per Paimon type are listed in write.h. Fails with
+ * PAIMON_ERR_INVALID_ARGUMENT naming the column (dotted path) for an unknown
+ * column, a missing NOT NULL column, a type that does not fit, or a null in
+ * a NOT NULL column (at any nesting level, where the parent value exists).
+ * *out owned by the caller (out->release).
+ */
+int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct ArrowSchema *s,
+                   const struct ArrowArray *a, struct ArrowArray *out, pm_error *err);
+
+/* Value of row i (logical, honours offsets) of array `a` holding atomic
+ * Paimon type `t` as the table schema's Arrow form (pm_dtype_arrow_format).
+ * Strings/binaries point into the array. Nested types: PAIMON_ERR_UNSUPPORTED. */
+int pm_write_value_at(const pm_data_type *t, const struct ArrowArray *a, int64_t i, pm_value *out, pm_error *err);
+
+/* Rows [start, start+len) of a struct batch with offset 0 as a new struct
+ * array whose children are shallow views (sharing buffers) of the columns.
+ * `a` must outlive *out. */
+int pm_write_slice(const struct ArrowArray *a, int64_t start, int64_t len, struct ArrowArray *out, pm_error *err);
+
+/* Approximate in-memory bytes of rows [0, a->length) (buffers reachable from
+ * lengths and offsets; used to estimate file sizes for rolling). */
+uint64_t pm_write_batch_bytes(const struct ArrowArray *a, const pm_data_field *fields, size_t n);
+
+#endif
+
+/* ------------------------------------------------------------ the writer */
+
+#include "format/format.h"
+#include "meta/arena.h"
+#include "meta/manifest.h"
+#include "meta/stats.h"
+#include "table/write.h"
+
+/* Min / max of one DECIMAL column of the open file (the formats report none). */
+typedef struct pm_wdec {
+  int has;
+  pm_decimal min, max;
+} pm_wdec;
+
+/* The file a slot is writing. */
+typedef struct pm_wfile {
+  pm_format_writer *fw;
+  char *path;     /* local path */
+  char *name;     /* file name */
+  char *external; /* stored external path, NULL when in the table */
+  int64_t rows;
+  uint64_t fed;   /* Arrow bytes written */
+  int64_t min_seq;
+  pm_wdec *dec;   /* per column (n_fields) */
+} pm_wfile;
+
+/* One (partition, bucket) writer. */
+typedef struct pm_wslot {
+  uint8_t *part; /* partition row, manifest form */
+  size_t part_len;
+  int32_t bucket;
+  char *bucket_dir; /* local directory */
+  char *rel_dir;    /* [<path-directory>/][<partition>/]bucket-<b> (external roots) */
+  int64_t next_seq;
+  int64_t ext_pos;  /* round-robin position */
+  pm_wfile *open;
+  uint64_t last_use;
+  pm_data_file_meta *files; /* closed, not handed out (strings in the writer's arena) */
+  char **file_paths;        /* their local paths */
+  size_t n_files, cap_files;
+  int64_t *rows;            /* routing scratch: row indices of the current batch */
+  size_t n_rows, cap_rows;
+} pm_wslot;
+
+struct pm_table_write {
+  pm_table *t;
+  int streaming, ignore_previous;
+  char *commit_user;
+  const pm_format *fmt;
+  pm_format_write_options wo;
+  const pm_data_field *fields; /* the table's columns (t->schema) */
+  size_t n_fields;
+  struct ArrowSchema schema;   /* the files' schema (field ids) */
+  pm_type type;                /* parsed schema, for take */
+  pm_stats_mode *modes;        /* per column */
+  int dense;
+  int nested_none;             /* nested columns get no stats (parquet, orc) */
+  size_t n_part;
+  int *part_col;               /* column index per partition key */
+  const pm_data_type **part_types;
+  size_t n_bkey;
+  int *bkey_col;
+  const pm_data_type **bkey_types;
+  int fixed;                   /* fixed buckets */
+  int seq_per_file;            /* row tracking / data evolution: every file from 0 */
+  uint64_t target;             /* target-file-size */
+  int64_t max_open, n_open;
+  uint64_t tick;
+  uint64_t closed_fed, closed_bytes; /* for the compression estimate */
+  pm_wslot **slots;
+  size_t n_slots, cap_slots;
+  size_t *ht; /* slot index + 1, open addressing */
+  size_t ht_cap;
+  char uuid[40];
+  int64_t file_counter;
+  char **ext_roots;  /* external roots (stored form, no trailing '/') */
+  size_t n_ext;
+  int restored;      /* previous files scanned */
+  pm_manifest_entries previous;
+  pm_arena arena;    /* metas of files not handed out yet */
+  int64_t rows_written;
+  int failed;
+  pm_error fail;
+};
+
+/* write_file.c */
+int pm_wfile_open(pm_table_write *w, pm_wslot *s, pm_error *err);
+/* Writes batch rows (offset 0, table schema) to the slot's open file. */
+int pm_wfile_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err);
+/* Closes the slot's open file into s->files. */
+int pm_wfile_close(pm_table_write *w, pm_wslot *s, pm_error *err);
+void pm_wfile_abort(pm_table_write *w, pm_wslot *s);
+/* External roots from the options (none: n = 0). */
+int pm_wfile_external_roots(pm_table_write *w, pm_error *err);
+int64_t pm_write_local_millis(void);
