@@ -412,8 +412,9 @@ PAIMON_EXPORT paimon_status paimon_read_plan(const paimon_read_builder *rb, cons
 }
 #endif
 
-/* DDL and schema evolution; writing and committing. */
+/* DDL and schema evolution; writing and committing; single data files. */
 #include "paimon/ddl.h"
 #include "paimon/write.h"
+#include "paimon/file.h"
 
 #endif /* PAIMON_PAIMON_H */
