@@ -83,7 +83,7 @@ static inline paimon_status ow_batch(const paimon_table *t, const char *json_lin
     s->release(s);
     memset(s, 0, sizeof *s);
     err->code = (paimon_status)rc;
-    snprintf(err->message, sizeof err->message, "test batch: %s", e.message);
+    snprintf(err->message, sizeof err->message, "test batch: %.900s", e.message);
     return (paimon_status)rc;
   }
   return PAIMON_OK;
