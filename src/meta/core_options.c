@@ -331,7 +331,7 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_LOCAL_TIME_ZONE] = {"local-time-zone", T_STR, NULL, NOFIELD, NULL, NO_RANGE, {0}},
     [PM_CO_PATH_REWRITE] = {"path-rewrite", T_STR, NULL, F(path_rewrite), NULL, NO_RANGE, {0}},
 
-    [PM_CO_TYPE] = {"type", T_STR, "table", NOFIELD, NULL, NO_RANGE, {0}},
+    [PM_CO_TABLE_TYPE] = {"type", T_STR, "table", NOFIELD, NULL, NO_RANGE, {0}},
     [PM_CO_ALTER_NULL_TO_NOT_NULL_DISABLED] = {"alter-column-null-to-not-null.disabled", T_BOOL, "true", NOFIELD, NULL,
                                                NO_RANGE, {0}},
     [PM_CO_DISABLE_EXPLICIT_TYPE_CASTING] = {"disable-explicit-type-casting", T_BOOL, "false", NOFIELD, NULL, NO_RANGE,

@@ -471,7 +471,7 @@ static int key_list_equals(const char *v, char *const *list, size_t n) {
 }
 
 static int unchanged_normalized(const actx *a, const char *key, const char *old, const char *nv) {
-  if (!strcmp(key, pm_core_option_key(PM_CO_TYPE))) return !strcasecmp(nv, old ? old : "table");
+  if (!strcmp(key, pm_core_option_key(PM_CO_TABLE_TYPE))) return !strcasecmp(nv, old ? old : "table");
   if (old) return 0;
   if (!strcmp(key, pm_core_option_key(PM_CO_PRIMARY_KEY)))
     return key_list_equals(nv, a->old->primary_keys, a->old->n_primary_keys);
@@ -545,7 +545,7 @@ static int check_reset_option(const actx *a, const char *key) {
 
 static int refuse_type(const actx *a) {
   return pm_errorf(a->err, PAIMON_ERR_INVALID_ARGUMENT, "alter %s: change '%s' is not supported yet", tname(a),
-                   pm_core_option_key(PM_CO_TYPE));
+                   pm_core_option_key(PM_CO_TABLE_TYPE));
 }
 
 /* Reorders o to the key order of m (every key of o is in m). */
@@ -627,7 +627,7 @@ static int apply_one(actx *a, pm_table_schema *s, pm_jmap *m, char **comment) {
         return pm_errorf(a->err, PAIMON_ERR_INVALID_ARGUMENT, "alter %s: set option without key or value", tname(a));
       const char *old = pm_options_get(a->old_opts, c->key);
       int unchanged = (old && !strcmp(old, c->value)) || unchanged_normalized(a, c->key, old, c->value);
-      if (!unchanged && !strcmp(c->key, pm_core_option_key(PM_CO_TYPE))) return refuse_type(a);
+      if (!unchanged && !strcmp(c->key, pm_core_option_key(PM_CO_TABLE_TYPE))) return refuse_type(a);
       if (!unchanged && a->has_snapshots) PM_TRY(check_alter_option(a, c->key, old, c->value));
       if (!unchanged) {
         PM_TRY(pm_options_set(&s->options, c->key, c->value, a->err));
@@ -637,7 +637,7 @@ static int apply_one(actx *a, pm_table_schema *s, pm_jmap *m, char **comment) {
     }
     case PM_SC_REMOVE_OPTION:
       if (!c->key) return pm_errorf(a->err, PAIMON_ERR_INVALID_ARGUMENT, "alter %s: remove option without key", tname(a));
-      if (!strcmp(c->key, pm_core_option_key(PM_CO_TYPE))) return refuse_type(a);
+      if (!strcmp(c->key, pm_core_option_key(PM_CO_TABLE_TYPE))) return refuse_type(a);
       if (a->has_snapshots) PM_TRY(check_reset_option(a, c->key));
       pm_options_remove(&s->options, c->key);
       pm_jmap_remove(m, c->key);
@@ -819,7 +819,7 @@ int pm_schema_apply_changes(const pm_table_schema *old, const pm_schema_change *
                               "primary key");
   if (!rc) rc = reorder_options(&s->options, &final_map, err);
   if (!rc) rc = pm_schema_normalize_fields(s, a.table, err);
-  if (!rc) rc = pm_schema_validate(s, a.table, err);
+  if (!rc) rc = pm_schema_alter_validate(s, a.table, err);
   free(comment);
   pm_jmap_clear(&loaded);
   pm_jmap_clear(&m);

@@ -10,6 +10,6 @@ int pm_schema_normalize_fields(pm_table_schema *s, const char *table, pm_error *
 /* The part of Java's TableSchema constructor and SchemaValidation.validateTableSchema this
  * library implements (option values, bucket / bucket-key, key column types, system names,
  * changelog producer, snapshot retention). */
-int pm_schema_validate(const pm_table_schema *s, const char *table, pm_error *err);
+int pm_schema_alter_validate(const pm_table_schema *s, const char *table, pm_error *err);
 
 #endif

@@ -161,7 +161,7 @@ static int check_bucket(const pm_table_schema *s, const pm_core_options *co, con
   return rc;
 }
 
-int pm_schema_validate(const pm_table_schema *s, const char *table, pm_error *err) {
+int pm_schema_alter_validate(const pm_table_schema *s, const char *table, pm_error *err) {
   PM_TRY(check_key_types(s, s->primary_keys, s->n_primary_keys, "primary key", table, err));
   PM_TRY(check_key_types(s, s->partition_keys, s->n_partition_keys, "partition", table, err));
   PM_TRY(check_keys(s, table, err));
