@@ -16,6 +16,7 @@ static void usage(FILE *out) {
         "  db list | db list-tables DB                     browse a warehouse\n"
         "  table get|read|snapshots|files|partitions|explain DB.T ...\n"
         "  table truncate|drop-partition DB.T ...          remove rows of a table\n"
+        "  table alter DB.T ACTION ...                     change a table's schema or options\n"
         "\n"
         "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"
         "`paimon <command> [<subcommand>] --help` shows details; `paimon --version` the version.\n",
@@ -81,6 +82,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "avro")) rc = cli_avro_main(argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && cli_is_write_command(argv[i + 1]))
     rc = cli_write_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "alter"))
+    rc = cli_alter_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) rc = cli_table_main(warehouse, argc - i, argv + i);
   else {
     fprintf(stderr, "paimon: unknown command '%s'\n", cmd);
