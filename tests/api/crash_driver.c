@@ -6,9 +6,12 @@
  *
  * Opens the catalog on the fault-injecting fs (src/io/fs_fault.h) with the
  * rule of --rule (e.g. "rename:3:exit=42", armed from the start), creates
- * DB.TABLE if absent (columns of support/oracle_crash.h), then first recovers
+ * DB.TABLE if absent (schema-0 of support/oracle_crash.h, published by
+ * link(2) so concurrent drivers agree), then first recovers
  * a pending commit of an earlier, interrupted run (state dir, see below) and
- * then, for k = FROM..TO: writes batch base+k, prepares, saves the serialized
+ * then, for k = FROM..TO: writes batch base+k (a Parquet data file per batch
+ * made as the committer tests make them, support/commit_fixture.h; the
+ * manifests, lists and snapshot go through the fault fs), saves the serialized
  * committable as STATE/pending-<k>.bin (write, fsync, rename: the checkpoint a
  * stream job keeps), prints "begin k", commits with the fixed commit user and
  * identifier k, removes the pending file and prints "committed k SNAPSHOT".
@@ -21,7 +24,8 @@
  *
  * Every line is written with write(2) and fsync'd before the next step, so a
  * line survives any stop that follows. A commit that fails prints
- * "failed k STATUS message" and exits 3 (the pending file stays). At the end
+ * "failed k STATUS message" and exits 3 (the pending file stays); an overwrite
+ * that loses to a concurrent one prints "conflict k ..." and goes on. At the end
  * "ops open=N read=N ..." gives the fault fs's operation counts (for a test
  * that enumerates stop points). Options:
  *   --rule R          fault rule (pm_fault_rule_parse)
@@ -33,7 +37,7 @@
  *   --rows N          rows per batch (default 1 + batch % 3)
  *   --overwrite       batch commits (identifier PAIMON_BATCH_COMMIT_IDENTIFIER) overwriting
  *                     partition p = P (needs --part); no pending files
- *   --option k=v      table option at creation (repeatable)
+ *   --option '"k" : "v"'  table option JSON member at creation (repeatable)
  *   --sleep-us N      pause between commits
  */
 #include <dirent.h>
@@ -46,12 +50,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "api/api_internal.h"
+#include "api/api_write_internal.h"
 #include "io/fs_fault.h"
-#include "paimon/ddl.h"
 #include "paimon/write.h"
+#include "support/commit_fixture.h"
 #include "support/oracle_crash.h"
-#include "support/oracle_write.h"
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...) {
@@ -81,7 +84,7 @@ static int die(const char *what, const paimon_error *err) {
 
 /* Writes a file durably under its name (tmp, fsync, rename). */
 static int save_file(const char *path, const uint8_t *data, size_t len) {
-  char tmp[4200];
+  char tmp[4300];
   snprintf(tmp, sizeof tmp, "%s.tmp", path);
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0644);
   if (fd < 0) return -1;
@@ -108,6 +111,49 @@ static uint8_t *load_file(const char *path, size_t *len) {
   *len = b && n > 0 ? fread(b, 1, (size_t)n, f) : 0;
   fclose(f);
   return b;
+}
+
+static int mkdirs(const char *path) {
+  char p[4200];
+  snprintf(p, sizeof p, "%s", path);
+  for (char *q = p + 1; *q; q++)
+    if (*q == '/') {
+      *q = 0;
+      if (mkdir(p, 0755) && errno != EEXIST) return -1;
+      *q = '/';
+    }
+  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* schema-0 of <warehouse>/<db>.db/<name> unless it exists: written to a temporary name, then
+ * link(2)ed to schema-0 (fails if present: the first of concurrent drivers wins). */
+static int create_table(const char *warehouse, const char *db, const char *name, const char *const *options,
+                        size_t n_options) {
+  char dir[4200], path[4300], tmp[4300];
+  snprintf(dir, sizeof dir, "%s/%s.db/%s/schema", warehouse, db, name);
+  snprintf(path, sizeof path, "%s/schema-0", dir);
+  if (access(path, F_OK) == 0) return 0;
+  if (mkdirs(dir)) return -1;
+  snprintf(tmp, sizeof tmp, "%s/.schema-0.%d.tmp", dir, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  fprintf(f,
+          "{\n  \"version\" : 3,\n  \"id\" : 0,\n  \"fields\" : [ {\n    \"id\" : 0,\n    \"name\" : \"id\",\n"
+          "    \"type\" : \"INT NOT NULL\"\n  }, {\n    \"id\" : 1,\n    \"name\" : \"name\",\n    \"type\" : \"STRING\"\n"
+          "  }, {\n    \"id\" : 2,\n    \"name\" : \"dt\",\n    \"type\" : \"STRING\"\n  } ],\n"
+          "  \"highestFieldId\" : 2,\n  \"partitionKeys\" : [ \"dt\" ],\n  \"primaryKeys\" : [ ],\n"
+          "  \"options\" : {\n    \"bucket\" : \"-1\"");
+  for (size_t i = 0; i < n_options; i++) fprintf(f, ",\n    %s", options[i]);
+  fprintf(f, "\n  },\n  \"timeMillis\" : 1733000000000\n}");
+  if (fflush(f) || fsync(fileno(f)) || fclose(f)) return -1;
+  int rc = link(tmp, path);
+  int e = errno;
+  unlink(tmp);
+  if (rc && e != EEXIST) {
+    errno = e;
+    return -1;
+  }
+  return 0;
 }
 
 typedef struct driver {
@@ -197,32 +243,39 @@ static int recover(driver *d) {
   return 0;
 }
 
-static int step(driver *d, long long k) {
-  char rows[1 << 16];
-  oc_batch_json(d->base + k, d->rows, d->part, rows, sizeof rows);
-  paimon_error err = {0};
-  paimon_write_builder *wb = NULL;
-  paimon_table_write *w = NULL;
-  paimon_commit_messages *m = NULL;
-  struct ArrowSchema s = {0};
-  struct ArrowArray a = {0};
-  int64_t ident = d->overwrite ? PAIMON_BATCH_COMMIT_IDENTIFIER : (int64_t)k;
-  paimon_status st = paimon_write_builder_new(d->table, !d->overwrite, NULL, 0, &wb, &err);
-  if (!st) st = paimon_write_builder_with_commit_user(wb, d->user, &err);
-  if (!st && d->overwrite) {
-    char v[32];
-    snprintf(v, sizeof v, "%d", d->part);
-    paimon_option spec = {OC_PARTITION_KEY, v};
-    st = paimon_write_builder_with_overwrite(wb, &spec, 1, &err);
+/* The commit messages of batch b: one Parquet data file in its partition. */
+static paimon_status batch_messages(driver *d, long long b, int64_t ident, paimon_commit_messages **out,
+                                    paimon_error *err) {
+  int n = oc_rows(b, d->rows);
+  if (n > OC_MAX_ROWS) n = OC_MAX_ROWS;
+  int32_t ids[OC_MAX_ROWS];
+  char names_buf[OC_MAX_ROWS][64], dbuf[32];
+  const char *names[OC_MAX_ROWS];
+  for (int i = 0; i < n; i++) {
+    ids[i] = oc_id(b, i);
+    oc_name(b, i, names_buf[i], sizeof names_buf[i]);
+    names[i] = names_buf[i];
   }
-  if (!st) st = paimon_write_builder_new_write(wb, &w, &err);
-  if (!st) st = ow_batch(d->table, rows, &s, &a, &err);
-  if (!st) st = paimon_table_write_arrow(w, &s, &a, &err);
-  if (!st) st = paimon_table_write_prepare_commit(w, ident, &m, &err);
-  if (a.release) a.release(&a);
-  if (s.release) s.release(&s);
-  paimon_table_write_free(w);
-  paimon_write_builder_free(wb);
+  pm_table *t = d->table->t;
+  pm_path_factory pf;
+  pm_path_factory_init(&pf, t->fs, t->root);
+  pm_manifest_committable *c = cf_committable(ident, 1);
+  cf_add_file(c, t, &pf, oc_dt(b, d->part, dbuf, sizeof dbuf), ids, names, n);
+  pm_error e;
+  pm_error_clear(&e);
+  int rc = pm_api_messages_wrap(c, out, &e);
+  if (rc) {
+    err->code = (paimon_status)rc;
+    snprintf(err->message, sizeof err->message, "%s", e.message);
+  }
+  return (paimon_status)rc;
+}
+
+static int step(driver *d, long long k) {
+  paimon_error err = {0};
+  paimon_commit_messages *m = NULL;
+  int64_t ident = d->overwrite ? PAIMON_BATCH_COMMIT_IDENTIFIER : (int64_t)k;
+  paimon_status st = batch_messages(d, d->base + k, ident, &m, &err);
   if (st) {
     paimon_commit_messages_free(m);
     say("failed %lld %s %s\n", k, paimon_status_name(st), err.message);
@@ -246,6 +299,10 @@ static int step(driver *d, long long k) {
   int64_t snap = -1;
   st = commit_messages(d, m, ident, &snap, &err);
   paimon_commit_messages_free(m);
+  if (st == PAIMON_ERR_CONFLICT && d->overwrite) {
+    say("conflict %lld %s\n", k, err.message); /* nothing published: the next overwrite goes on */
+    return 0;
+  }
   if (st) {
     say("failed %lld %s %s\n", k, paimon_status_name(st), err.message);
     return 3;
@@ -295,7 +352,10 @@ int main(int argc, char **argv) {
     snprintf(state_default, sizeof state_default, "%s/../state", warehouse);
     d.state = state_default;
   }
-  mkdir(d.state, 0755);
+  if (mkdirs(warehouse) || mkdirs(d.state)) {
+    fprintf(stderr, "cannot create %s / %s\n", warehouse, d.state);
+    return 2;
+  }
 
   pm_error e;
   pm_error_clear(&e);
@@ -327,8 +387,10 @@ int main(int argc, char **argv) {
   }
   paimon_error err = {0};
   int exit_code = 0;
-  paimon_status st = ow_create_table(cat, db, name, OC_COLUMNS, OC_PARTITION_KEY, options, n_options, 1, &err);
-  if (st) exit_code = die("create table", &err);
+  if (create_table(warehouse, db, name, options, n_options)) {
+    say("error create table: %s\n", strerror(errno));
+    exit_code = 2;
+  }
   char ident[512];
   snprintf(ident, sizeof ident, "%s.%s", db, name);
   if (!exit_code && paimon_catalog_get_table(cat, ident, &d.table, &err)) exit_code = die("get table", &err);
@@ -343,6 +405,8 @@ int main(int argc, char **argv) {
     len += (size_t)snprintf(counts + len, sizeof counts - len, " %s=%llu", pm_fault_op_name((pm_fault_op)op),
                             (unsigned long long)pm_fault_fs_count(fs, (pm_fault_op)op));
   say("ops%s\n", counts);
+  (void)pm_test_failures; /* support/commit_fixture.h brings the harness */
+  (void)pm_test_checks;
   paimon_table_free(d.table);
   paimon_catalog_free(cat);
   pm_fs_unref(fs);

@@ -3,6 +3,9 @@
  * it (tests/api/test_write_crash.c, test_write_concurrency.c): the table the
  * driver writes and the deterministic rows of batch b, so a test knows the
  * exact rows every committed batch must contribute.
+ *
+ * The table is the committer tests' scratch table (support/commit_fixture.h):
+ * id INT NOT NULL, name STRING, dt STRING (partition key), bucket -1.
  */
 #ifndef PM_TESTS_SUPPORT_ORACLE_CRASH_H
 #define PM_TESTS_SUPPORT_ORACLE_CRASH_H
@@ -10,22 +13,39 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The driver's table: partitioned by p (an append table). */
-#define OC_COLUMNS "id BIGINT NOT NULL, batch INT, s STRING, p INT"
-#define OC_PARTITION_KEY "p"
+#define OC_PARTITION_KEY "dt"
 #define OC_EXIT_FAULT 42 /* exit code of an injected crash (rule action exit=42) */
+#define OC_MAX_ROWS 64
 
-/* Rows of batch b as JSON lines (objects): rows = 1 + b % 3 unless n_rows > 0; partition
- * p = b % 2 unless part >= 0. Returns the text length (truncated to cap). */
+/* Partition of batch b: "part<P>" when part >= 0, else null / "x" / "2026-12-01" by b % 3. */
+static inline const char *oc_dt(long long b, int part, char *buf, size_t cap) {
+  if (part >= 0) {
+    snprintf(buf, cap, "part%d", part);
+    return buf;
+  }
+  return b % 3 == 0 ? NULL : b % 3 == 1 ? "x" : "2026-12-01";
+}
+
+/* Number of rows of batch b: n_rows when > 0, else 1 + b % 3. */
+static inline int oc_rows(long long b, int n_rows) { return n_rows > 0 ? n_rows : 1 + (int)(b % 3); }
+
+/* Row i of batch b: id and name. */
+static inline int oc_id(long long b, int i) { return (int)(b * 1000 + i); }
+static inline void oc_name(long long b, int i, char *buf, size_t cap) { snprintf(buf, cap, "b%lld-%d \u00e9", b, i); }
+
+/* Rows of batch b as JSON lines (objects {"id","name","dt"}). Returns the length. */
 static inline size_t oc_batch_json(long long b, int n_rows, int part, char *buf, size_t cap) {
-  int n = n_rows > 0 ? n_rows : 1 + (int)(b % 3);
-  int p = part >= 0 ? part : (int)(b % 2);
+  int n = oc_rows(b, n_rows);
+  char dbuf[32], name[64], dq[48];
+  const char *dt = oc_dt(b, part, dbuf, sizeof dbuf);
+  if (dt) snprintf(dq, sizeof dq, "\"%s\"", dt);
+  else snprintf(dq, sizeof dq, "null");
   size_t len = 0;
   buf[0] = 0;
-  for (int i = 0; i < n && len + 1 < cap; i++)
-    len += (size_t)snprintf(buf + len, cap - len,
-                            "{\"id\":%lld,\"batch\":%lld,\"s\":\"b%lld-%d \\\"q\\\" \\u00e9\",\"p\":%d}\n",
-                            b * 1000 + i, b, b, i, p);
+  for (int i = 0; i < n && len + 1 < cap; i++) {
+    oc_name(b, i, name, sizeof name);
+    len += (size_t)snprintf(buf + len, cap - len, "{\"id\":%d,\"name\":\"%s\",\"dt\":%s}\n", oc_id(b, i), name, dq);
+  }
   return len < cap ? len : cap - 1;
 }
 

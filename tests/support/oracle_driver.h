@@ -78,7 +78,7 @@ static inline void od_parse(const char *out_path, od_out *o) {
       o->recovered[o->n_recovered++] = k;
     else if (sscanf(line, "begin %lld", &k) == 1 && o->n_begun < OD_MAX_IDS) o->begun[o->n_begun++] = k;
     else if (!strncmp(line, "failed", 6) || !strncmp(line, "error", 5) || !strncmp(line, "usage", 5)) {
-      if (!o->failed) snprintf(o->fail_line, sizeof o->fail_line, "%s", line);
+      if (!o->failed) snprintf(o->fail_line, sizeof o->fail_line, "%.1000s", line);
       o->failed = 1;
     } else if (!strncmp(line, "ops ", 4)) {
       o->have_counts = 1;

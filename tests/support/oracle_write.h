@@ -143,6 +143,8 @@ static inline json_t *ow_read_ours(const paimon_table *t, paimon_error *err) {
       if (p && !strchr(ty, '<')) {
         const char *q = strchr(p, '(');
         digits[i] = q ? atoi(q + 1) : 6;
+      } else if (!strncmp(ty, "TIME", 4) && (ty[4] == 0 || ty[4] == '(' || ty[4] == ' ')) {
+        digits[i] = ty[4] == '(' ? atoi(ty + 5) : 0;
       }
     }
     paimon_free_string(ty);
