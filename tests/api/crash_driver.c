@@ -53,8 +53,7 @@
 #include "api/api_write_internal.h"
 #include "io/fs_fault.h"
 #include "paimon/write.h"
-#include "support/commit_fixture.h"
-#include "support/oracle_crash.h"
+#include "support/oracle_messages.h"
 
 static void say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static void say(const char *fmt, ...) {
@@ -111,49 +110,6 @@ static uint8_t *load_file(const char *path, size_t *len) {
   *len = b && n > 0 ? fread(b, 1, (size_t)n, f) : 0;
   fclose(f);
   return b;
-}
-
-static int mkdirs(const char *path) {
-  char p[4200];
-  snprintf(p, sizeof p, "%s", path);
-  for (char *q = p + 1; *q; q++)
-    if (*q == '/') {
-      *q = 0;
-      if (mkdir(p, 0755) && errno != EEXIST) return -1;
-      *q = '/';
-    }
-  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
-}
-
-/* schema-0 of <warehouse>/<db>.db/<name> unless it exists: written to a temporary name, then
- * link(2)ed to schema-0 (fails if present: the first of concurrent drivers wins). */
-static int create_table(const char *warehouse, const char *db, const char *name, const char *const *options,
-                        size_t n_options) {
-  char dir[4200], path[4300], tmp[4300];
-  snprintf(dir, sizeof dir, "%s/%s.db/%s/schema", warehouse, db, name);
-  snprintf(path, sizeof path, "%s/schema-0", dir);
-  if (access(path, F_OK) == 0) return 0;
-  if (mkdirs(dir)) return -1;
-  snprintf(tmp, sizeof tmp, "%s/.schema-0.%d.tmp", dir, (int)getpid());
-  FILE *f = fopen(tmp, "w");
-  if (!f) return -1;
-  fprintf(f,
-          "{\n  \"version\" : 3,\n  \"id\" : 0,\n  \"fields\" : [ {\n    \"id\" : 0,\n    \"name\" : \"id\",\n"
-          "    \"type\" : \"INT NOT NULL\"\n  }, {\n    \"id\" : 1,\n    \"name\" : \"name\",\n    \"type\" : \"STRING\"\n"
-          "  }, {\n    \"id\" : 2,\n    \"name\" : \"dt\",\n    \"type\" : \"STRING\"\n  } ],\n"
-          "  \"highestFieldId\" : 2,\n  \"partitionKeys\" : [ \"dt\" ],\n  \"primaryKeys\" : [ ],\n"
-          "  \"options\" : {\n    \"bucket\" : \"-1\"");
-  for (size_t i = 0; i < n_options; i++) fprintf(f, ",\n    %s", options[i]);
-  fprintf(f, "\n  },\n  \"timeMillis\" : 1733000000000\n}");
-  if (fflush(f) || fsync(fileno(f)) || fclose(f)) return -1;
-  int rc = link(tmp, path);
-  int e = errno;
-  unlink(tmp);
-  if (rc && e != EEXIST) {
-    errno = e;
-    return -1;
-  }
-  return 0;
 }
 
 typedef struct driver {
@@ -243,39 +199,11 @@ static int recover(driver *d) {
   return 0;
 }
 
-/* The commit messages of batch b: one Parquet data file in its partition. */
-static paimon_status batch_messages(driver *d, long long b, int64_t ident, paimon_commit_messages **out,
-                                    paimon_error *err) {
-  int n = oc_rows(b, d->rows);
-  if (n > OC_MAX_ROWS) n = OC_MAX_ROWS;
-  int32_t ids[OC_MAX_ROWS];
-  char names_buf[OC_MAX_ROWS][64], dbuf[32];
-  const char *names[OC_MAX_ROWS];
-  for (int i = 0; i < n; i++) {
-    ids[i] = oc_id(b, i);
-    oc_name(b, i, names_buf[i], sizeof names_buf[i]);
-    names[i] = names_buf[i];
-  }
-  pm_table *t = d->table->t;
-  pm_path_factory pf;
-  pm_path_factory_init(&pf, t->fs, t->root);
-  pm_manifest_committable *c = cf_committable(ident, 1);
-  cf_add_file(c, t, &pf, oc_dt(b, d->part, dbuf, sizeof dbuf), ids, names, n);
-  pm_error e;
-  pm_error_clear(&e);
-  int rc = pm_api_messages_wrap(c, out, &e);
-  if (rc) {
-    err->code = (paimon_status)rc;
-    snprintf(err->message, sizeof err->message, "%s", e.message);
-  }
-  return (paimon_status)rc;
-}
-
 static int step(driver *d, long long k) {
   paimon_error err = {0};
   paimon_commit_messages *m = NULL;
   int64_t ident = d->overwrite ? PAIMON_BATCH_COMMIT_IDENTIFIER : (int64_t)k;
-  paimon_status st = batch_messages(d, d->base + k, ident, &m, &err);
+  paimon_status st = oc_batch_messages(d->table->t, d->base + k, d->rows, d->part, ident, &m, &err);
   if (st) {
     paimon_commit_messages_free(m);
     say("failed %lld %s %s\n", k, paimon_status_name(st), err.message);
@@ -352,7 +280,7 @@ int main(int argc, char **argv) {
     snprintf(state_default, sizeof state_default, "%s/../state", warehouse);
     d.state = state_default;
   }
-  if (mkdirs(warehouse) || mkdirs(d.state)) {
+  if (oc_mkdirs(warehouse) || oc_mkdirs(d.state)) {
     fprintf(stderr, "cannot create %s / %s\n", warehouse, d.state);
     return 2;
   }
@@ -387,7 +315,7 @@ int main(int argc, char **argv) {
   }
   paimon_error err = {0};
   int exit_code = 0;
-  if (create_table(warehouse, db, name, options, n_options)) {
+  if (oc_create_table(warehouse, db, name, options, n_options)) {
     say("error create table: %s\n", strerror(errno));
     exit_code = 2;
   }

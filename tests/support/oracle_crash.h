@@ -10,8 +10,11 @@
 #ifndef PM_TESTS_SUPPORT_ORACLE_CRASH_H
 #define PM_TESTS_SUPPORT_ORACLE_CRASH_H
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #define OC_PARTITION_KEY "dt"
 #define OC_EXIT_FAULT 42 /* exit code of an injected crash (rule action exit=42) */
@@ -47,6 +50,49 @@ static inline size_t oc_batch_json(long long b, int n_rows, int part, char *buf,
     len += (size_t)snprintf(buf + len, cap - len, "{\"id\":%d,\"name\":\"%s\",\"dt\":%s}\n", oc_id(b, i), name, dq);
   }
   return len < cap ? len : cap - 1;
+}
+
+static inline int oc_mkdirs(const char *path) {
+  char p[4200];
+  snprintf(p, sizeof p, "%s", path);
+  for (char *q = p + 1; *q; q++)
+    if (*q == '/') {
+      *q = 0;
+      if (mkdir(p, 0755) && errno != EEXIST) return -1;
+      *q = '/';
+    }
+  return mkdir(p, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* schema-0 of <warehouse>/<db>.db/<name> unless it exists: written to a temporary name, then
+ * link(2)ed to schema-0 (fails if present: the first of concurrent drivers wins). */
+static inline int oc_create_table(const char *warehouse, const char *db, const char *name, const char *const *options,
+                        size_t n_options) {
+  char dir[4200], path[4300], tmp[4300];
+  snprintf(dir, sizeof dir, "%s/%s.db/%s/schema", warehouse, db, name);
+  snprintf(path, sizeof path, "%s/schema-0", dir);
+  if (access(path, F_OK) == 0) return 0;
+  if (oc_mkdirs(dir)) return -1;
+  snprintf(tmp, sizeof tmp, "%s/.schema-0.%d.tmp", dir, (int)getpid());
+  FILE *f = fopen(tmp, "w");
+  if (!f) return -1;
+  fprintf(f,
+          "{\n  \"version\" : 3,\n  \"id\" : 0,\n  \"fields\" : [ {\n    \"id\" : 0,\n    \"name\" : \"id\",\n"
+          "    \"type\" : \"INT NOT NULL\"\n  }, {\n    \"id\" : 1,\n    \"name\" : \"name\",\n    \"type\" : \"STRING\"\n"
+          "  }, {\n    \"id\" : 2,\n    \"name\" : \"dt\",\n    \"type\" : \"STRING\"\n  } ],\n"
+          "  \"highestFieldId\" : 2,\n  \"partitionKeys\" : [ \"dt\" ],\n  \"primaryKeys\" : [ ],\n"
+          "  \"options\" : {\n    \"bucket\" : \"-1\"");
+  for (size_t i = 0; i < n_options; i++) fprintf(f, ",\n    %s", options[i]);
+  fprintf(f, "\n  },\n  \"timeMillis\" : 1733000000000\n}");
+  if (fflush(f) || fsync(fileno(f)) || fclose(f)) return -1;
+  int rc = link(tmp, path);
+  int e = errno;
+  unlink(tmp);
+  if (rc && e != EEXIST) {
+    errno = e;
+    return -1;
+  }
+  return 0;
 }
 
 #endif
