@@ -147,6 +147,38 @@ static int slot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int
 
 /* ------------------------------------------------------------ open */
 
+/* Java's Parquet field ids of ARRAY elements and MAP keys / values
+ * (SpecialFields: base Integer.MAX_VALUE / 4, 1024 per field id, + depth). */
+#define NESTED_ID_BASE 536870911
+static int nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fid, int32_t depth, pm_error *err) {
+  const char *k[1] = {"PARQUET:field_id"};
+  char v[24];
+  const char *vv[1] = {v};
+  switch (t->root) {
+    case PM_DT_ARRAY:
+    case PM_DT_VECTOR:
+      snprintf(v, sizeof v, "%d", NESTED_ID_BASE + fid * 1024 + depth + 1);
+      PM_TRY(pm_schema_set_metadata(s->children[0], 1, k, vv, err));
+      return nested_ids(s->children[0], t->element, fid, depth + 1, err);
+    case PM_DT_MAP:
+    case PM_DT_MULTISET: {
+      struct ArrowSchema *e = s->children[0];
+      snprintf(v, sizeof v, "%d", NESTED_ID_BASE - fid * 1024 - depth - 1);
+      PM_TRY(pm_schema_set_metadata(e->children[0], 1, k, vv, err));
+      snprintf(v, sizeof v, "%d", NESTED_ID_BASE + fid * 1024 + depth + 1);
+      PM_TRY(pm_schema_set_metadata(e->children[1], 1, k, vv, err));
+      PM_TRY(nested_ids(e->children[0], t->root == PM_DT_MAP ? t->key : t->element, fid, depth + 1, err));
+      if (t->root == PM_DT_MAP) PM_TRY(nested_ids(e->children[1], t->value, fid, depth + 1, err));
+      return 0;
+    }
+    case PM_DT_ROW:
+      for (size_t i = 0; i < t->n_fields; i++)
+        PM_TRY(nested_ids(s->children[i], t->fields[i].type, t->fields[i].id, 0, err));
+      return 0;
+    default: return 0;
+  }
+}
+
 static int stats_modes(pm_table_write *w, pm_error *err) {
   const pm_core_options *co = &w->t->co;
   w->modes = calloc(w->n_fields + 1, sizeof *w->modes);
@@ -232,6 +264,8 @@ int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write 
   if (w->max_open < 1) w->max_open = 1;
   pm_uuid_random(w->uuid);
   if (!rc) rc = pm_dfields_to_arrow(w->fields, w->n_fields, &w->schema, err);
+  for (size_t i = 0; !rc && w->fmt && !strcmp(w->fmt->name, "parquet") && i < w->n_fields; i++)
+    rc = nested_ids(w->schema.children[i], w->fields[i].type, w->fields[i].id, 0, err);
   if (!rc) rc = pm_type_from_schema(&w->schema, &w->type, err);
   if (!rc) rc = stats_modes(w, err);
   w->n_part = t->n_partition_keys;

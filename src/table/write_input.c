@@ -481,7 +481,9 @@ int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct Ar
   struct ArrowArray view;
   view.release = NULL;
   int rc = build_struct(fields, n_fields, &in, s, a, 1, &path, 0, &view, err);
-  if (!rc && view.offset) {
+  int sliced = view.offset != 0;
+  for (int64_t i = 0; !rc && i < view.n_children; i++) sliced |= view.children[i]->length != view.length;
+  if (!rc && sliced) {
     /* offset 0 for the consumers: slice the columns, the slice keeps the view */
     rc = pm_write_slice(&view, 0, view.length, out, err);
     if (!rc) {
