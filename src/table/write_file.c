@@ -139,7 +139,9 @@ int pm_wfile_open(pm_table_write *w, pm_wslot *s, pm_error *err) {
   }
   if (!rc) rc = pm_fs_mkdirs(w->t->fs, dir, err);
   free(dir);
-  if (!rc) rc = pm_format_writer_open(w->fmt, f->path, &w->schema, &w->wo, &f->fw, err);
+  pm_out_file *sink = NULL;
+  if (!rc) rc = pm_fs_create(w->t->fs, f->path, &sink, err);
+  if (!rc) rc = pm_format_writer_open_sink(w->fmt, sink, &w->schema, &w->wo, &f->fw, err); /* takes sink */
   if (rc) {
     wfile_free(f);
     return rc;

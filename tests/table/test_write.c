@@ -5,6 +5,7 @@
 
 #include "data/bucket.h"
 #include "support/commit_fixture.h"
+#include "io/fs_fault.h"
 #include "table/write.h"
 
 static char root[512];
@@ -383,12 +384,173 @@ static void test_rolling_and_formats(void) {
   }
 }
 
+/* An injected I/O error at any file operation of a write fails it naming the
+ * file, and the writer's free leaves no file behind (nothing visible, no temp). */
+static void test_faults(void) {
+  static const pm_fault_op ops[] = {PM_FAULT_OP_MKDIRS, PM_FAULT_OP_CREATE, PM_FAULT_OP_WRITE, PM_FAULT_OP_FSYNC,
+                                    PM_FAULT_OP_PUBLISH};
+  for (size_t o = 0; o < sizeof ops / sizeof ops[0]; o++) {
+    for (uint64_t nth = 1; nth <= 3; nth += 2) {
+      char dir[600];
+      snprintf(dir, sizeof dir, "%s/fault", root);
+      mk_table(dir, 1, "\"bucket\" : \"-1\", \"target-file-size\" : \"1 kb\"");
+      pm_error err;
+      memset(&err, 0, sizeof err);
+      pm_fs *fs = NULL;
+      CHECK_OK(pm_fault_fs_new(pm_fs_local(), &fs, &err), &err);
+      pm_table *t = cf_open(dir, fs);
+      pm_fault_rule rule = {.op = ops[o], .nth = nth, .times = 0, .action = PM_FAULT_ERROR};
+      pm_fault_fs_arm(fs, &rule);
+      pm_table_write *w = NULL;
+      CHECK_OK(pm_table_write_open(t, NULL, &w, &err), &err);
+      enum { N = 200 };
+      int32_t ids[N];
+      const char *names[N], *dts[N];
+      for (int i = 0; i < N; i++) {
+        ids[i] = i;
+        names[i] = "some text to fill the file a bit";
+        dts[i] = i % 3 ? "p1" : "p2";
+      }
+      tbatch b;
+      tb_make(&b, "ind", N, ids, names, dts);
+      int rc = pm_table_write_arrow(w, &b.s, &b.a, &err);
+      tb_free(&b);
+      pm_manifest_committable *m = NULL;
+      if (!rc) rc = pm_table_write_prepare(w, PM_BATCH_COMMIT_IDENTIFIER, &m, &err);
+      CHECK_EQ_INT(rc, PAIMON_ERR_IO);
+      CHECK(strstr(err.message, "injected") != NULL && strstr(err.message, dir) != NULL);
+      /* a failed writer stays failed */
+      if (rc) CHECK_EQ_INT(pm_table_write_prepare(w, PM_BATCH_COMMIT_IDENTIFIER, &m, &err), PAIMON_ERR_IO);
+      pm_committable_free(m);
+      pm_fault_fs_disarm(fs);
+      pm_table_write_free(w);
+      CHECK_EQ_INT(count_files(dir, NULL), 0);
+      pm_table_free(t);
+      pm_fs_unref(fs);
+    }
+  }
+}
+
+/* data-file.path-directory and external paths (round-robin over two roots). */
+static void test_locations(void) {
+  char dir[600], opts[2048];
+  snprintf(dir, sizeof dir, "%s/loc", root);
+  snprintf(opts, sizeof opts,
+           "\"bucket\" : \"-1\", \"data-file.path-directory\" : \"data\", \"target-file-size\" : \"1 kb\", "
+           "\"data-file.external-paths\" : \"file://%s/ext1,file://%s/ext2/\", "
+           "\"data-file.external-paths.strategy\" : \"round-robin\"",
+           root, root);
+  mk_table(dir, 1, opts);
+  pm_table *t = cf_open(dir, NULL);
+  pm_error err;
+  memset(&err, 0, sizeof err);
+  pm_table_write *w = NULL;
+  CHECK_OK(pm_table_write_open(t, NULL, &w, &err), &err);
+  enum { N = 300 };
+  int32_t ids[N];
+  const char *names[N], *dts[N];
+  char nb[N][32];
+  for (int i = 0; i < N; i++) {
+    ids[i] = i;
+    snprintf(nb[i], sizeof nb[i], "v%d-%x", i, (unsigned)(i * 40503u));
+    names[i] = nb[i];
+    dts[i] = "p";
+  }
+  tbatch b;
+  tb_make(&b, "ind", N, ids, names, dts);
+  CHECK_OK(pm_table_write_arrow(w, &b.s, &b.a, &err), &err);
+  tb_free(&b);
+  pm_manifest_committable *m = NULL;
+  CHECK_OK(pm_table_write_prepare(w, PM_BATCH_COMMIT_IDENTIFIER, &m, &err), &err);
+  int in1 = 0, in2 = 0;
+  for (size_t i = 0; m && i < m->n_messages; i++)
+    for (size_t k = 0; k < m->messages[i].new_files.n; k++) {
+      const char *e = m->messages[i].new_files.items[k].external_path;
+      char want[1200];
+      snprintf(want, sizeof want, "file:%s/ext", root);
+      CHECK(e && !strncmp(e, want, strlen(want)) && strstr(e, "/data/dt=p/bucket-0/data-"));
+      if (e && strstr(e, "/ext1/")) in1++;
+      if (e && strstr(e, "/ext2/")) in2++;
+    }
+  CHECK(in1 > 0 && in2 > 0 && (in1 - in2 <= 1 && in2 - in1 <= 1)); /* round robin */
+  CHECK_EQ_INT(commit_all(t, m), 1);
+  pm_committable_free(m);
+  pm_table_write_free(w);
+  CHECK(cf_check(dir));
+  char **lines = malloc(N * sizeof *lines);
+  for (int i = 0; i < N; i++) {
+    char l[128];
+    snprintf(l, sizeof l, "%d|%s|p", ids[i], names[i]);
+    lines[i] = strdup(l);
+  }
+  char *exp = cf_join_sorted(lines, N);
+  CHECK(cf_rows_are(dir, exp));
+  free(exp);
+  pm_table_free(t);
+
+  /* without external paths: the files go under <table>/data/ */
+  snprintf(dir, sizeof dir, "%s/loc2", root);
+  mk_table(dir, 0, "\"bucket\" : \"-1\", \"data-file.path-directory\" : \"data\", \"data-file.prefix\" : \"part-\"");
+  t = cf_open(dir, NULL);
+  CHECK_OK(pm_table_write_open(t, NULL, &w, &err), &err);
+  tb_make(&b, "in", 2, ids, names, NULL);
+  CHECK_OK(pm_table_write_arrow(w, &b.s, &b.a, &err), &err);
+  tb_free(&b);
+  CHECK_OK(pm_table_write_prepare(w, PM_BATCH_COMMIT_IDENTIFIER, &m, &err), &err);
+  CHECK(m && m->n_messages == 1 && !strncmp(m->messages[0].new_files.items[0].file_name, "part-", 5));
+  CHECK_EQ_INT(commit_all(t, m), 1);
+  pm_committable_free(m);
+  pm_table_write_free(w);
+  CHECK_EQ_INT(count_files(dir, ".parquet"), 1);
+  char sub[1200];
+  snprintf(sub, sizeof sub, "%s/data/bucket-0", dir);
+  CHECK_EQ_INT(count_files(sub, ".parquet"), 1);
+  CHECK(cf_check(dir));
+  pm_table_free(t);
+}
+
+/* write-max-writers-to-spill: beyond the limit the least recently used file is closed. */
+static void test_max_writers(void) {
+  char dir[600];
+  snprintf(dir, sizeof dir, "%s/maxw", root);
+  mk_table(dir, 1, "\"bucket\" : \"-1\", \"write-max-writers-to-spill\" : \"2\"");
+  pm_table *t = cf_open(dir, NULL);
+  pm_error err;
+  memset(&err, 0, sizeof err);
+  pm_table_write *w = NULL;
+  CHECK_OK(pm_table_write_open(t, NULL, &w, &err), &err);
+  static const char *const order[] = {"a", "b", "a", "c", "a", "b"};
+  for (int r = 0; r < 6; r++) {
+    int32_t id = r;
+    const char *nm = "x";
+    tbatch b;
+    tb_make(&b, "ind", 1, &id, &nm, &order[r]);
+    CHECK_OK(pm_table_write_arrow(w, &b.s, &b.a, &err), &err);
+    tb_free(&b);
+  }
+  pm_manifest_committable *m = NULL;
+  CHECK_OK(pm_table_write_prepare(w, PM_BATCH_COMMIT_IDENTIFIER, &m, &err), &err);
+  /* a stays open throughout (most recently used when c and b open); b is closed by c, reopened */
+  size_t files = 0;
+  for (size_t i = 0; m && i < m->n_messages; i++) files += m->messages[i].new_files.n;
+  CHECK_EQ_INT(files, 4);
+  CHECK_EQ_INT(commit_all(t, m), 1);
+  pm_committable_free(m);
+  pm_table_write_free(w);
+  CHECK(cf_check(dir));
+  CHECK(cf_rows_are(dir, "0|x|a\n1|x|b\n2|x|a\n3|x|c\n4|x|a\n5|x|b\n"));
+  pm_table_free(t);
+}
+
 int main(void) {
   snprintf(root, sizeof root, "/tmp/pm_test_write_%d", (int)getpid());
   RUN_TEST(test_unpartitioned);
   RUN_TEST(test_partitions_and_buckets);
   RUN_TEST(test_bad_input);
   RUN_TEST(test_rolling_and_formats);
+  RUN_TEST(test_faults);
+  RUN_TEST(test_locations);
+  RUN_TEST(test_max_writers);
   char cmd[600];
   if (!pm_test_failures) {
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
