@@ -341,7 +341,20 @@ void pm_table_free(pm_table *t) {
   free(t->schema_cache);
   free(t->schema_cache_ids);
   pthread_mutex_destroy(&t->schema_lock);
+  pm_table_free(t->fallback);
+  pthread_mutex_destroy(&t->fallback_lock);
   free(t);
+}
+
+int pm_table_fallback(pm_table *t, pm_table **out, pm_error *err) {
+  *out = NULL;
+  const char *fb = t->co.scan_fallback_branch;
+  if (!fb) return 0;
+  pthread_mutex_lock(&t->fallback_lock);
+  int rc = t->fallback ? 0 : pm_table_reopen(t, fb, NULL, &t->fallback, err);
+  *out = t->fallback;
+  pthread_mutex_unlock(&t->fallback_lock);
+  return rc;
 }
 
 static const char *base_name(const char *path, char *buf, size_t cap) {
@@ -366,6 +379,7 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
   t->fs = pm_fs_ref(fs);
   atomic_init(&t->refs, 1);
   pthread_mutex_init(&t->schema_lock, NULL);
+  pthread_mutex_init(&t->fallback_lock, NULL);
   pm_options_init(&t->options);
   pm_options_init(&t->dynamic_options);
   int rc = 0, fail = 0;

@@ -101,6 +101,15 @@ int pm_read_splits(pm_table *t, pm_data_split *const *splits, size_t n, const pm
 int pm_read_incremental_splits(pm_table *t, pm_split *const *splits, size_t n, const pm_read_options *opt,
                                struct ArrowArrayStream *out, pm_error *err);
 
+/* Reads splits planned with a scan.fallback-branch (scan.h: splits from fallback_start on come
+ * from the branch): splits[i] with is_fallback[i] == 0 with t, then the others with t's fallback
+ * table (pm_table_fallback: the branch's schema, keys and merge engine). opt->filter, bound to
+ * t's schema, is re-bound by column name to the branch (a filter on a column the branch lacks is
+ * PAIMON_ERR_NOT_FOUND); opt->limit holds across both parts; the batches take the first part's
+ * schema. is_fallback may be NULL (none). Borrowing as pm_read_splits; opt->columns are copied. */
+int pm_read_splits_with_fallback(pm_table *t, pm_data_split *const *splits, const int *is_fallback, size_t n,
+                                 const pm_read_options *opt, struct ArrowArrayStream *out, pm_error *err);
+
 /* Convenience for one split. */
 int pm_read_split(pm_table *t, const pm_data_split *split, const pm_read_options *opt, struct ArrowArrayStream *out,
                   pm_error *err);

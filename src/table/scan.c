@@ -1618,20 +1618,14 @@ static int partition_in_entries(const pm_manifest_entries *v, const pm_bytes *pa
   return 0;
 }
 
-/* Adds the splits of branch fb whose partitions main (snapshot main_snap) does not have. */
-static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snapshot *main_snap, const char *fb,
+/* Adds the splits of the scan.fallback-branch table whose partitions main (snapshot main_snap) does not have. */
+static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snapshot *main_snap,
                          pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   pm_manifest_entries main_live;
   pm_manifest_entries_init(&main_live);
   if (main_snap) PM_TRY(pm_scan_live_files(t, main_snap, filter, &main_live, err));
-  pm_options opts;
-  pm_options_init(&opts);
-  int rc = 0;
-  const char *rw_key = pm_core_option_key(PM_CO_PATH_REWRITE), *rw = pm_options_get(&t->dynamic_options, rw_key);
-  if (rw) rc = pm_options_set(&opts, rw_key, rw, err);
-  pm_table *bt = NULL;
-  if (!rc) rc = pm_table_open_fs(t->fs, t->root, t->database, t->name, fb, &opts, NULL, &bt, err);
-  pm_options_clear(&opts);
+  pm_table *bt = NULL; /* the scan.fallback-branch table, borrowed from t */
+  int rc = pm_table_fallback(t, &bt, err);
   if (rc) {
     pm_manifest_entries_clear(&main_live);
     return rc;
@@ -1663,7 +1657,6 @@ static int plan_fallback(pm_table *t, const pm_predicate *filter, const pm_snaps
   }
   free(other.splits);
   pm_snapshot_free(snap);
-  pm_table_free(bt);
   pm_manifest_entries_clear(&main_live);
   return rc;
 }
@@ -2210,7 +2203,7 @@ int pm_scan_plan_ex(pm_table *t, const pm_predicate *filter, int64_t limit, int 
     const char *fb = t->co.scan_fallback_branch;
     plan->fallback_start = pb.n;
     if (!rc && fb && *fb && !strcmp(t->branch, "main") && strcmp(fb, "main")) {
-      rc = plan_fallback(t, filter, snap, fb, &plan->explain, &pb, err);
+      rc = plan_fallback(t, filter, snap, &plan->explain, &pb, err);
       if (!rc && pb.n > plan->fallback_start && !(plan->fallback_branch = strdup(fb))) rc = PM_NOMEM(err);
     }
     pm_snapshot_free(snap);

@@ -4,9 +4,9 @@
  * reader needs (bucket directories, data / index file paths, external path
  * rewrites).
  *
- * A pm_table is immutable after pm_table_open except for the schema cache,
- * which is guarded by a mutex, so one handle may be shared by several reader
- * threads. Ownership: pm_table_open returns a handle the caller frees with
+ * A pm_table is immutable after pm_table_open except for the schema cache
+ * and the fallback-branch table opened on first use, each guarded by a
+ * mutex, so one handle may be shared by several reader threads. Ownership: pm_table_open returns a handle the caller frees with
  * pm_table_free; every pointer inside it is owned by the handle.
  */
 #ifndef PM_TABLE_TABLE_H
@@ -94,6 +94,10 @@ typedef struct pm_table {
   pm_table_schema **schema_cache;
   int64_t *schema_cache_ids;
   size_t n_schema_cache;
+
+  /* The scan.fallback-branch table, opened once on first use (pm_table_fallback; guarded by fallback_lock). */
+  pthread_mutex_t fallback_lock;
+  struct pm_table *fallback;
 } pm_table;
 
 /*
@@ -103,8 +107,9 @@ typedef struct pm_table {
  * may come from either the dynamic or the catalog options (dynamic rules
  * are tried first). Either may be NULL. A table with no schema file is
  * PAIMON_ERR_NOT_FOUND naming the schema directory. If the table option
- * `scan.fallback-branch` is set, that is recorded in options only: scan.c
- * resolves it. database/name may be NULL (derived from the path).
+ * `scan.fallback-branch` is set, the planner (scan.c) and the reader
+ * (pm_read_splits_with_fallback) use that branch through pm_table_fallback.
+ * database/name may be NULL (derived from the path).
  */
 int pm_table_open_path(const char *root, const char *database, const char *name, const char *branch,
                        const pm_options *dynamic, const pm_options *catalog, pm_table **out, pm_error *err);
@@ -122,6 +127,12 @@ int pm_table_reopen(const pm_table *t, const char *branch, const pm_options *ext
  * opened with even after newer schema files appear. */
 pm_table *pm_table_retain(pm_table *t); /* NULL ok */
 void pm_table_free(pm_table *t);        /* NULL ok */
+
+/* The table of branch `scan.fallback-branch` (t's dynamic options overlaid, as pm_table_reopen),
+ * opened on the first call and kept by t, so planning and every read of t share one handle:
+ * *out is borrowed (valid while t lives; pm_table_retain to keep it longer), NULL when the option
+ * is not set. Thread-safe. */
+int pm_table_fallback(pm_table *t, pm_table **out, pm_error *err);
 
 /* Effective option value or NULL. */
 static inline const char *pm_table_option(const pm_table *t, const char *key) {

@@ -7,6 +7,7 @@
 #include "io/file.h"
 #include "meta/split.h"
 #include "table/catalog.h"
+#include "table/read.h"
 #include "table/scan.h"
 
 #define WH_PARQUET PM_SHARED("fixtures/warehouse/parquet")
@@ -414,6 +415,55 @@ static void test_fallback_branch(void) {
   pm_table_free(t);
 }
 
+/* The fallback branch's table is opened once per table handle: planning and reading (table
+ * layer, pm_read_splits_with_fallback) use the handle pm_table_fallback keeps; the rows read are
+ * the fixture's expected rows. */
+static void test_fallback_handle_once(void) {
+  pm_error err = {0};
+  const char *id = "append_table_with_rt_branch.append_table_with_rt_branch";
+  pm_table *t = open_table_in(WH_PARQUET, id, NULL, NULL, NULL, NULL);
+  pm_table *a = NULL, *b = NULL;
+  if (t) CHECK_OK(pm_table_fallback(t, &a, &err), &err);
+  if (t) CHECK_OK(pm_table_fallback(t, &b, &err), &err);
+  CHECK(a != NULL && a == b);
+  if (a) CHECK_EQ_STR(a->branch, "rt");
+  char path[512];
+  snprintf(path, sizeof path, "%s/parquet__append_table_with_rt_branch__snapshot-1.json", PM_SHARED("fixtures/expected"));
+  json_error_t je;
+  json_t *ex = json_load_file(path, 0, &je);
+  CHECK(ex != NULL);
+  for (int round = 0; t && a && round < 2; round++) {
+    pm_plan *p = NULL;
+    CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+    if (!p) break;
+    CHECK(p->fallback_start < p->n_splits);
+    pm_table *c = NULL;
+    CHECK_OK(pm_table_fallback(t, &c, &err), &err);
+    CHECK(c == a); /* planning did not open another */
+    int *fb = calloc(p->n_splits + 1, sizeof *fb);
+    for (size_t i = p->fallback_start; fb && i < p->n_splits; i++) fb[i] = 1;
+    struct ArrowArrayStream s;
+    int64_t rows = 0;
+    if (fb && pm_read_splits_with_fallback(t, p->splits, fb, p->n_splits, NULL, &s, &err) == 0) {
+      CHECK_EQ_INT(atomic_load(&a->refs), 2); /* the stream reads with the kept handle */
+      struct ArrowArray batch;
+      while (s.get_next(&s, &batch) == 0 && batch.release) {
+        rows += batch.length;
+        batch.release(&batch);
+      }
+      s.release(&s);
+    } else {
+      CHECK_MSG(0, "%s", err.message);
+    }
+    CHECK_EQ_INT(atomic_load(&a->refs), 1);
+    CHECK_EQ_INT(rows, (int64_t)json_array_size(json_object_get(ex, "rows")));
+    free(fb);
+    pm_plan_free(p);
+  }
+  json_decref(ex);
+  pm_table_free(t);
+}
+
 /* Splits planned by Java for append_table_with_rt_branch (serialized next to the table):
  * the same (partition dir, bucket, total buckets, files, raw flag, snapshot) as ours. */
 static void split_key(const pm_data_split *s, char *buf, size_t cap) {
@@ -633,6 +683,7 @@ int main(void) {
   RUN_TEST(test_pk_limit_pushdown);
   RUN_TEST(test_incremental);
   RUN_TEST(test_fallback_branch);
+  RUN_TEST(test_fallback_handle_once);
   RUN_TEST(test_java_splits);
   RUN_TEST(test_java_split_samples);
   RUN_TEST(test_damaged_tables);
