@@ -499,7 +499,7 @@ static void run_model(const merge_cfg *cfg, size_t commits, int *saw_full, int *
     /* new base */
     size_t nin = base.n + delta.n;
     pm_manifest_file_meta *in = malloc((nin + 1) * sizeof *in);
-    memcpy(in, base.items, base.n * sizeof *in);
+    if (base.n) memcpy(in, base.items, base.n * sizeof *in);
     if (delta.n) memcpy(in + base.n, delta.items, delta.n * sizeof *in);
     pm_manifest_file_metas nb;
     pm_manifest_file_metas_init(&nb);
@@ -547,8 +547,8 @@ static void run_model(const merge_cfg *cfg, size_t commits, int *saw_full, int *
     /* base + delta = the model */
     size_t nall = base.n + delta.n;
     pm_manifest_file_meta *all = malloc((nall + 1) * sizeof *all);
-    memcpy(all, base.items, base.n * sizeof *all);
-    memcpy(all + base.n, delta.items, delta.n * sizeof *all);
+    if (base.n) memcpy(all, base.items, base.n * sizeof *all);
+    if (delta.n) memcpy(all + base.n, delta.items, delta.n * sizeof *all);
     size_t left = 0;
     if (!check_live_set(dir, all, nall, &md, &left)) {
       CHECK_MSG(0, "commit %zu: live file set differs from the model", c);
