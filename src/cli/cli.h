@@ -3,6 +3,8 @@
 #ifndef PM_CLI_CLI_H
 #define PM_CLI_CLI_H
 
+#include "paimon/paimon.h"
+
 int cli_parquet_main(int argc, char **argv); /* paimon parquet schema|meta|cat|scan|convert */
 int cli_orc_main(int argc, char **argv);     /* paimon orc schema|meta|cat|scan|convert */
 int cli_avro_main(int argc, char **argv);    /* paimon avro schema|cat */
@@ -18,5 +20,10 @@ int cli_alter_main(const char *warehouse, int argc, char **argv);
 int cli_wants_help(int argc, char **argv);
 /* 1 if paths a and b name the same file (same device and inode; equal strings when a does not exist). */
 int cli_same_file(const char *a, const char *b);
+
+/* paimon db create|drop and paimon table create|drop|rename (cli_ddl.c); -1 when argv[1] is none of them. */
+int cli_ddl_main(const char *warehouse, int argc, char **argv);
+/* Opens the catalog of -w / $PAIMON_WAREHOUSE (warnings printed); 0, or the exit code after a message. */
+int cli_open_catalog(const char *warehouse, paimon_catalog **out);
 
 #endif

@@ -15,6 +15,13 @@
 static void usage(FILE *out) {
   fputs("usage: paimon [-w WAREHOUSE] db list\n"
         "       paimon [-w WAREHOUSE] db list-tables DB\n"
+        "       paimon [-w WAREHOUSE] db create DB [--ignore-if-exists] [--option k=v ...]\n"
+        "       paimon [-w WAREHOUSE] db drop DB [--cascade] [--ignore-if-not-exists]\n"
+        "       paimon [-w WAREHOUSE] table create DB.T (--schema FILE.json | --columns 'id INT, ...')\n"
+        "              [--primary-key a,b] [--partition-keys p,q] [--option k=v ...] [--comment TEXT]\n"
+        "              [--ignore-if-exists]\n"
+        "       paimon [-w WAREHOUSE] table drop DB.T [--ignore-if-not-exists]\n"
+        "       paimon [-w WAREHOUSE] table rename DB.T DB.T2\n"
         "       paimon [-w WAREHOUSE] table get DB.T            schema, keys and options\n"
         "       paimon [-w WAREHOUSE] table snapshots DB.T [--limit N] [--format F]   ($snapshots)\n"
         "       paimon [-w WAREHOUSE] table files DB.T [TIME-TRAVEL] [--option k=v ...] [--limit N] [--format F]\n"
@@ -134,14 +141,14 @@ static int print_stream(struct ArrowArrayStream *s, const print_args *pa) {
 
 static int cmd_db(const char *warehouse, int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "paimon db: missing subcommand (list, list-tables DB)\n");
+    fprintf(stderr, "paimon db: missing subcommand (list, list-tables DB, create DB, drop DB)\n");
     usage(stderr);
     return 2;
   }
   const char *sub = argv[1];
   int is_list = !strcmp(sub, "list"), is_tables = !strcmp(sub, "list-tables");
   if (!is_list && !is_tables) {
-    fprintf(stderr, "paimon db: unknown subcommand '%s' (list, list-tables DB)\n", sub);
+    fprintf(stderr, "paimon db: unknown subcommand '%s' (list, list-tables DB, create DB, drop DB)\n", sub);
     return 2;
   }
   for (int i = 2; i < argc; i++)
@@ -580,13 +587,13 @@ static int cmd_read_or_explain(paimon_catalog *cat, const table_args *a, int exp
 
 static int cmd_table(const char *warehouse, int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "paimon table: missing subcommand (get, read, snapshots, files, partitions, explain)\n");
+    fprintf(stderr, "paimon table: missing subcommand (get, read, snapshots, files, partitions, explain, create, drop, rename)\n");
     usage(stderr);
     return 2;
   }
   const char *sub = argv[1];
   if (allowed_options(sub) < 0) {
-    fprintf(stderr, "paimon table: unknown subcommand '%s' (get, read, snapshots, files, partitions, explain)\n",
+    fprintf(stderr, "paimon table: unknown subcommand '%s' (get, read, snapshots, files, partitions, explain, create, drop, rename)\n",
             sub);
     return 2;
   }
@@ -618,8 +625,12 @@ static int cmd_table(const char *warehouse, int argc, char **argv) {
   return rc;
 }
 
+int cli_open_catalog(const char *warehouse, paimon_catalog **out) { return open_catalog(warehouse, out); }
+
 int cli_table_main(const char *warehouse, int argc, char **argv) {
   if (argc < 1) return 2;
+  int ddl = cli_ddl_main(warehouse, argc, argv);
+  if (ddl >= 0) return ddl;
   if (cli_wants_help(argc, argv)) {
     usage(stdout);
     return 0;

@@ -14,6 +14,8 @@ static void usage(FILE *out) {
         "  orc schema|meta|cat|scan|convert FILE ...       inspect and convert ORC files\n"
         "  avro schema|cat FILE                            inspect Avro container files\n"
         "  db list | db list-tables DB                     browse a warehouse\n"
+        "  db create|drop DB ...                           create / drop databases\n"
+        "  table create|drop|rename DB.T ...               create / drop / rename tables\n"
         "  table get|read|snapshots|files|partitions|explain DB.T ...\n"
         "  table truncate|drop-partition DB.T ...          remove rows of a table\n"
         "  table alter DB.T ACTION ...                     change a table's schema or options\n"

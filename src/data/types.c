@@ -164,7 +164,8 @@ typedef enum { TK_END, TK_WORD, TK_INT, TK_LIT, TK_IDENT, TK_DELIM } tok_kind;
 
 typedef struct {
   tok_kind kind;
-  char text[64]; /* upper-cased word, literal content, or delimiter char */
+  char text[1024]; /* upper-cased word, literal content, or delimiter char */
+  char raw[256];   /* a word as written (names of ROW fields and columns keep their case) */
   long long num;
 } token;
 
@@ -233,7 +234,8 @@ static int lex_next(lexer *lx) {
   }
   size_t n = 0;
   while (s[lx->pos] && !isspace((unsigned char)s[lx->pos]) && !strchr("<>(),.'`", s[lx->pos])) {
-    if (n + 1 >= sizeof(t->text)) return lex_fail(lx, PAIMON_ERR_CORRUPT, "word too long");
+    if (n + 1 >= sizeof(t->raw)) return lex_fail(lx, PAIMON_ERR_CORRUPT, "word too long");
+    t->raw[n] = s[lx->pos];
     t->text[n++] = (char)toupper((unsigned char)s[lx->pos++]);
   }
   t->kind = TK_WORD;
@@ -285,12 +287,13 @@ static int parse_nullability(lexer *lx, int *nullable) {
 }
 
 static int parse_type_tokens(lexer *lx, int depth, pm_data_type **out);
+static int parse_field_list(lexer *lx, int depth, char close, pm_data_field **out, size_t *n);
 
 static int parse_base(lexer *lx, int depth, pm_data_type **out) {
   pm_data_type *t = NULL;
   int present = 0, rc;
   if (lx->cur.kind != TK_WORD) return lex_fail(lx, PAIMON_ERR_CORRUPT, "expected a type name");
-  char w[64];
+  char w[sizeof lx->cur.text];
   memcpy(w, lx->cur.text, sizeof w);
   PM_TRY(lex_next(lx));
 #define NEW(r) do { rc = pm_dtype_new((r), 1, &t, lx->err); if (rc) { lx->failed = 1; return rc; } } while (0)
@@ -411,6 +414,24 @@ static int parse_base(lexer *lx, int depth, pm_data_type **out) {
       }
       if (!rc) rc = expect_delim(lx, ')');
     }
+  } else if ((!strcmp(w, "ARRAY") || !strcmp(w, "MULTISET")) && is_delim(lx, '<')) {
+    NEW(!strcmp(w, "ARRAY") ? PM_DT_ARRAY : PM_DT_MULTISET);
+    rc = lex_next(lx);
+    if (!rc) rc = parse_type_tokens(lx, depth + 1, &t->element);
+    if (!rc) rc = expect_delim(lx, '>');
+  } else if (!strcmp(w, "MAP") && is_delim(lx, '<')) {
+    NEW(PM_DT_MAP);
+    rc = lex_next(lx);
+    if (!rc) rc = parse_type_tokens(lx, depth + 1, &t->key);
+    if (!rc) rc = expect_delim(lx, ',');
+    if (!rc) rc = parse_type_tokens(lx, depth + 1, &t->value);
+    if (!rc) rc = expect_delim(lx, '>');
+  } else if (!strcmp(w, "ROW") && (is_delim(lx, '<') || is_delim(lx, '('))) {
+    NEW(PM_DT_ROW);
+    char close = is_delim(lx, '<') ? '>' : ')';
+    rc = lex_next(lx);
+    if (!rc) rc = parse_field_list(lx, depth + 1, close, &t->fields, &t->n_fields);
+    if (!rc) rc = expect_delim(lx, close);
   } else if (!strcmp(w, "VECTOR")) {
     NEW(PM_DT_VECTOR);
     rc = expect_delim(lx, '<');
@@ -458,6 +479,87 @@ static int parse_type_tokens(lexer *lx, int depth, pm_data_type **out) {
   }
   *out = t;
   return 0;
+}
+
+static void free_fields(pm_data_field *f, size_t n) {
+  for (size_t i = 0; i < n; i++) pm_data_field_clear(&f[i]);
+  free(f);
+}
+
+/* `name type [NOT NULL] [COMMENT 'text' | 'text']` separated by ',' up to `close`
+ * (not consumed; 0 = end of input). Names are words (case kept) or `quoted`;
+ * field ids are -1 (the caller numbers them). */
+static int parse_field_list(lexer *lx, int depth, char close, pm_data_field **out, size_t *n) {
+  pm_data_field *f = NULL;
+  size_t cnt = 0, cap = 0;
+  int rc = 0;
+  *out = NULL;
+  *n = 0;
+  if (close && is_delim(lx, close)) return 0; /* ROW<> */
+  for (;;) {
+    if (lx->cur.kind != TK_WORD && lx->cur.kind != TK_IDENT) {
+      rc = lex_fail(lx, PAIMON_ERR_CORRUPT, "expected a field name");
+      break;
+    }
+    if (cnt == cap) {
+      size_t nc = cap ? cap * 2 : 8;
+      pm_data_field *nf = realloc(f, nc * sizeof *nf);
+      if (!nf) {
+        rc = PM_NOMEM(lx->err);
+        lx->failed = 1;
+        break;
+      }
+      f = nf;
+      cap = nc;
+    }
+    pm_data_field *x = &f[cnt];
+    memset(x, 0, sizeof *x);
+    x->id = -1;
+    x->name = strdup(lx->cur.kind == TK_WORD ? lx->cur.raw : lx->cur.text);
+    cnt++;
+    if (!x->name) {
+      rc = PM_NOMEM(lx->err);
+      lx->failed = 1;
+      break;
+    }
+    if ((rc = lex_next(lx))) break;
+    if ((rc = parse_type_tokens(lx, depth, &x->type))) break;
+    if (is_word(lx, "COMMENT")) {
+      if ((rc = lex_next(lx))) break;
+      if (lx->cur.kind != TK_LIT) {
+        rc = lex_fail(lx, PAIMON_ERR_CORRUPT, "expected a quoted comment");
+        break;
+      }
+    }
+    if (lx->cur.kind == TK_LIT) {
+      if (!(x->description = strdup(lx->cur.text))) {
+        rc = PM_NOMEM(lx->err);
+        lx->failed = 1;
+        break;
+      }
+      if ((rc = lex_next(lx))) break;
+    }
+    if (!is_delim(lx, ',')) break;
+    if ((rc = lex_next(lx))) break;
+  }
+  if (!rc && (close ? !is_delim(lx, close) : lx->cur.kind != TK_END))
+    rc = lex_fail(lx, PAIMON_ERR_CORRUPT, close ? "expected ',' or the end of the field list" : "expected ',' or the end");
+  if (rc) {
+    free_fields(f, cnt);
+    return rc;
+  }
+  *out = f;
+  *n = cnt;
+  return 0;
+}
+
+int pm_dtype_parse_fields(const char *text, pm_data_field **out, size_t *n, pm_error *err) {
+  lexer lx = {.s = text, .input = text, .err = err};
+  *out = NULL;
+  *n = 0;
+  PM_TRY(lex_next(&lx));
+  if (lx.cur.kind == TK_END) return 0;
+  return parse_field_list(&lx, 0, 0, out, n);
 }
 
 int pm_dtype_parse(const char *text, pm_data_type **out, pm_error *err) {

@@ -91,10 +91,18 @@ int pm_dtype_equals(const pm_data_type *a, const pm_data_type *b);
 
 /* ---- text / JSON forms ---- */
 
-/* Parses an atomic type string ("INT NOT NULL", "DECIMAL(10, 2)",
- * "TIMESTAMP_LTZ(3)", "INT ARRAY", ...; grammar of FORMAT.md 2.3). Unknown
+/* Parses a type string ("INT NOT NULL", "DECIMAL(10, 2)", "TIMESTAMP_LTZ(3)",
+ * "INT ARRAY", "ARRAY<INT>", "MAP<STRING, INT>", "ROW<a INT, b STRING 'c'>";
+ * grammar of FORMAT.md 2.3; nested ROW field ids are -1). Unknown
  * types are PAIMON_ERR_UNSUPPORTED, syntax errors PAIMON_ERR_CORRUPT. */
 int pm_dtype_parse(const char *text, pm_data_type **out, pm_error *err);
+
+/* Parses a column list "name TYPE [NOT NULL] [COMMENT 'text'], ..." (the
+ * field syntax of ROW<...>; nested types ARRAY<T>, MULTISET<T>, MAP<K, V>,
+ * ROW<name T, ...> accepted by pm_dtype_parse too). Names are words (case
+ * kept) or `quoted`; every field id is -1. *out: pm_data_field_clear each,
+ * free(*out). Errors as pm_dtype_parse. */
+int pm_dtype_parse_fields(const char *text, pm_data_field **out, size_t *n, pm_error *err);
 
 /* Parses a schema JSON type value (string or object form). `where` names the
  * place for messages (e.g. "schema-0: field 'a'"). */

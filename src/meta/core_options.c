@@ -337,16 +337,20 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_DISABLE_EXPLICIT_TYPE_CASTING] = {"disable-explicit-type-casting", T_BOOL, "false", NOFIELD, NULL, NO_RANGE,
                                              {0}},
     [PM_CO_ADD_COLUMN_BEFORE_PARTITION] = {"add-column-before-partition", T_BOOL, "false", NOFIELD, NULL, NO_RANGE, {0}},
-    [PM_CO_PRIMARY_KEY_NULLABLE] = {"primary-key.nullable", T_BOOL, "false", NOFIELD, NULL, NO_RANGE, {0}},
+    [PM_CO_PRIMARY_KEY_NULLABLE] = {"primary-key.nullable", T_BOOL, "false", F(primary_key_nullable), NULL, NO_RANGE,
+                                    {0}},
     [PM_CO_CLUSTERING_COLUMNS] = {"clustering.columns", T_STR, NULL, NOFIELD, NULL, NO_RANGE,
                                   {"sink.clustering.by-columns"}},
     [PM_CO_PK_CLUSTERING_OVERRIDE] = {"pk-clustering-override", T_BOOL, "false", NOFIELD, NULL, NO_RANGE, {0}},
+    [PM_CO_AUTO_CREATE] = {"auto-create", T_BOOL, "false", F(auto_create), NULL, NO_RANGE, {0}},
+    [PM_CO_TARGET_FILE_ROW_NUM] = {"target-file-row-num", T_LONG, "9223372036854775807", F(target_file_row_num), NULL,
+                                   NO_RANGE, {0}},
 };
 
 /* Java table options this library does not interpret: known, so they do not warn. */
 static const char *const OTHER_KNOWN[] = {
     "add-column-before-partition", "aggregation.remove-record-on-delete",
-    "alter-column-null-to-not-null.disabled", "async-file-write", "auto-create", "batch-scan-mode",
+    "alter-column-null-to-not-null.disabled", "async-file-write", "batch-scan-mode",
     "blob-as-descriptor", "blob-compaction.enabled", "blob-descriptor-field", "blob-field", "blob-view-field",
     "blob-view.resolve.enabled", "blob-write-null-on-fetch-failure", "blob-write-null-on-missing-file",
     "blob.copy-buffer-size", "blob.split-by-file-size", "blob.stored-descriptor-fields",
@@ -426,7 +430,7 @@ static const char *const OTHER_KNOWN[] = {
     "postpone.batch-write-fixed-bucket.max-parallelism",
     "postpone.batch-write-fixed-bucket.rescale-load-factor", "postpone.default-bucket-num",
     "postpone.merge-on-read", "postpone.target-row-num-per-bucket", "postpone.target-size-per-bucket",
-    "primary-key", "primary-key.nullable", "query-auth.enabled", "read.batch-size",
+    "primary-key", "query-auth.enabled", "read.batch-size",
     "record-level.expire-time", "record-level.time-field", "row-tracking.enabled",
     "row-tracking.partition-group-on-commit", "rowkind.field", "scalar-index.search-mode",
     "scan.bounded.watermark", "scan.bucket", "scan.creation-time-millis", "scan.fallback-branch",
@@ -448,7 +452,7 @@ static const char *const OTHER_KNOWN[] = {
     "tag.automatic-completion", "tag.automatic-creation", "tag.batch.customized-name", "tag.callbacks",
     "tag.create-success-file", "tag.creation-delay", "tag.creation-period", "tag.creation-period-duration",
     "tag.default-time-retained", "tag.num-retained-max", "tag.period-formatter", "tag.time-expire-enabled",
-    "target-file-row-num", "target-file-size", "type", "variant.inferShreddingSchema",
+    "target-file-size", "variant.inferShreddingSchema",
     "variant.shredding.adaptive.maxInferBufferRow", "variant.shredding.adaptive.retentionRatio",
     "variant.shredding.inferenceMode", "variant.shredding.maxInferBufferRow",
     "variant.shredding.maxSchemaDepth", "variant.shredding.maxSchemaWidth",
@@ -974,3 +978,7 @@ void pm_catalog_options_clear(pm_catalog_options *co) {
   free_warnings(co->warnings, co->n_warnings);
   memset(co, 0, sizeof *co);
 }
+
+const char *pm_field_option_prefix(void) { return "fields."; }
+
+const char *pm_table_default_option_prefix(void) { return "table-default."; }

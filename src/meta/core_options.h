@@ -190,6 +190,9 @@ typedef enum pm_co_id {
   PM_CO_PRIMARY_KEY_NULLABLE,
   PM_CO_CLUSTERING_COLUMNS,
   PM_CO_PK_CLUSTERING_OVERRIDE,
+  /* creation-time (checked by CREATE TABLE, meta/schema_build.h) */
+  PM_CO_AUTO_CREATE,
+  PM_CO_TARGET_FILE_ROW_NUM,
   PM_CO_N
 } pm_co_id;
 
@@ -300,6 +303,10 @@ typedef struct pm_core_options {
   const char *session_time_zone; /* session_time_zone, else local-time-zone, else NULL */
   const char *path_rewrite;
 
+  int primary_key_nullable; /* primary-key.nullable, default false */
+  int auto_create;          /* auto-create, default false */
+  int64_t target_file_row_num; /* default INT64_MAX, >= 1 */
+
   char **warnings; /* unknown keys, one message each (owned) */
   size_t n_warnings;
 } pm_core_options;
@@ -391,5 +398,12 @@ void pm_catalog_options_clear(pm_catalog_options *co);
 #define PM_OPT_FILE_FORMAT pm_core_option_key(PM_CO_FILE_FORMAT)
 #define PM_OPT_DV_ENABLED pm_core_option_key(PM_CO_DV_ENABLED)
 #define PM_OPT_PARTITION_DEFAULT_NAME pm_core_option_key(PM_CO_PARTITION_DEFAULT_NAME)
+#define PM_OPT_PRIMARY_KEY pm_core_option_key(PM_CO_PRIMARY_KEY)
+#define PM_OPT_PARTITION pm_core_option_key(PM_CO_PARTITION)
+#define PM_OPT_SEQUENCE_FIELD pm_core_option_key(PM_CO_SEQUENCE_FIELD)
+/* Prefix of the per-field options ("fields."). */
+const char *pm_field_option_prefix(void);
+/* Prefix of catalog options that are defaults of every new table ("table-default."). */
+const char *pm_table_default_option_prefix(void);
 
 #endif
