@@ -17,12 +17,13 @@ paimon_status paimon_write_builder_new_commit(const paimon_write_builder *wb, pa
     if (o) rc = pm_api_spec_copy(wb->t, o, wb->spec.n, &c->spec, err);
     free(o);
   }
-  if (!rc) rc = pm_commit_open(wb->t, wb->commit_user, wb->streaming, &c->c, err);
+  pm_table *t = wb->spec.n ? wb->t_static : wb->t;
+  if (!rc) rc = pm_commit_open(t, wb->commit_user, wb->streaming, &c->c, err);
   if (rc) {
     paimon_table_commit_free(c);
     return (paimon_status)rc;
   }
-  c->t = pm_table_retain(wb->t);
+  c->t = pm_table_retain(t);
   *out = c;
   return PAIMON_OK;
 }

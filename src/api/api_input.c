@@ -212,6 +212,38 @@ static int kind_of(const char *format, const char *name, int *kind, const pm_for
   return 0;
 }
 
+/* Wanted timestamp units by field id, for ORC files (whose timestamps carry no unit): the
+ * table's, so a Paimon-written ORC file reads back as the table types it. */
+typedef struct ts_units {
+  pm_format_ts_unit *v;
+  size_t n, cap;
+} ts_units;
+
+static int collect_ts_units(const struct ArrowSchema *s, ts_units *u, pm_error *err) {
+  for (int64_t i = 0; i < s->n_children; i++) {
+    const struct ArrowSchema *c = s->children[i];
+    char *id = pm_schema_metadata_get(c, "PARQUET:field_id");
+    if (id && !strncmp(c->format, "ts", 2) && c->format[2]) {
+      if (u->n == u->cap) {
+        size_t cap = u->cap ? u->cap * 2 : 8;
+        pm_format_ts_unit *v = realloc(u->v, cap * sizeof *v);
+        if (!v) {
+          free(id);
+          return PM_NOMEM(err);
+        }
+        u->v = v;
+        u->cap = cap;
+      }
+      u->v[u->n].field_id = (int32_t)atoi(id);
+      u->v[u->n].unit = c->format[2];
+      u->n++;
+    }
+    free(id);
+    PM_TRY(collect_ts_units(c, u, err));
+  }
+  return 0;
+}
+
 static int open_input(const paimon_table *table, const char *path, int fd, const char *name, const char *format,
                       struct ArrowArrayStream *out, pm_error *err) {
   int kind = IN_FORMAT;
@@ -256,7 +288,13 @@ static int open_input(const paimon_table *table, const char *path, int fd, const
     pm_format_read_options o;
     pm_format_read_options_init(&o);
     o.data_schema = &ts; /* Avro fields are typed by the table's columns of the same name */
+    ts_units u = {0};
+    if (!rc) rc = collect_ts_units(&ts, &u, err);
+    o.ts_units = u.v;
+    o.n_ts_units = u.n;
     if (!rc) rc = pm_format_reader_open(f, file, &o, &in->r, err);
+    else pm_file_close(file);
+    free(u.v);
   }
   if (ts.release) ts.release(&ts);
   if (rc) {

@@ -39,6 +39,7 @@ paimon_status paimon_write_builder_new(const paimon_table *table, int streaming,
 void paimon_write_builder_free(paimon_write_builder *wb) {
   if (!wb) return;
   pm_table_free(wb->t);
+  pm_table_free(wb->t_static);
   free(wb->commit_user);
   pm_api_spec_free(&wb->spec);
   free(wb);
@@ -61,6 +62,19 @@ paimon_status paimon_write_builder_with_overwrite(paimon_write_builder *wb, cons
   CHECK_ARG(wb, "NULL argument");
   pm_api_spec s;
   PM_TRY(pm_api_spec_copy(wb->t, partition_spec, n, &s, err));
+  /* A static spec is exactly the partition replaced (and every row must fall inside it), whatever
+   * dynamic-partition-overwrite says: that option is for overwrites without a spec. */
+  if (n && !wb->t_static) {
+    pm_options o;
+    pm_options_init(&o);
+    int rc = pm_options_set(&o, "dynamic-partition-overwrite", "false", err);
+    if (!rc) rc = pm_table_reopen(wb->t, NULL, &o, &wb->t_static, err);
+    pm_options_clear(&o);
+    if (rc) {
+      pm_api_spec_free(&s);
+      return (paimon_status)rc;
+    }
+  }
   pm_api_spec_free(&wb->spec);
   wb->spec = s;
   wb->overwrite = 1;

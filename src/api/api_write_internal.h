@@ -23,6 +23,7 @@ struct paimon_write_builder {
   int streaming;
   int overwrite;     /* with_overwrite called */
   pm_api_spec spec;  /* its static spec (n = 0: whole table / dynamic) */
+  pm_table *t_static; /* t with dynamic-partition-overwrite = false, for a static spec (owned) */
 };
 
 /* Commit messages: the committables of one or more writers (merge keeps

@@ -147,12 +147,13 @@ static int cmd_truncate(paimon_table *t, cli_write_args *a) {
 }
 
 int cli_is_write_command(const char *sub) {
-  return !strcmp(sub, "truncate") || !strcmp(sub, "drop-partition");
+  return !strcmp(sub, "import") || !strcmp(sub, "truncate") || !strcmp(sub, "drop-partition");
 }
 
 int cli_write_main(const char *warehouse, int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
-    usage(stdout);
+    if (!strcmp(argv[1], "import")) cli_import_usage(stdout);
+    else usage(stdout);
     return 0;
   }
   cli_write_args a;
@@ -161,7 +162,7 @@ int cli_write_main(const char *warehouse, int argc, char **argv) {
   paimon_catalog *cat = NULL;
   paimon_table *t = NULL;
   rc = open_table(warehouse, &a, &cat, &t);
-  if (!rc) rc = cmd_truncate(t, &a);
+  if (!rc) rc = !strcmp(a.sub, "import") ? cli_import_run(t, &a) : cmd_truncate(t, &a);
   paimon_table_free(t);
   paimon_catalog_free(cat);
   return rc;

@@ -2,6 +2,8 @@
 #ifndef PM_CLI_CLI_WRITE_H
 #define PM_CLI_CLI_WRITE_H
 
+#include <stdio.h>
+
 #include "paimon/paimon.h"
 
 #define MAX_ITEMS 256
@@ -23,7 +25,8 @@ typedef struct cli_write_args {
 int cli_write_fail(const char *sub, const paimon_error *err);
 /* "k=v,k2=v2" into options pointing into the (modified) text; the count, or -1 (message printed). */
 int cli_parse_spec(const char *sub, char *text, paimon_option *out, int cap);
-/* `table import` on an open table. */
+/* `table import` on an open table; its usage. */
 int cli_import_run(paimon_table *t, cli_write_args *a);
+void cli_import_usage(FILE *out);
 
 #endif

@@ -17,7 +17,7 @@ static void usage(FILE *out) {
         "  db create|drop DB ...                           create / drop databases\n"
         "  table create|drop|rename DB.T ...               create / drop / rename tables\n"
         "  table get|read|snapshots|files|partitions|explain DB.T ...\n"
-        "  table truncate|drop-partition DB.T ...          remove rows of a table\n"
+        "  table import|truncate|drop-partition DB.T ...   write into a table, remove rows\n"
         "  table alter DB.T ACTION ...                     change a table's schema or options\n"
         "\n"
         "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"

@@ -17,7 +17,7 @@
  *   top-level row, rare, prints as the line "null"; CSV/table print it as
  *   all-null fields).
  * CSV: RFC 4180; header line of column names; null is an empty field, an
- *   empty string is "" (quoted); strings/temporals/decimals as plain text,
+ *   empty string (or empty binary) is "" (quoted); strings/temporals/decimals as plain text,
  *   nested values as their JSON text.
  * Table: a header line, a separator line and one line per row, columns
  *   separated by " | ", numbers (integers, floats, decimals) right-aligned.

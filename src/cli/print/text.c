@@ -79,7 +79,9 @@ int pm_print_csv(pm_printer *p, const struct ArrowArray *b, pm_buf *out, pm_erro
       PM_TRY(render_cell(p, c, b->children[c], pr, &is_null, err));
       if (is_null) continue;
       pm_type_id id = p->type.children[c].dict ? p->type.children[c].dict->id : p->type.children[c].id;
-      int empty_string = p->cell.len == 0 && (id == PM_T_UTF8 || id == PM_T_LARGE_UTF8);
+      /* A non-null empty value (string, or binary as empty base64) is "", so it reads back apart from null. */
+      int empty_string = p->cell.len == 0 && (id == PM_T_UTF8 || id == PM_T_LARGE_UTF8 || id == PM_T_BINARY ||
+                                              id == PM_T_LARGE_BINARY);
       if (csv_field(out, p->cell.data, p->cell.len, empty_string)) return nomem(err);
     }
     if (pm_buf_push_u8(out, '\n')) return nomem(err);

@@ -1,0 +1,101 @@
+/* Table write (write.h): Arrow batches and streams into the writer, prepare_commit. */
+#include "api/api_write_internal.h"
+#include "arrow/stream.h"
+#include "table/write.h"
+
+struct paimon_table_write {
+  pm_table_write *w;
+  int streaming;
+  int prepared;    /* batch: prepare_commit done */
+  int64_t last_id; /* stream: last prepared identifier */
+  int has_last_id;
+};
+
+/* ---------------------------------------------------------------- write */
+
+paimon_status paimon_write_builder_new_write(const paimon_write_builder *wb, paimon_table_write **out,
+                                             paimon_error *err) {
+  CHECK_ARG(wb && out, "NULL argument");
+  *out = NULL;
+  paimon_table_write *w = calloc(1, sizeof *w);
+  if (!w) return (paimon_status)PM_NOMEM(err);
+  pm_write_config cfg;
+  memset(&cfg, 0, sizeof cfg);
+  cfg.commit_user = wb->commit_user;
+  cfg.streaming = wb->streaming;
+  cfg.ignore_previous_files = wb->overwrite;
+  int rc = pm_table_write_open(wb->t, &cfg, &w->w, err);
+  if (rc) {
+    free(w);
+    return (paimon_status)rc;
+  }
+  w->streaming = wb->streaming;
+  *out = w;
+  return PAIMON_OK;
+}
+
+static int check_open(const paimon_table_write *w, pm_error *err) {
+  if (w->prepared)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "this batch writer's prepare_commit was already called (a batch write commits once: make a new "
+                     "writer)");
+  return 0;
+}
+
+paimon_status paimon_table_write_arrow(paimon_table_write *w, const struct ArrowSchema *schema,
+                                       const struct ArrowArray *batch, paimon_error *err) {
+  CHECK_ARG(w && schema && batch, "NULL argument");
+  CHECK_ARG(schema->release && batch->release, "released schema or batch");
+  PM_TRY(check_open(w, err));
+  return (paimon_status)pm_table_write_arrow(w->w, schema, batch, err);
+}
+
+paimon_status paimon_table_write_stream(paimon_table_write *w, struct ArrowArrayStream *stream, paimon_error *err) {
+  if (!w || !stream || !stream->release) {
+    if (stream && stream->release) stream->release(stream);
+    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: NULL argument or released stream",
+                                    __func__);
+  }
+  int rc = check_open(w, err);
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  if (!rc) rc = pm_stream_get_schema(stream, &schema, err);
+  while (!rc) {
+    struct ArrowArray batch;
+    memset(&batch, 0, sizeof batch);
+    rc = pm_stream_get_next(stream, &batch, err);
+    if (rc || !batch.release) break;
+    if (batch.length > 0) rc = pm_table_write_arrow(w->w, &schema, &batch, err);
+    batch.release(&batch);
+  }
+  if (schema.release) schema.release(&schema);
+  stream->release(stream);
+  return (paimon_status)rc;
+}
+
+paimon_status paimon_table_write_prepare_commit(paimon_table_write *w, int64_t commit_identifier,
+                                                paimon_commit_messages **out, paimon_error *err) {
+  CHECK_ARG(w && out, "NULL argument");
+  *out = NULL;
+  PM_TRY(check_open(w, err));
+  if (!w->streaming && commit_identifier != PAIMON_BATCH_COMMIT_IDENTIFIER)
+    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                                    "a batch writer prepares with PAIMON_BATCH_COMMIT_IDENTIFIER, not %lld",
+                                    (long long)commit_identifier);
+  if (w->streaming && w->has_last_id && commit_identifier <= w->last_id)
+    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                                    "commit identifier %lld is not above the last one prepared (%lld)",
+                                    (long long)commit_identifier, (long long)w->last_id);
+  pm_manifest_committable *c = NULL;
+  PM_TRY(pm_table_write_prepare(w->w, commit_identifier, &c, err));
+  if (!w->streaming) w->prepared = 1;
+  w->last_id = commit_identifier;
+  w->has_last_id = 1;
+  return (paimon_status)pm_api_messages_wrap(c, out, err);
+}
+
+void paimon_table_write_free(paimon_table_write *w) {
+  if (!w) return;
+  pm_table_write_free(w->w);
+  free(w);
+}
