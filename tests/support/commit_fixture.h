@@ -216,7 +216,7 @@ static int cf_line_cmp(const void *a, const void *b) { return strcmp(*(char *con
 
 /* Sorted "id|name|dt" lines joined by '\n' (malloc'd), from a list of lines. */
 static inline char *cf_join_sorted(char **lines, size_t n) {
-  qsort(lines, n, sizeof *lines, cf_line_cmp);
+  if (n) qsort(lines, n, sizeof *lines, cf_line_cmp);
   pm_buf b;
   pm_buf_init(&b);
   for (size_t i = 0; i < n; i++) {
