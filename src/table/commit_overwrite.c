@@ -34,6 +34,24 @@ int pm_commit_spec_match(const pm_commit *c, const pm_partition_spec *specs, siz
   return 0;
 }
 
+/* Every key of every spec must be a partition key, once per spec. */
+static int validate_specs(const pm_commit *c, const pm_partition_spec *specs, size_t n, pm_error *err) {
+  const pm_table *t = c->t;
+  for (size_t s = 0; s < n; s++)
+    for (size_t k = 0; k < specs[s].n; k++) {
+      size_t idx = 0;
+      while (idx < t->n_partition_keys && strcmp(t->partition_keys[idx], specs[s].keys[k])) idx++;
+      if (idx == t->n_partition_keys)
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition spec: '%s' is not a partition key of table %s",
+                         specs[s].keys[k], t->name);
+      for (size_t j = 0; j < k; j++)
+        if (!strcmp(specs[s].keys[j], specs[s].keys[k]))
+          return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition spec: key '%s' given twice",
+                           specs[s].keys[k]);
+    }
+  return 0;
+}
+
 char *pm_commit_partition_text(const pm_commit *c, pm_bytes partition) {
   char *s = NULL;
   pm_error e = {0};
@@ -144,6 +162,13 @@ int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_ma
   pm_commit_collected cc;
   PM_TRY(pm_commit_collect(c, m, &cc, err));
   int64_t identifier = m ? m->identifier : PM_BATCH_COMMIT_IDENTIFIER;
+  if (spec) {
+    int vrc = validate_specs(c, spec, 1, err);
+    if (vrc) {
+      pm_commit_collected_free(&cc);
+      return vrc;
+    }
+  }
   overwrite_ctx o;
   memset(&o, 0, sizeof o);
   pm_manifest_entries_init(&o.live);
@@ -206,6 +231,7 @@ int pm_commit_drop_partitions(pm_commit *c, const pm_partition_spec *specs, size
   for (size_t i = 0; i < n; i++)
     if (!specs[i].n)
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "drop partitions: partition spec %zu is empty", i);
+  PM_TRY(validate_specs(c, specs, n, err));
   const char *prev = c->operation;
   c->operation = "TRUNCATE";
   int64_t sid = -1;

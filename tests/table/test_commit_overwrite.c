@@ -151,10 +151,16 @@ static void test_truncate_and_drop(void) {
   CHECK_EQ_INT(pm_commit_drop_partitions(c, &bad, 1, PM_BATCH_COMMIT_IDENTIFIER, &sid, &err),
                PAIMON_ERR_INVALID_ARGUMENT);
   CHECK_MSG(strstr(err.message, "nope") != NULL, "%s", err.message);
+  /* a partition without files: an OVERWRITE snapshot deleting nothing (as Java) */
+  CHECK_OK(pm_commit_drop_partitions(c, specs, 1, PM_BATCH_COMMIT_IDENTIFIER, &sid, &err), &err);
+  CHECK_EQ_INT(sid, 3);
+  CHECK_EQ_INT(pm_commit_drop_partitions(c, &bad, 1, PM_BATCH_COMMIT_IDENTIFIER, &sid, &err),
+               PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_EQ_INT(cf_latest_id(dir), 3);
   /* truncate table */
   CHECK_OK(pm_commit_drop_partitions(c, NULL, 0, PM_BATCH_COMMIT_IDENTIFIER, &sid, &err), &err);
-  CHECK_EQ_INT(sid, 3);
-  s = cf_snapshot(dir, 3);
+  CHECK_EQ_INT(sid, 4);
+  s = cf_snapshot(dir, 4);
   CHECK(s && s->total_record_count == 0 && s->delta_record_count == -1 && !strcmp(s->operation, "TRUNCATE"));
   pm_snapshot_free(s);
   CHECK(cf_check(dir));
@@ -163,7 +169,7 @@ static void test_truncate_and_drop(void) {
   pm_manifest_committable *m = cf_committable(PM_BATCH_COMMIT_IDENTIFIER, 1);
   cf_add_file(m, t, &pf, "x", ids1, n1, 2);
   CHECK_OK(pm_commit_append(c, m, 0, &sid, &err), &err);
-  s = cf_snapshot(dir, 4);
+  s = cf_snapshot(dir, 5);
   CHECK(s && !s->operation && !strcmp(s->commit_kind, "APPEND"));
   pm_snapshot_free(s);
   CHECK(cf_check(dir));
