@@ -796,6 +796,37 @@ static int try_once(pm_commit *c, const attempt_in *in, retry_state *st, int *ou
   return rc;
 }
 
+/* A stream identifier this user already committed (an earlier call or process whose
+ * outcome was unknown, or a restart): this user's newest snapshot has a larger
+ * identifier, or the same one with this kind (or COMPACT, which follows the APPEND /
+ * OVERWRITE of an identifier). Identifiers of one user only grow (Java's
+ * filterCommitted rule); batch commits (Long.MAX_VALUE) are not checked. */
+static int already_committed(pm_commit *c, int64_t identifier, const char *kind, int64_t *found, pm_error *err) {
+  *found = -1;
+  if (identifier == PM_BATCH_COMMIT_IDENTIFIER) return 0;
+  pm_snapshot_manager sm = pm_table_snapshots(c->t);
+  int64_t latest = 0, earliest = 0;
+  PM_TRY(pm_snapshot_latest_id(&sm, &latest, err));
+  if (latest <= 0) return 0;
+  PM_TRY(pm_snapshot_earliest_id(&sm, &earliest, err));
+  for (int64_t id = latest; id >= earliest && id > 0; id--) {
+    pm_snapshot *s = NULL;
+    int rc = pm_snapshot_read(&sm, id, &s, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) return 0; /* expired while scanning */
+    PM_TRY(rc);
+    int mine = s->commit_user && !strcmp(s->commit_user, c->user);
+    int done = mine && (s->commit_identifier > identifier ||
+                        (s->commit_identifier == identifier && s->commit_kind &&
+                         (!strcmp(s->commit_kind, kind) || (strcmp(kind, "COMPACT") && !strcmp(s->commit_kind, "COMPACT")))));
+    pm_snapshot_free(s);
+    if (mine) {
+      if (done) *found = id;
+      return 0;
+    }
+  }
+  return 0;
+}
+
 int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier, const pm_manifest_committable *m,
                   const char *kind, int detect, int64_t *snapshot_id, pm_error *err) {
   const pm_core_options *co = &c->t->co;
@@ -806,6 +837,14 @@ int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
     st.failed_latest = c->pending_latest;
   }
   c->pending = 0;
+  if (!st.failed) {
+    int64_t found = -1;
+    PM_TRY(already_committed(c, identifier, kind, &found, err));
+    if (found > 0) {
+      *snapshot_id = found;
+      return 0;
+    }
+  }
   int64_t start = mono_ms();
   for (int retry = 0;; retry++) {
     int outcome = PUB_FAILED;

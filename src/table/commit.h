@@ -27,6 +27,10 @@
  *                                retry with the same user + identifier
  *                                publishes them at most once;
  *   other codes (IO, ...)        nothing published.
+ * At most once: a stream identifier (not Long.MAX_VALUE) this commit user has
+ * already committed (its newest snapshot has a larger identifier, or this one
+ * with this kind) is not committed again, whichever process committed it; after
+ * an UNKNOWN_OUTCOME the same pm_commit also finds a batch commit it published.
  * After a failure that published nothing, the manifests and manifest lists
  * the call wrote are deleted (data files stay: they belong to the messages);
  * after an uncertain one nothing is deleted.

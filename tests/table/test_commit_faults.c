@@ -181,6 +181,17 @@ static void test_error_after_write(void) {
   CHECK_OK(pm_commit_append(c, m, 0, &sid, &err), &err);
   CHECK_EQ_INT(sid, 4);
   CHECK_EQ_INT(cf_latest_id(e.dir), 4); /* ...once */
+  /* another committer of the same user (a restarted process) does not publish it again */
+  pm_commit *c2 = NULL;
+  CHECK_OK(pm_commit_open(e.t, "u", 1, &c2, &err), &err);
+  CHECK_OK(pm_commit_append(c2, m, 0, &sid, &err), &err);
+  CHECK_EQ_INT(sid, 4);
+  pm_manifest_committable *older = cf_committable(3, 0);
+  CHECK_OK(pm_commit_append(c2, older, 0, &sid, &err), &err);
+  CHECK_EQ_INT(sid, 4);
+  CHECK_EQ_INT(cf_latest_id(e.dir), 4);
+  pm_committable_free(older);
+  pm_commit_free(c2);
   CHECK(cf_check(e.dir));
   CHECK(cf_rows_are(e.dir, "1|a|\n1|a|\n1|a|\n1|a|\n2|b|\n2|b|\n2|b|\n2|b|\n"));
   pm_committable_free(m);
