@@ -925,7 +925,13 @@ int pm_options_rename_edits(const pm_options *opts, const char *const *from, con
       goto nomem;
     }
     pm_options_remove(&work, k);
-    if (pm_options_set(&work, nk, nv, err) || edit_push(&l, 0, nk, nv)) {
+    if (pm_options_set(&work, nk, nv, err)) {
+      free(nk);
+      free(nv);
+      pm_options_clear(&work);
+      goto nomem;
+    }
+    if (edit_push(&l, 0, nk, nv)) {
       pm_options_clear(&work);
       goto nomem;
     }

@@ -290,6 +290,36 @@ static void test_strict_check(void) {
   paimon_catalog_free(cat);
 }
 
+/* A branch: "db.t$branch_rt" alters the branch's own schema files, not main's. */
+static void test_branch(void) {
+  char cmd[2048], dir[600];
+  snprintf(dir, sizeof dir, "%s/db.db/br", wh);
+  snprintf(cmd, sizeof cmd, "cp -r '%s/fixtures/warehouse/parquet/append_table_with_rt_branch.db/append_table_with_rt_branch' '%s' && chmod -R u+w '%s'",
+           PAIMON_SHARED_DIR, dir, dir);
+  CHECK(system(cmd) == 0);
+  paimon_catalog *cat = open_catalog();
+  if (!cat) return;
+  paimon_error err = {0};
+  paimon_schema_change *ch = NULL;
+  CHECK_OK(paimon_schema_change_add_column("note", "STRING", NULL, PAIMON_COLUMN_LAST, NULL, &ch, &err), &err);
+  CHECK_OK(alter1(cat, "db.br$branch_rt", ch, &err), &err);
+  char p[800];
+  snprintf(p, sizeof p, "%s/branch/branch-rt/schema/schema-2", dir);
+  CHECK(access(p, F_OK) == 0);
+  snprintf(p, sizeof p, "%s/schema/schema-2", dir);
+  CHECK(access(p, F_OK) != 0);
+  paimon_table *t = NULL;
+  CHECK_OK(paimon_catalog_get_table(cat, "db.br$branch_rt", &t, &err), &err);
+  if (t) {
+    CHECK_EQ_INT(paimon_table_num_columns(t), 4);
+    CHECK_EQ_STR(paimon_table_column_name(t, 3), "note");
+  }
+  paimon_table_free(t);
+  CHECK_OK(paimon_schema_change_drop_column("zz", &ch, &err), &err);
+  CHECK_EQ_INT(alter1(cat, "db.br$branch_nope", ch, &err), PAIMON_ERR_NOT_FOUND);
+  paimon_catalog_free(cat);
+}
+
 int main(void) {
   setup();
   RUN_TEST(test_alter_and_read);
@@ -297,6 +327,7 @@ int main(void) {
   RUN_TEST(test_positions);
   RUN_TEST(test_nested);
   RUN_TEST(test_strict_check);
+  RUN_TEST(test_branch);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   CHECK(system(cmd) == 0);
