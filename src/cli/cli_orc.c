@@ -10,10 +10,8 @@
 #include "cli/cli.h"
 #include "cli/cli_output.h"
 #include "format/orc/orc_reader.h"
-#include "format/orc/orc_writer.h"
-#include "format/parquet/parquet_reader.h"
-#include "format/parquet/parquet_writer.h"
 #include "io/file.h"
+#include "paimon/file.h"
 
 static void orc_usage(FILE *f) {
   fputs("usage: paimon orc schema FILE\n"
@@ -142,46 +140,55 @@ static int cmd_meta(pm_orc_reader *r, pm_error *err) {
   return 0;
 }
 
-static int parse_codec(const char *s, pm_codec *c);
+static int stream_error(struct ArrowArrayStream *s, pm_error *err) {
+  const char *m = s->get_last_error(s);
+  return pm_errorf(err, PAIMON_ERR_IO, "%s", m ? m : "read failed");
+}
 
-/* Decodes every selected column completely and discards it; with runs > 1
- * the scan repeats and the fastest run is reported (as paimon parquet scan). */
-static int cmd_scan(const char *path, const char *select, int runs, pm_error *err) {
+/* Opens path as a stream (paimon/file.h) in format fmt with --select and --limit. */
+static int open_stream(const char *path, const char *fmt, const char *select, long long limit,
+                       struct ArrowArrayStream *s, pm_error *err) {
   char **cols = NULL, *storage = NULL;
   size_t ncols = 0;
   if (select && !(cols = split_list(select, &ncols, &storage))) {
     free(storage);
     return PM_NOMEM(err);
   }
+  paimon_file_read_options o;
+  paimon_file_read_options_init(&o);
+  o.format = fmt;
+  o.columns = (const char *const *)cols;
+  o.n_columns = ncols;
+  o.limit = limit;
+  int rc = (int)paimon_file_open(path, &o, s, err);
+  free(cols);
+  free(storage);
+  return rc;
+}
+
+/* Decodes every selected column completely and discards it; with runs > 1
+ * the scan repeats and the fastest run is reported (as paimon parquet scan). */
+static int cmd_scan(const char *path, const char *select, int runs, pm_error *err) {
   double best = -1;
   long long rows = 0;
   int rc = 0;
   for (int run = 0; run < runs && rc == 0; run++) {
     struct timespec t0, t1;
     clock_gettime(CLOCK_MONOTONIC, &t0);
-    pm_file *f = NULL;
-    pm_orc_reader *r = NULL;
-    pm_orc_read_options o;
-    pm_orc_read_options_init(&o);
-    o.columns = (const char *const *)cols;
-    o.n_columns = ncols;
-    rc = pm_file_open(path, &f, err);
-    if (!rc) rc = pm_orc_reader_open(f, &o, &r, err);
+    struct ArrowArrayStream s;
+    rc = open_stream(path, "orc", select, -1, &s, err);
     rows = 0;
     while (!rc) {
       struct ArrowArray a;
-      if ((rc = pm_orc_reader_next(r, &a, err)) || !a.release) break;
+      if ((rc = s.get_next(&s, &a) ? stream_error(&s, err) : 0) || !a.release) break;
       rows += a.length;
       a.release(&a);
     }
-    pm_orc_reader_close(r);
-    pm_file_close(f);
+    if (s.release) s.release(&s);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     double ms = (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6;
     if (best < 0 || ms < best) best = ms;
   }
-  free(cols);
-  free(storage);
   if (rc == 0) printf("rows=%lld elapsed_ms=%.3f\n", rows, best);
   return rc;
 }
@@ -193,69 +200,44 @@ static int ends_with(const char *s, const char *suffix) {
 
 /* ORC or Parquet in, ORC or Parquet out (chosen by the .parquet suffix). */
 static int cmd_convert(const char *in, const char *out, const char *codec_name, pm_error *err) {
-  pm_codec codec = PM_CODEC_ZSTD;
-  if (codec_name && parse_codec(codec_name, &codec))
+  const char *codec = codec_name ? codec_name : "zstd";
+  if (strcmp(codec, "zstd") && strcmp(codec, "zlib") && strcmp(codec, "snappy") && strcmp(codec, "lz4") &&
+      strcmp(codec, "none"))
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "unknown codec %s", codec_name);
-  int pq_in = ends_with(in, ".parquet"), pq_out = ends_with(out, ".parquet");
-  pm_file *f = NULL;
-  pm_orc_reader *orc_r = NULL;
-  pm_pq_reader *pq_r = NULL;
-  pm_orc_writer *orc_w = NULL;
-  pm_pq_writer *pq_w = NULL;
+  struct ArrowArrayStream s;
+  PM_TRY(open_stream(in, ends_with(in, ".parquet") ? "parquet" : "orc", NULL, -1, &s, err));
+  paimon_file_write_options wo;
+  paimon_file_write_options_init(&wo);
+  wo.format = ends_with(out, ".parquet") ? "parquet" : "orc";
+  wo.compression = codec; /* zlib: ORC's ZLIB, Parquet's GZIP */
+  return (int)paimon_file_write(out, &wo, &s, NULL, err); /* consumes s */
+}
+
+/* Prints the rows (--select, --limit) with the shared printer. */
+static int cmd_cat(const char *path, const char *select, long long limit, const cli_output *out, pm_error *err) {
+  struct ArrowArrayStream s;
+  PM_TRY(open_stream(path, "orc", select, limit, &s, err));
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
-  int rc;
-  if (pq_in) {
-    rc = pm_pq_reader_open_path(in, NULL, &pq_r, err);
-    if (!rc) rc = pm_pq_reader_schema(pq_r, &schema, err);
-  } else {
-    rc = pm_file_open(in, &f, err);
-    if (!rc) rc = pm_orc_reader_open(f, NULL, &orc_r, err);
-    if (!rc) rc = pm_orc_reader_schema(orc_r, &schema, err);
-  }
+  int rc = s.get_schema(&s, &schema) ? stream_error(&s, err) : 0;
+  pm_printer *p = NULL;
   if (!rc) {
-    if (pq_out) {
-      pm_pq_write_options wo;
-      pm_pq_write_options_default(&wo);
-      wo.codec = codec == PM_CODEC_DEFLATE ? PM_CODEC_GZIP : codec;
-      rc = pm_pq_writer_open(out, &schema, &wo, &pq_w, err);
-    } else {
-      pm_orc_writer_options wo;
-      pm_orc_writer_options_init(&wo);
-      wo.codec = codec;
-      rc = pm_orc_writer_open(out, &schema, &wo, &orc_w, err);
-    }
+    pm_print_options po;
+    memset(&po, 0, sizeof po);
+    cli_output_apply(out, &po);
+    rc = pm_printer_new(&schema, &po, &p, err);
   }
   while (!rc) {
     struct ArrowArray a;
-    rc = pq_r ? pm_pq_reader_next(pq_r, &a, err) : pm_orc_reader_next(orc_r, &a, err);
-    if (rc || !a.release) break;
-    rc = pq_w ? pm_pq_writer_write(pq_w, &a, err) : pm_orc_writer_write(orc_w, &a, err);
+    if ((rc = s.get_next(&s, &a) ? stream_error(&s, err) : 0) || !a.release) break;
+    rc = pm_printer_print(p, &a, stdout, err);
     a.release(&a);
   }
-  if (orc_w) {
-    if (rc) pm_orc_writer_abort(orc_w);
-    else rc = pm_orc_writer_close(orc_w, err);
-  }
-  if (pq_w) {
-    if (!rc) rc = pm_pq_writer_close(pq_w, err);
-    pm_pq_writer_free(pq_w);
-  }
-  pm_schema_release(&schema);
-  pm_orc_reader_close(orc_r);
-  pm_pq_reader_close(pq_r);
-  pm_file_close(f);
+  if (rc == 0) rc = pm_printer_finish_file(p, stdout, err);
+  pm_printer_free(p);
+  if (schema.release) schema.release(&schema);
+  s.release(&s);
   return rc;
-}
-
-static int parse_codec(const char *s, pm_codec *c) {
-  if (!strcmp(s, "zstd")) *c = PM_CODEC_ZSTD;
-  else if (!strcmp(s, "zlib")) *c = PM_CODEC_DEFLATE;
-  else if (!strcmp(s, "snappy")) *c = PM_CODEC_SNAPPY;
-  else if (!strcmp(s, "lz4")) *c = PM_CODEC_LZ4_RAW;
-  else if (!strcmp(s, "none")) *c = PM_CODEC_NONE;
-  else return -1;
-  return 0;
 }
 
 int cli_orc_main(int argc, char **argv) {
@@ -323,6 +305,7 @@ int cli_orc_main(int argc, char **argv) {
   }
   if (!strcmp(cmd, "convert")) return cmd_convert(file, out_path, codec_name, &err) ? fail(cmd, &err) : 0;
   if (!strcmp(cmd, "scan")) return cmd_scan(file, select, runs < 1 ? 1 : runs, &err) ? fail(cmd, &err) : 0;
+  if (!strcmp(cmd, "cat")) return cmd_cat(file, select, limit, &out, &err) ? fail(cmd, &err) : 0;
   pm_file *f = NULL;
   pm_orc_reader *r = NULL;
   char **cols = NULL, *storage = NULL;
@@ -352,46 +335,7 @@ int cli_orc_main(int argc, char **argv) {
     if (cmd_meta(r, &err)) exit_code = fail(cmd, &err);
     goto done;
   }
-  struct ArrowSchema schema;
-  if ((rc = pm_orc_reader_schema(r, &schema, &err))) {
-    exit_code = fail(cmd, &err);
-    goto done;
-  }
-  if (!strcmp(cmd, "schema")) {
-    print_type(r, 0, 0);
-    pm_schema_release(&schema);
-    goto done;
-  }
-  pm_printer *p = NULL;
-  if (!strcmp(cmd, "cat")) {
-    pm_print_options po;
-    memset(&po, 0, sizeof po);
-    cli_output_apply(&out, &po);
-    if ((rc = pm_printer_new(&schema, &po, &p, &err))) {
-      pm_schema_release(&schema);
-      exit_code = fail(cmd, &err);
-      goto done;
-    }
-  }
-  long long total = 0;
-  for (;;) {
-    struct ArrowArray a;
-    if ((rc = pm_orc_reader_next(r, &a, &err)) || !a.release) break;
-    if (p) {
-      if (limit >= 0 && total + a.length > limit) a.length = limit - total; /* print only a prefix */
-      rc = pm_printer_print(p, &a, stdout, &err);
-    }
-    total += a.length;
-    a.release(&a);
-    if (rc || (limit >= 0 && total >= limit)) break;
-  }
-  if (rc == 0 && p) rc = pm_printer_finish_file(p, stdout, &err);
-  pm_printer_free(p);
-  pm_schema_release(&schema);
-  if (rc) {
-    exit_code = fail(cmd, &err);
-    goto done;
-  }
+  print_type(r, 0, 0); /* schema */
 done:
   pm_orc_reader_close(r);
   pm_file_close(f);

@@ -15,6 +15,7 @@
 #include "cli/cli_output.h"
 #include "format/parquet/parquet_meta.h"
 #include "format/parquet/parquet_reader.h"
+#include "paimon/file.h"
 
 /* Supplied by the writer (src/cli/cli_parquet_convert.c); this weak stub is used until then. */
 int cli_parquet_convert(int argc, char **argv);
@@ -292,28 +293,33 @@ static int parse_args(int argc, char **argv, cat_args *a, int allow_cat) {
   return 0;
 }
 
-static int open_with(const cat_args *a, pm_pq_reader **r, pm_pq_row_range *range, pm_error *err, char ***names,
-                     char **storage) {
-  pm_pq_read_options opt;
-  pm_pq_read_options_init(&opt);
+/* Opens the file as a stream (paimon/file.h) with --select, --limit and --string-view. */
+static int open_with(const cat_args *a, struct ArrowArrayStream *s, pm_error *err) {
+  paimon_file_read_options opt;
+  paimon_file_read_options_init(&opt);
+  opt.format = "parquet";
   opt.string_view = a->string_view;
-  *names = NULL;
-  *storage = NULL;
+  opt.limit = a->limit;
+  char **names = NULL, *storage = NULL;
   size_t n = 0;
   if (a->select) {
-    *names = split_list(a->select, &n, storage);
-    if (!*names) return pm_errorf(err, PAIMON_ERR_NOMEM, "out of memory");
-    opt.columns = (const char *const *)*names;
+    names = split_list(a->select, &n, &storage);
+    if (!names) {
+      free(storage);
+      return pm_errorf(err, PAIMON_ERR_NOMEM, "out of memory");
+    }
+    opt.columns = (const char *const *)names;
     opt.n_columns = n;
   }
-  if (a->limit >= 0) {
-    range->start = 0;
-    range->end = a->limit;
-    opt.row_ranges = range;
-    opt.n_row_ranges = 1;
-    if (a->limit > 0 && a->limit < 65536) opt.batch_rows = a->limit;
-  }
-  return pm_pq_reader_open_path(a->path, &opt, r, err);
+  int rc = (int)paimon_file_open(a->path, &opt, s, err);
+  free(names);
+  free(storage);
+  return rc;
+}
+
+static int stream_error(struct ArrowArrayStream *s, pm_error *err) {
+  const char *m = s->get_last_error(s);
+  return pm_errorf(err, PAIMON_ERR_IO, "%s", m ? m : "read failed");
 }
 
 static int cmd_cat(int argc, char **argv) {
@@ -321,16 +327,12 @@ static int cmd_cat(int argc, char **argv) {
   int rc = parse_args(argc, argv, &a, 1);
   if (rc) return rc;
   pm_error err;
-  pm_pq_reader *r = NULL;
-  pm_pq_row_range range;
-  char **names, *storage;
-  rc = open_with(&a, &r, &range, &err, &names, &storage);
-  free(names);
-  free(storage);
-  if (rc) return fail(&err);
+  struct ArrowArrayStream r;
+  if (open_with(&a, &r, &err)) return fail(&err);
   struct ArrowSchema schema;
-  if (pm_pq_reader_schema(r, &schema, &err)) {
-    pm_pq_reader_close(r);
+  if (r.get_schema(&r, &schema)) {
+    stream_error(&r, &err);
+    r.release(&r);
     return fail(&err);
   }
   pm_print_options po;
@@ -340,7 +342,7 @@ static int cmd_cat(int argc, char **argv) {
   rc = pm_printer_new(&schema, &po, &pr, &err);
   while (rc == 0) {
     struct ArrowArray batch;
-    rc = pm_pq_reader_next(r, &batch, &err);
+    rc = r.get_next(&r, &batch) ? stream_error(&r, &err) : 0;
     if (rc || !batch.release) break;
     rc = pm_printer_print(pr, &batch, stdout, &err);
     batch.release(&batch);
@@ -348,8 +350,8 @@ static int cmd_cat(int argc, char **argv) {
   if (rc == 0) rc = pm_printer_finish_file(pr, stdout, &err);
   fflush(stdout);
   pm_printer_free(pr);
-  pm_schema_release(&schema);
-  pm_pq_reader_close(r);
+  schema.release(&schema);
+  r.release(&r);
   return rc ? fail(&err) : 0;
 }
 
@@ -370,22 +372,17 @@ static int cmd_scan(int argc, char **argv) {
   for (int run = 0; run < a.runs; run++) {
     double t0 = now_ms();
     pm_error err;
-    pm_pq_reader *r = NULL;
-    pm_pq_row_range range;
-    char **names, *storage;
-    rc = open_with(&a, &r, &range, &err, &names, &storage);
-    free(names);
-    free(storage);
-    if (rc) return fail(&err);
+    struct ArrowArrayStream r;
+    if (open_with(&a, &r, &err)) return fail(&err);
     rows = 0;
     for (;;) {
       struct ArrowArray batch;
-      rc = pm_pq_reader_next(r, &batch, &err);
+      rc = r.get_next(&r, &batch) ? stream_error(&r, &err) : 0;
       if (rc || !batch.release) break;
       rows += batch.length;
       batch.release(&batch);
     }
-    pm_pq_reader_close(r);
+    r.release(&r);
     if (rc) return fail(&err);
     double ms = now_ms() - t0;
     if (best < 0 || ms < best) best = ms;
