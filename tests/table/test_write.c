@@ -542,6 +542,47 @@ static void test_max_writers(void) {
   pm_table_free(t);
 }
 
+/* A stream writer: prepare per checkpoint; sequence numbers continue per writer. */
+static void test_streaming(void) {
+  char dir[600];
+  snprintf(dir, sizeof dir, "%s/stream", root);
+  mk_table(dir, 0, "\"bucket\" : \"-1\"");
+  pm_table *t = cf_open(dir, NULL);
+  pm_error err;
+  memset(&err, 0, sizeof err);
+  pm_table_write *w = NULL;
+  pm_write_config cfg = {.commit_user = "stream-user", .streaming = 1};
+  CHECK_OK(pm_table_write_open(t, &cfg, &w, &err), &err);
+  pm_commit *c = NULL;
+  CHECK_OK(pm_commit_open(t, "stream-user", 1, &c, &err), &err);
+  for (int64_t cp = 1; cp <= 3; cp++) {
+    int32_t ids[2] = {(int32_t)cp * 10, (int32_t)cp * 10 + 1};
+    static const char *const names[2] = {"s", "t"};
+    tbatch b;
+    tb_make(&b, "in", 2, ids, names, NULL);
+    CHECK_OK(pm_table_write_arrow(w, &b.s, &b.a, &err), &err);
+    tb_free(&b);
+    pm_manifest_committable *m = NULL;
+    CHECK_OK(pm_table_write_prepare(w, cp, &m, &err), &err);
+    CHECK(m && m->identifier == cp && m->n_messages == 1);
+    if (m && m->n_messages == 1) CHECK_EQ_INT(m->messages[0].new_files.items[0].min_sequence_number, (cp - 1) * 2);
+    int64_t sid = -1;
+    CHECK_OK(pm_commit_append(c, m, 0, &sid, &err), &err);
+    CHECK_EQ_INT(sid, cp);
+    pm_committable_free(m);
+  }
+  /* a checkpoint without rows: no message */
+  pm_manifest_committable *m = NULL;
+  CHECK_OK(pm_table_write_prepare(w, 4, &m, &err), &err);
+  CHECK(m && m->n_messages == 0);
+  pm_committable_free(m);
+  pm_commit_free(c);
+  pm_table_write_free(w);
+  CHECK(cf_check(dir));
+  CHECK(cf_rows_are(dir, "10|s|\n11|t|\n20|s|\n21|t|\n30|s|\n31|t|\n"));
+  pm_table_free(t);
+}
+
 int main(void) {
   snprintf(root, sizeof root, "/tmp/pm_test_write_%d", (int)getpid());
   RUN_TEST(test_unpartitioned);
@@ -551,6 +592,7 @@ int main(void) {
   RUN_TEST(test_faults);
   RUN_TEST(test_locations);
   RUN_TEST(test_max_writers);
+  RUN_TEST(test_streaming);
   char cmd[600];
   if (!pm_test_failures) {
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", root);
