@@ -345,6 +345,7 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_AUTO_CREATE] = {"auto-create", T_BOOL, "false", F(auto_create), NULL, NO_RANGE, {0}},
     [PM_CO_TARGET_FILE_ROW_NUM] = {"target-file-row-num", T_LONG, "9223372036854775807", F(target_file_row_num), NULL,
                                    NO_RANGE, {0}},
+    [PM_CO_PATH] = {"path", T_STR, NULL, NOFIELD, NULL, NO_RANGE, {0}},
 };
 
 /* Java table options this library does not interpret: known, so they do not warn. */
@@ -424,7 +425,7 @@ static const char *const OTHER_KNOWN[] = {
     "partition.idle-time-to-report-statistic", "partition.legacy-name", "partition.mark-done-action",
     "partition.mark-done-action.custom.class", "partition.mark-done-action.http.params",
     "partition.mark-done-action.http.url", "partition.sink-strategy", "partition.timestamp-format.strict",
-    "partition.timestamp-formatter", "partition.timestamp-pattern", "path", "pk-bitmap.index.columns",
+    "partition.timestamp-formatter", "partition.timestamp-pattern", "pk-bitmap.index.columns",
     "pk-btree.index.columns", "pk-clustering-override", "pk-full-text.index.columns",
     "pk-multivalue.index.columns", "pk-vector.index.columns", "postpone.batch-write-fixed-bucket",
     "postpone.batch-write-fixed-bucket.max-parallelism",

@@ -193,6 +193,7 @@ typedef enum pm_co_id {
   /* creation-time (checked by CREATE TABLE, meta/schema_build.h) */
   PM_CO_AUTO_CREATE,
   PM_CO_TARGET_FILE_ROW_NUM,
+  PM_CO_PATH,
   PM_CO_N
 } pm_co_id;
 

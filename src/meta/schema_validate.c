@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "meta/core_options.h"
 #include "meta/schema_build.h"
@@ -174,6 +175,17 @@ int pm_schema_validate_create(const pm_table_schema *s, pm_error *err) {
       return bad(err, "primary key (%s%s) must not be the same as the partition keys: one record per partition",
                  s->primary_keys[0], s->n_primary_keys > 1 ? ", ..." : "");
   }
+  /* AbstractCatalog.validateCustomTablePath: a filesystem catalog places every table itself */
+  static const char data_table[] = "table", object_table[] = "object-table";
+  const char *type = pm_options_get(&s->options, pm_core_option_key(PM_CO_TABLE_TYPE));
+  if (!type) type = data_table;
+  int has_path = pm_options_get(&s->options, pm_core_option_key(PM_CO_PATH)) != NULL;
+  if (has_path && strcasecmp(type, object_table) != 0)
+    return bad(err, "option '%s': the filesystem catalog does not support a table path of its own%s",
+               pm_core_option_key(PM_CO_PATH), "");
+  if (strcasecmp(type, data_table) != 0 && strcasecmp(type, "materialized-table") != 0)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option '%s' = '%s': only data tables can be created",
+                     pm_core_option_key(PM_CO_TABLE_TYPE), type);
   pm_core_options co;
   PM_TRY(pm_core_options_parse(&s->options, s->version, s->n_primary_keys > 0, &co, err));
   int rc = 0;

@@ -213,7 +213,7 @@ int pm_ddl_create_table(pm_catalog *c, const char *identifier, const pm_schema_s
   int rc = pm_schema_spec_copy(spec, &s, err), exists = 0;
   if (!rc) rc = add_table_defaults(c, &s, err);
   if (!rc) rc = pm_schema_spec_build(&s, now_millis(), &schema, err);
-  if (rc == PAIMON_ERR_INVALID_ARGUMENT) pm_error_prefix(err, "create table %s: ", identifier);
+  if (rc == PAIMON_ERR_INVALID_ARGUMENT || rc == PAIMON_ERR_UNSUPPORTED) pm_error_prefix(err, "create table %s: ", identifier);
   if (!rc) rc = db_exists(c, id.database, &exists, err);
   if (!rc && !exists) rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "create table %s: database '%s' does not exist",
                                      identifier, id.database);

@@ -244,6 +244,24 @@ static void test_types_and_reader(void) {
   /* our reader opens it with that schema */
   paimon_table *t = NULL;
   CHECK_OK(paimon_catalog_get_table(cat, "db.t", &t, &err), &err);
+  if (t) {
+    const char *names[] = {"id", "name", "price", "tags", "attrs", "addr", "ts", "tz", "dt"};
+    const char *types[] = {"BIGINT NOT NULL", "STRING", "DECIMAL(10, 2) NOT NULL", "ARRAY<INT>", "MAP<STRING, INT>",
+                           "ROW<`city` STRING, `zip` INT 'z'>", "TIMESTAMP(3)", "TIMESTAMP(6) WITH LOCAL TIME ZONE",
+                           "STRING NOT NULL"};
+    CHECK_EQ_INT(paimon_table_num_columns(t), 9);
+    for (size_t i = 0; i < 9 && i < paimon_table_num_columns(t); i++) {
+      CHECK_EQ_STR(paimon_table_column_name(t, i), names[i]);
+      char *ty = NULL;
+      CHECK_OK(paimon_table_column_type(t, i, &ty, &err), &err);
+      CHECK_EQ_STR(ty, types[i]);
+      paimon_free_string(ty);
+    }
+    CHECK(paimon_table_num_primary_keys(t) == 2 && !strcmp(paimon_table_primary_key(t, 1), "dt"));
+    CHECK(paimon_table_num_partition_keys(t) == 1 && !strcmp(paimon_table_partition_key(t, 0), "dt"));
+    CHECK_EQ_STR(paimon_table_option(t, "bucket"), "4");
+    CHECK_EQ_INT(paimon_table_schema_id(t), 0);
+  }
   paimon_table_free(t);
   snprintf(path, sizeof path, "%s/db.db/t", wh);
   if (ot_available()) CHECK(ot_check_ok(path, 0, "db.t"));

@@ -178,6 +178,7 @@ static void test_refusals(void) {
       {"a INT, b INT", "a", NULL, "row-tracking.enabled", "true", "row-tracking"},
       {"a INT, b INT", NULL, NULL, "data-evolution.enabled", "true", "row-tracking"},
       {"a INT, b INT", NULL, NULL, "fields.q.aggregate-function", "sum", "'q'"},
+      {"a INT, b INT", NULL, NULL, "path", "/elsewhere", "path"},
       {"a INT, b INT", "a", NULL, "merge-engine", "first-row", NULL},
   };
   char *before = tree();
