@@ -22,6 +22,8 @@
 #include "paimon/ddl.h"
 #include "paimon/paimon.h"
 #include "paimon/write.h"
+#include "api/api_write_internal.h"
+#include "table/write.h"
 #include "util/buf.h"
 
 /* Creates database `db` (if absent) and table db.name with the columns (SQL list), partition
@@ -89,36 +91,48 @@ static inline paimon_status ow_batch(const paimon_table *t, const char *json_lin
   return PAIMON_OK;
 }
 
-/* Writes one batch (JSON lines) with a new builder and commits it: streaming with identifier
- * `ident`, or batch (ident ignored: PAIMON_BATCH_COMMIT_IDENTIFIER). user may be NULL (random).
- * overwrite: NULL = append; else a static partition spec of n_ow entries (n_ow 0 = whole table /
- * dynamic). *snapshot (may be NULL) = the snapshot written. */
+/* Writes one batch (JSON lines) with the table writer (src/table/write.h: the public table write
+ * is not there yet) and commits it through the public API: streaming with identifier `ident`, or
+ * batch (PAIMON_BATCH_COMMIT_IDENTIFIER). user may be NULL (random). overwrite_on: static partition
+ * spec of n_ow entries (n_ow 0 = whole table / dynamic). *snapshot (may be NULL) = the snapshot. */
 static inline paimon_status ow_write_commit(const paimon_table *t, const char *user, int streaming, int64_t ident,
-                                     const char *json_lines, const paimon_option *overwrite, size_t n_ow,
-                                     int overwrite_on, int64_t *snapshot, paimon_error *err) {
+                                            const char *json_lines, const paimon_option *overwrite, size_t n_ow,
+                                            int overwrite_on, int64_t *snapshot, paimon_error *err) {
   paimon_write_builder *wb = NULL;
-  paimon_table_write *w = NULL;
   paimon_commit_messages *m = NULL;
   paimon_table_commit *c = NULL;
+  pm_table_write *w = NULL;
+  pm_manifest_committable *mc = NULL;
   struct ArrowSchema s = {0};
   struct ArrowArray a = {0};
   int64_t id = streaming ? ident : PAIMON_BATCH_COMMIT_IDENTIFIER;
+  pm_error e;
+  pm_error_clear(&e);
   paimon_status st = paimon_write_builder_new(t, streaming, NULL, 0, &wb, err);
   if (!st && user) st = paimon_write_builder_with_commit_user(wb, user, err);
   if (!st && overwrite_on) st = paimon_write_builder_with_overwrite(wb, overwrite, n_ow, err);
-  if (!st) st = paimon_write_builder_new_write(wb, &w, err);
-  if (!st && json_lines && *json_lines) {
-    st = ow_batch(t, json_lines, &s, &a, err);
-    if (!st) st = paimon_table_write_arrow(w, &s, &a, err);
+  if (!st) {
+    pm_write_config cfg = {paimon_write_builder_commit_user(wb), streaming, overwrite_on, 0};
+    int rc = pm_table_write_open(wb->t, &cfg, &w, &e);
+    if (!rc && json_lines && *json_lines) {
+      st = ow_batch(t, json_lines, &s, &a, err);
+      if (!st) rc = pm_table_write_arrow(w, &s, &a, &e);
+    }
+    if (!st && !rc) rc = pm_table_write_prepare(w, id, &mc, &e);
+    if (!st && !rc) rc = pm_api_messages_wrap(mc, &m, &e);
+    if (!st && rc) {
+      st = (paimon_status)rc;
+      err->code = st;
+      snprintf(err->message, sizeof err->message, "%s", e.message);
+    }
   }
-  if (!st) st = paimon_table_write_prepare_commit(w, id, &m, err);
   if (!st) st = paimon_write_builder_new_commit(wb, &c, err);
   if (!st) st = paimon_table_commit_commit(c, m, id, snapshot, err);
   if (a.release) a.release(&a);
   if (s.release) s.release(&s);
   paimon_table_commit_free(c);
   paimon_commit_messages_free(m);
-  paimon_table_write_free(w);
+  pm_table_write_free(w);
   paimon_write_builder_free(wb);
   return st;
 }
