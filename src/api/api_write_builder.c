@@ -22,7 +22,7 @@ paimon_status paimon_write_builder_new(const paimon_table *table, int streaming,
     /* Java's CoreOptions.createCommitUser: a random UUID, "<prefix>_<uuid>" with commit.user-prefix. */
     char uuid[PM_UUID_TEXT_SIZE];
     pm_uuid_random(uuid);
-    const char *prefix = pm_table_option(wb->t, "commit.user-prefix");
+    const char *prefix = wb->t->co.commit_user_prefix;
     size_t len = (prefix ? strlen(prefix) + 1 : 0) + sizeof uuid;
     wb->commit_user = malloc(len);
     if (!wb->commit_user) rc = PM_NOMEM(err);
@@ -67,7 +67,7 @@ paimon_status paimon_write_builder_with_overwrite(paimon_write_builder *wb, cons
   if (n && !wb->t_static) {
     pm_options o;
     pm_options_init(&o);
-    int rc = pm_options_set(&o, "dynamic-partition-overwrite", "false", err);
+    int rc = pm_options_set(&o, pm_core_option_key(PM_CO_DYNAMIC_PARTITION_OVERWRITE), "false", err);
     if (!rc) rc = pm_table_reopen(wb->t, NULL, &o, &wb->t_static, err);
     pm_options_clear(&o);
     if (rc) {

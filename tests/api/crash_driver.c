@@ -129,8 +129,7 @@ static paimon_status commit_messages(driver *d, const paimon_commit_messages *m,
   if (!st) st = paimon_write_builder_with_commit_user(wb, d->user, err);
   if (!st && d->overwrite) {
     char v[32];
-    snprintf(v, sizeof v, "%d", d->part);
-    paimon_option spec = {OC_PARTITION_KEY, v};
+    paimon_option spec = {OC_PARTITION_KEY, oc_dt(0, d->part, v, sizeof v)};
     st = paimon_write_builder_with_overwrite(wb, &spec, 1, err);
   }
   if (!st) st = paimon_write_builder_new_commit(wb, &c, err);
