@@ -1454,7 +1454,7 @@ static void encode_stats(pm_tw *t, const colw *c, const minmax *st, int64_t null
   if (has && binary && st->min.len + st->max.len >= MAX_STATS_SIZE) return; /* parquet-mr: no statistics at all */
   pm_tw_field_struct_begin(t, 12);
   if (has) {
-    int same = st->min.len == st->max.len && memcmp(st->min.data, st->max.data, st->min.len) == 0;
+    int same = st->min.len == st->max.len && (st->min.len == 0 || memcmp(st->min.data, st->max.data, st->min.len) == 0);
     if (n->sort_signed || same) {
       pm_tw_field_binary(t, 1, st->max.data, st->max.len);
       pm_tw_field_binary(t, 2, st->min.data, st->min.len);
