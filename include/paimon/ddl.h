@@ -4,9 +4,14 @@
  * `paimon_error *err` last, ownership stated per call, frees accept NULL.
  *
  * Everything a DDL call writes becomes visible atomically (a schema file is
- * published by create-if-absent): a failed call leaves the catalog as it was,
- * and a concurrent change of the same table makes the loser fail with
- * PAIMON_ERR_CONFLICT (nothing written). Validation follows Java Paimon's
+ * published by create-if-absent): a failed call leaves the catalog as it was.
+ * Concurrent changes of one table: of two creates, the loser fails with
+ * PAIMON_ERR_CONFLICT (the table exists; nothing written); an alter that
+ * loses the race for schema-<N+1> re-reads the winner's schema and applies
+ * its changes again, as Java's SchemaManager.commitChanges loops (so it is
+ * validated against what the winner wrote, and may then fail as any alter
+ * would, e.g. a column that now exists); only after 100 lost races in a row
+ * is it PAIMON_ERR_CONFLICT (nothing written). Validation follows Java Paimon's
  * FileSystemCatalog / SchemaManager / SchemaValidation; every refusal is
  * PAIMON_ERR_INVALID_ARGUMENT (or NOT_FOUND / CONFLICT) naming the column,
  * key or option at fault, before anything is written.
@@ -135,7 +140,8 @@ PAIMON_EXPORT paimon_status paimon_schema_change_update_comment(const char *comm
 PAIMON_EXPORT void paimon_schema_change_free(paimon_schema_change *change);
 
 /* Applies the changes in order as one new schema (schema-<latest+1>), all or
- * nothing. The changes are only read. */
+ * nothing; a lost race with a concurrent change is retried on the new latest
+ * schema (see the top of this file). The changes are only read. */
 PAIMON_EXPORT paimon_status paimon_catalog_alter_table(paimon_catalog *catalog, const char *identifier,
                                                        const paimon_schema_change *const *changes, size_t n,
                                                        int ignore_if_not_exists, paimon_error *err);
