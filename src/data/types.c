@@ -1108,10 +1108,14 @@ int pm_dtype_avro_schema_json(const pm_data_field *fields, size_t n, pm_buf *out
 
 static void assign_type_ids(pm_data_type *t, int32_t *next, int depth);
 
+/* Java's Schema.Builder.column numbers a top-level column, then its type through
+ * ReassignFieldId, whose ROW visitor evaluates a field's type before RowType.Builder.field
+ * takes the field's id: inside a ROW a field's nested ROW fields come before the field. */
 static void assign_fields(pm_data_field *fields, size_t n, int32_t *next, int depth) {
   for (size_t i = 0; i < n; i++) {
-    fields[i].id = (*next)++;
+    if (depth == 0) fields[i].id = (*next)++;
     if (fields[i].type) assign_type_ids(fields[i].type, next, depth + 1);
+    if (depth > 0) fields[i].id = (*next)++;
   }
 }
 

@@ -313,6 +313,35 @@ static void test_field_ids(void) {
   pm_schema_free(s);
 }
 
+/* ROW inside ROW: Java's Schema.Builder.column gives the column its id, then ReassignFieldId
+ * numbers a nested field's own ROW fields before the field (the visitor evaluates the type
+ * argument before RowType.Builder.field draws the id). */
+static void test_field_ids_row_in_row(void) {
+  pm_error err = {0};
+  pm_data_field *f = NULL;
+  size_t n = 0;
+  CHECK_OK(pm_dtype_parse_fields("x INT, r ROW<a ROW<b INT, b2 INT>, c INT>, m ARRAY<ROW<p ROW<q INT>>>, y INT", &f, &n, &err), &err);
+  if (!f) return;
+  int32_t hi = 0;
+  pm_dfields_assign_ids(f, n, 0, &hi);
+  CHECK_EQ_INT(n, 4);
+  CHECK_EQ_INT(f[0].id, 0);
+  CHECK_EQ_INT(f[1].id, 1);
+  pm_data_type *r = f[1].type;
+  CHECK_EQ_INT(r->fields[0].type->fields[0].id, 2); /* b */
+  CHECK_EQ_INT(r->fields[0].type->fields[1].id, 3); /* b2 */
+  CHECK_EQ_INT(r->fields[0].id, 4);                 /* a */
+  CHECK_EQ_INT(r->fields[1].id, 5);                 /* c */
+  CHECK_EQ_INT(f[2].id, 6);                         /* m */
+  pm_data_type *row = f[2].type->element;
+  CHECK_EQ_INT(row->fields[0].type->fields[0].id, 7); /* q */
+  CHECK_EQ_INT(row->fields[0].id, 8);                 /* p */
+  CHECK_EQ_INT(f[3].id, 9);
+  CHECK_EQ_INT(hi, 9);
+  for (size_t i = 0; i < n; i++) pm_data_field_clear(&f[i]);
+  free(f);
+}
+
 int main(void) {
   RUN_TEST(test_all_fixture_files);
   RUN_TEST(test_pk09);
@@ -320,5 +349,6 @@ int main(void) {
   RUN_TEST(test_bad_input);
   RUN_TEST(test_write_read_back);
   RUN_TEST(test_field_ids);
+  RUN_TEST(test_field_ids_row_in_row);
   TEST_MAIN_END();
 }
