@@ -159,6 +159,20 @@ int pm_avro_schema_parse(const char *json, size_t len, const char *what, pm_avro
 const pm_avro_schema *pm_avro_schema_root(const pm_avro_schema_tree *t);
 void pm_avro_schema_free(pm_avro_schema_tree *t); /* NULL ok */
 
+/* Schema cache (process-wide, thread-safe; avro_schema_cache.c). The files of a
+ * table share a few writer schemas, so readers take the parsed tree of a
+ * header's schema JSON from here: the same bytes give the same immutable tree
+ * (parsed once; a parse error is returned as pm_avro_schema_parse returns it,
+ * naming `what`, and nothing is cached). *out stays valid until
+ * pm_avro_schema_release; it may be shared by other readers and threads and
+ * must not be modified. At most a few trees are kept (least recently used
+ * unreferenced ones are evicted). */
+int pm_avro_schema_acquire(const char *json, size_t len, const char *what, const pm_avro_schema_tree **out,
+                           pm_error *err);
+void pm_avro_schema_release(const pm_avro_schema_tree *t); /* NULL ok */
+/* Schemas parsed by pm_avro_schema_acquire so far (cache misses; for tests). */
+uint64_t pm_avro_schema_cache_parses(void);
+
 /* Name of a type: "null", "int", "record", ... */
 const char *pm_avro_type_name(pm_avro_type t);
 

@@ -1,4 +1,5 @@
 /* Avro object container reader: header, then one block at a time. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,7 +16,7 @@ struct pm_avro_reader {
   uint64_t size;
   uint64_t next_offset;  /* file offset of the next block */
   uint64_t block_offset; /* file offset of the current block */
-  pm_avro_schema_tree *schema;
+  const pm_avro_schema_tree *schema; /* from the schema cache (pm_avro_schema_release) */
   char *schema_json;
   size_t schema_len;
   pm_codec codec;
@@ -29,6 +30,34 @@ struct pm_avro_reader {
   pm_buf data; /* decompressed block */
   ZSTD_DCtx *zstd; /* reused across blocks */
 };
+
+/* Decompression contexts outlive readers: a reader takes one at its first
+ * zstd block and gives it back on close (creating a context costs more than
+ * decoding a small manifest). At most DCTX_KEEP idle contexts are kept. */
+#define DCTX_KEEP 8
+static pthread_mutex_t dctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static ZSTD_DCtx *dctx_idle[DCTX_KEEP];
+static size_t dctx_n;
+
+static ZSTD_DCtx *dctx_take(void) {
+  ZSTD_DCtx *d = NULL;
+  pthread_mutex_lock(&dctx_lock);
+  if (dctx_n) d = dctx_idle[--dctx_n];
+  pthread_mutex_unlock(&dctx_lock);
+  return d ? d : ZSTD_createDCtx();
+}
+
+static void dctx_give(ZSTD_DCtx *d) {
+  if (!d) return;
+  ZSTD_DCtx_reset(d, ZSTD_reset_session_only); /* (a failed frame leaves nothing behind) */
+  pthread_mutex_lock(&dctx_lock);
+  if (dctx_n < DCTX_KEEP) {
+    dctx_idle[dctx_n++] = d;
+    d = NULL;
+  }
+  pthread_mutex_unlock(&dctx_lock);
+  ZSTD_freeDCtx(d); /* NULL ok */
+}
 
 const char *pm_avro_codec_name(pm_codec c) {
   switch (c) {
@@ -58,7 +87,7 @@ void pm_avro_reader_close(pm_avro_reader *r) {
   if (!r) return;
   if (r->owns_file) pm_file_close(r->file);
   free(r->path);
-  pm_avro_schema_free(r->schema);
+  pm_avro_schema_release(r->schema);
   free(r->schema_json);
   free(r->codec_name);
   for (size_t i = 0; i < r->meta_count; i++) {
@@ -70,7 +99,7 @@ void pm_avro_reader_close(pm_avro_reader *r) {
   free(r->meta_lens);
   pm_buf_free(&r->raw);
   pm_buf_free(&r->data);
-  ZSTD_freeDCtx(r->zstd);
+  dctx_give(r->zstd);
   free(r);
 }
 
@@ -190,7 +219,7 @@ static int read_header(pm_avro_reader *r, pm_error *err) {
   memcpy(r->schema_json, schema, len);
   r->schema_json[len] = 0;
   r->schema_len = len;
-  PM_TRY(pm_avro_schema_parse(r->schema_json, len, r->path, &r->schema, err));
+  PM_TRY(pm_avro_schema_acquire(r->schema_json, len, r->path, &r->schema, err));
 
   const uint8_t *codec = find_meta(r, "avro.codec", &len);
   r->codec_name = codec ? strndup((const char *)codec, len) : strdup("null");
@@ -262,7 +291,7 @@ uint64_t pm_avro_reader_block_offset(const pm_avro_reader *r) { return r->block_
  * One reused context and no streaming copies: several times faster than
  * a fresh streaming decoder per block. */
 static int zstd_block(pm_avro_reader *r, const uint8_t *src, size_t n, pm_error *err) {
-  if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return PM_NOMEM(err);
+  if (!r->zstd && !(r->zstd = dctx_take())) return PM_NOMEM(err);
   size_t cap = r->data.cap;
   if (cap < 16384) cap = 16384;
   if (n <= PM_AVRO_MAX_BLOCK_BYTES / 8 && cap < 8 * n) cap = 8 * n;

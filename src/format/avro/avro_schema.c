@@ -456,6 +456,7 @@ int pm_avro_schema_parse(const char *json, size_t len, const char *what, pm_avro
   int rc = parse_node(t, root, "", 0, &t->root);
   if (!rc) rc = build_skip_programs(t);
   t->err = NULL;
+  t->what = NULL; /* borrowed from the caller: a kept tree must not point at it */
   if (rc) {
     pm_avro_schema_free(t);
     return rc;
