@@ -4,8 +4,17 @@
  * driver writes and the deterministic rows of batch b, so a test knows the
  * exact rows every committed batch must contribute.
  *
- * The table is the committer tests' scratch table (support/commit_fixture.h):
- * id INT NOT NULL, name STRING, dt STRING (partition key), bucket -1.
+ * The table: id INT NOT NULL, name STRING, dt STRING; by layout (oc_layout)
+ * dt is the partition key with bucket -1 (the committer tests' scratch table,
+ * support/commit_fixture.h, "dynamic"), or dt-partitioned with 2 fixed
+ * buckets on id ("fixed"), or unpartitioned with bucket -1 ("unaware").
+ * The driver creates it through paimon_catalog_create_table.
+ *
+ * The "mix" schedule (driver --mix): batch b is an OVERWRITE of the
+ * partitions it touches (the whole table when unpartitioned) when
+ * oc_mix_overwrite(b), else an APPEND; before batch OC_ALTER_AT is written the
+ * driver adds column "extra INT" (paimon_catalog_alter_table), and every batch
+ * b >= OC_ALTER_AT carries extra = b.
  */
 #ifndef PM_TESTS_SUPPORT_ORACLE_CRASH_H
 #define PM_TESTS_SUPPORT_ORACLE_CRASH_H
@@ -36,21 +45,54 @@ static inline int oc_rows(long long b, int n_rows) { return n_rows > 0 ? n_rows 
 static inline int oc_id(long long b, int i) { return (int)(b * 1000 + i); }
 static inline void oc_name(long long b, int i, char *buf, size_t cap) { snprintf(buf, cap, "b%lld-%d \u00e9", b, i); }
 
-/* Rows of batch b as JSON lines (objects {"id","name","dt"}). Returns the length. */
-static inline size_t oc_batch_json(long long b, int n_rows, int part, char *buf, size_t cap) {
+/* Rows of batch b as JSON lines (objects {"id","name","dt"}, plus "extra": b when with_extra).
+ * Returns the length. */
+static inline size_t oc_batch_json_extra(long long b, int n_rows, int part, int with_extra, char *buf, size_t cap) {
   int n = oc_rows(b, n_rows);
-  char dbuf[32], name[64], dq[48];
+  char dbuf[32], name[64], dq[48], ex[40] = "";
   const char *dt = oc_dt(b, part, dbuf, sizeof dbuf);
   if (dt) snprintf(dq, sizeof dq, "\"%s\"", dt);
   else snprintf(dq, sizeof dq, "null");
+  if (with_extra) snprintf(ex, sizeof ex, ",\"extra\":%lld", b);
   size_t len = 0;
   buf[0] = 0;
   for (int i = 0; i < n && len + 1 < cap; i++) {
     oc_name(b, i, name, sizeof name);
-    len += (size_t)snprintf(buf + len, cap - len, "{\"id\":%d,\"name\":\"%s\",\"dt\":%s}\n", oc_id(b, i), name, dq);
+    len += (size_t)snprintf(buf + len, cap - len, "{\"id\":%d,\"name\":\"%s\",\"dt\":%s%s}\n", oc_id(b, i), name, dq,
+                            ex);
   }
   return len < cap ? len : cap - 1;
 }
+
+/* Rows of batch b as JSON lines (objects {"id","name","dt"}). Returns the length. */
+static inline size_t oc_batch_json(long long b, int n_rows, int part, char *buf, size_t cap) {
+  return oc_batch_json_extra(b, n_rows, part, 0, buf, cap);
+}
+
+#define OC_ALTER_AT 4
+#define OC_EXTRA_COLUMN "extra"
+
+static inline int oc_mix_overwrite(long long b) { return b % 4 == 3; }
+
+/* Table layouts the driver can create (--layout). */
+typedef struct oc_layout {
+  const char *name;
+  const char *partition_keys; /* NULL: unpartitioned */
+  const char *options[3];     /* "k=v" */
+} oc_layout;
+
+static inline const oc_layout *oc_layout_find(const char *name) {
+  static const oc_layout layouts[] = {
+      {"dynamic", "dt", {"bucket=-1", NULL, NULL}},
+      {"fixed", "dt", {"bucket=2", "bucket-key=id", NULL}},
+      {"unaware", NULL, {"bucket=-1", NULL, NULL}},
+  };
+  for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
+    if (!strcmp(layouts[i].name, name)) return &layouts[i];
+  return NULL;
+}
+
+#define OC_COLUMNS "id INT NOT NULL, name STRING, dt STRING"
 
 static inline int oc_mkdirs(const char *path) {
   char p[4200];
