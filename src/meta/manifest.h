@@ -310,7 +310,12 @@ int pm_index_manifest_combine(const pm_index_manifest_entry *prev, size_t n_prev
                               const pm_index_manifest_entry *changes, size_t n_changes, int bucket_unaware,
                               pm_index_entries *out, pm_error *err);
 
-/* Appends (copies) one entry into a container. */
+/* Appends (copies) one entry into a container: its strings and bytes go to v->arena. */
 int pm_manifest_entries_push(pm_manifest_entries *v, const pm_manifest_entry *e, pm_error *err);
+/* Appends an object as is (no copy): what it points to lives in the container's
+ * arena, or in memory that outlives every use of the container (a shallow copy). */
+int pm_manifest_entries_append_owned(pm_manifest_entries *v, const pm_manifest_entry *e, pm_error *err);
+int pm_manifest_file_metas_append_owned(pm_manifest_file_metas *v, const pm_manifest_file_meta *e, pm_error *err);
+int pm_index_entries_append_owned(pm_index_entries *v, const pm_index_manifest_entry *e, pm_error *err);
 
 #endif

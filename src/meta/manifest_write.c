@@ -573,16 +573,9 @@ int pm_index_file_meta_copy(const pm_index_file_meta *src, pm_index_file_meta *d
 }
 
 int pm_manifest_entries_push(pm_manifest_entries *v, const pm_manifest_entry *e, pm_error *err) {
-  if (v->n == v->cap) {
-    size_t nc = v->cap ? v->cap * 2 : 64;
-    void *p = realloc(v->items, nc * sizeof(v->items[0]));
-    if (!p) return PM_NOMEM(err);
-    v->items = p;
-    v->cap = nc;
-  }
-  PM_TRY(pm_manifest_entry_copy(e, &v->items[v->n], &v->arena, err));
-  v->n++;
-  return 0;
+  pm_manifest_entry copy;
+  PM_TRY(pm_manifest_entry_copy(e, &copy, &v->arena, err));
+  return pm_manifest_entries_append_owned(v, &copy, err);
 }
 
 /* ---------------- index manifest combination ---------------- */

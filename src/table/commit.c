@@ -17,46 +17,23 @@
 #include "table/scan.h"
 #include "util/random.h"
 
-/* ------------------------------------------------------------ vectors */
-
-int pm_entry_vec_push(pm_entry_vec *vec, const pm_manifest_entry *e, pm_error *err) {
-  if (vec->n == vec->cap) {
-    size_t nc = vec->cap ? vec->cap * 2 : 16;
-    void *p = realloc(vec->v, nc * sizeof *vec->v);
-    if (!p) return PM_NOMEM(err);
-    vec->v = p;
-    vec->cap = nc;
-  }
-  vec->v[vec->n++] = *e;
-  return 0;
-}
-
-void pm_entry_vec_free(pm_entry_vec *vec) {
-  free(vec->v);
-  memset(vec, 0, sizeof *vec);
-}
-
-int pm_index_vec_push(pm_index_vec *vec, const pm_index_manifest_entry *e, pm_error *err) {
-  if (vec->n == vec->cap) {
-    size_t nc = vec->cap ? vec->cap * 2 : 8;
-    void *p = realloc(vec->v, nc * sizeof *vec->v);
-    if (!p) return PM_NOMEM(err);
-    vec->v = p;
-    vec->cap = nc;
-  }
-  vec->v[vec->n++] = *e;
-  return 0;
-}
-
-void pm_index_vec_free(pm_index_vec *vec) {
-  free(vec->v);
-  memset(vec, 0, sizeof *vec);
-}
+/* ------------------------------------------------------------ changes */
 
 void pm_commit_changes_free(pm_commit_changes *ch) {
-  pm_entry_vec_free(&ch->table);
-  pm_entry_vec_free(&ch->changelog);
-  pm_index_vec_free(&ch->index);
+  pm_manifest_entries_clear(&ch->table);
+  pm_manifest_entries_clear(&ch->changelog);
+  pm_index_entries_clear(&ch->index);
+}
+
+int pm_commit_changes_append(pm_commit_changes *dst, const pm_commit_changes *src, int with_changelog,
+                             pm_error *err) {
+  for (size_t i = 0; i < src->table.n; i++)
+    PM_TRY(pm_manifest_entries_append_owned(&dst->table, &src->table.items[i], err));
+  for (size_t i = 0; with_changelog && i < src->changelog.n; i++)
+    PM_TRY(pm_manifest_entries_append_owned(&dst->changelog, &src->changelog.items[i], err));
+  for (size_t i = 0; i < src->index.n; i++)
+    PM_TRY(pm_index_entries_append_owned(&dst->index, &src->index.items[i], err));
+  return 0;
 }
 
 int pm_commit_changes_empty(const pm_commit_changes *ch) {
@@ -70,7 +47,7 @@ void pm_commit_collected_free(pm_commit_collected *cc) {
 
 /* ------------------------------------------------------------ collecting */
 
-static int push_files(pm_entry_vec *v, int8_t kind, const pm_commit_message *msg, int32_t total_buckets,
+static int push_files(pm_manifest_entries *v, int8_t kind, const pm_commit_message *msg, int32_t total_buckets,
                       const pm_file_list *files, pm_error *err) {
   for (size_t i = 0; i < files->n; i++) {
     pm_manifest_entry e;
@@ -80,12 +57,12 @@ static int push_files(pm_entry_vec *v, int8_t kind, const pm_commit_message *msg
     e.bucket = msg->bucket;
     e.total_buckets = total_buckets;
     e.file = files->items[i];
-    PM_TRY(pm_entry_vec_push(v, &e, err));
+    PM_TRY(pm_manifest_entries_append_owned(v, &e, err));
   }
   return 0;
 }
 
-static int push_index(pm_index_vec *v, int8_t kind, const pm_commit_message *msg, const pm_index_list *files,
+static int push_index(pm_index_entries *v, int8_t kind, const pm_commit_message *msg, const pm_index_list *files,
                       pm_error *err) {
   for (size_t i = 0; i < files->n; i++) {
     pm_index_manifest_entry e;
@@ -94,7 +71,7 @@ static int push_index(pm_index_vec *v, int8_t kind, const pm_commit_message *msg
     e.partition = msg->partition;
     e.bucket = msg->bucket;
     e.index_file = files->items[i];
-    PM_TRY(pm_index_vec_push(v, &e, err));
+    PM_TRY(pm_index_entries_append_owned(v, &e, err));
   }
   return 0;
 }
@@ -216,23 +193,29 @@ static const char *base_name(const char *p) {
   return s ? s + 1 : p;
 }
 
-/* Paths of the files one attempt wrote (deleted when the attempt certainly failed). */
+/* Paths of the files one attempt wrote (deleted when the attempt certainly failed)
+ * and the sizes written (checked before publishing; -1 = not known yet). */
 typedef struct written_files {
   char **paths;
+  int64_t *sizes;
   size_t n, cap;
 } written_files;
 
-static int written_add(written_files *w, char *path, pm_error *err) {
+/* Takes path (freed on failure too). */
+static int written_add(written_files *w, char *path, int64_t size, pm_error *err) {
   if (w->n == w->cap) {
     size_t nc = w->cap ? w->cap * 2 : 8;
     void *p = realloc(w->paths, nc * sizeof *w->paths);
-    if (!p) {
+    if (p) w->paths = p;
+    void *s = p ? realloc(w->sizes, nc * sizeof *w->sizes) : NULL;
+    if (s) w->sizes = s;
+    if (!p || !s) {
       free(path);
       return PM_NOMEM(err);
     }
-    w->paths = p;
     w->cap = nc;
   }
+  w->sizes[w->n] = size;
   w->paths[w->n++] = path;
   return 0;
 }
@@ -247,6 +230,7 @@ static void written_delete(pm_fs *fs, written_files *w) {
 static void written_free(written_files *w) {
   for (size_t i = 0; i < w->n; i++) free(w->paths[i]);
   free(w->paths);
+  free(w->sizes);
   memset(w, 0, sizeof *w);
 }
 
@@ -287,9 +271,16 @@ static int written_add_metas(const pm_commit *c, written_files *w, const pm_mani
   for (size_t i = from; i < metas->n; i++) {
     char *p = manifest_path(c, metas->items[i].file_name);
     if (!p) return PM_NOMEM(err);
-    PM_TRY(written_add(w, p, err));
+    PM_TRY(written_add(w, p, metas->items[i].file_size, err));
   }
   return 0;
+}
+
+/* The size of the manifest a merge wrote at path, as the merged list records it (-1: not in it). */
+static int64_t merged_size(const pm_manifest_file_metas *merged, const char *path) {
+  for (size_t i = 0; i < merged->n; i++)
+    if (!strcmp(merged->items[i].file_name, base_name(path))) return merged->items[i].file_size;
+  return -1;
 }
 
 /* Writes a manifest list of metas; *list_name / *list_size describe it. */
@@ -298,8 +289,9 @@ static int write_list(pm_commit *c, const pm_manifest_file_meta *metas, size_t n
   *list_name = NULL;
   char *lp = pm_path_factory_new_manifest_list(&c->pf);
   if (!lp) return PM_NOMEM(err);
-  PM_TRY(written_add(w, lp, err));
+  PM_TRY(written_add(w, lp, -1, err));
   PM_TRY(pm_manifest_list_write(c->t->fs, lp, metas, n, &o->write, list_size, err));
+  w->sizes[w->n - 1] = *list_size;
   *list_name = strdup(base_name(lp));
   return *list_name ? 0 : PM_NOMEM(err);
 }
@@ -375,7 +367,7 @@ static int writes_row_id(const pm_data_file_meta *f) {
 }
 
 /* Orders delta entries by partition (first appearance), as Java groups them. */
-static int group_by_partition(pm_entry_vec *d, pm_error *err) {
+static int group_by_partition(pm_manifest_entries *d, pm_error *err) {
   if (d->n < 2) return 0;
   pm_manifest_entry *out = malloc(d->n * sizeof *out);
   char *taken = calloc(d->n, 1);
@@ -387,24 +379,25 @@ static int group_by_partition(pm_entry_vec *d, pm_error *err) {
   size_t k = 0;
   for (size_t i = 0; i < d->n; i++) {
     if (taken[i]) continue;
-    const pm_bytes *p = &d->v[i].partition;
+    const pm_bytes *p = &d->items[i].partition;
     for (size_t j = i; j < d->n; j++)
-      if (!taken[j] && d->v[j].partition.len == p->len && (!p->len || !memcmp(d->v[j].partition.data, p->data, p->len))) {
+      if (!taken[j] && d->items[j].partition.len == p->len &&
+          (!p->len || !memcmp(d->items[j].partition.data, p->data, p->len))) {
         taken[j] = 1;
-        out[k++] = d->v[j];
+        out[k++] = d->items[j];
       }
   }
-  memcpy(d->v, out, d->n * sizeof *out);
+  memcpy(d->items, out, d->n * sizeof *out);
   free(out);
   free(taken);
   return 0;
 }
 
-static int assign_row_tracking(const pm_commit *c, int64_t snapshot_id, int64_t start, pm_entry_vec *d,
+static int assign_row_tracking(const pm_commit *c, int64_t snapshot_id, int64_t start, pm_manifest_entries *d,
                                int64_t *next_row_id, pm_error *err) {
   if (c->t->co.row_tracking_partition_group) PM_TRY(group_by_partition(d, err));
   for (size_t i = 0; i < d->n; i++) {
-    pm_data_file_meta *f = &d->v[i].file;
+    pm_data_file_meta *f = &d->items[i].file;
     if (f->min_sequence_number == 0) {
       f->min_sequence_number = snapshot_id;
       f->max_sequence_number = snapshot_id;
@@ -419,7 +412,7 @@ static int assign_row_tracking(const pm_commit *c, int64_t snapshot_id, int64_t 
   size_t n_blob = 0;
   int rc = 0;
   for (size_t i = 0; !rc && i < d->n; i++) {
-    pm_data_file_meta *f = &d->v[i].file;
+    pm_data_file_meta *f = &d->items[i].file;
     if (f->file_source == PM_SOURCE_NULL) {
       rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                      "commit: data file %s has no file source (required on row-tracking tables)", f->file_name);
@@ -473,11 +466,12 @@ static int assign_row_tracking(const pm_commit *c, int64_t snapshot_id, int64_t 
 
 /* ---- publication ---- */
 
-enum { PUB_OK = 0, PUB_FAILED = 1, PUB_UNCERTAIN = 2 };
+enum { PUB_OK = PM_PUB_OK, PUB_FAILED = PM_PUB_FAILED, PUB_UNCERTAIN = PM_PUB_UNCERTAIN, PUB_LOST = PM_PUB_LOST };
 
-/* Creates snapshot-<id> if absent. *outcome: PUB_OK, PUB_FAILED (certainly not
- * published: it exists already, or the write failed before publishing) or
- * PUB_UNCERTAIN (an error while publishing); err describes a failure. */
+/* Creates snapshot-<id> if absent and reads it back. *outcome: PUB_OK, PUB_FAILED
+ * (certainly not published: it exists already, or the write failed before
+ * publishing), PUB_LOST (the fs lost the write; nothing visible) or PUB_UNCERTAIN
+ * (an error while publishing or checking); err describes a failure. */
 static void publish_snapshot(pm_commit *c, const pm_snapshot *s, int *outcome, pm_error *err) {
   pm_snapshot_manager sm = pm_table_snapshots(c->t);
   *outcome = PUB_FAILED;
@@ -510,27 +504,31 @@ static void publish_snapshot(pm_commit *c, const pm_snapshot *s, int *outcome, p
     *outcome = PUB_UNCERTAIN;
     goto done;
   }
-  /* The file system said yes: make sure the snapshot is really there. */
-  rc = pm_fs_exists(c->t->fs, path, &exists, err);
-  if (rc) *outcome = PUB_UNCERTAIN;
-  else if (!exists)
-    pm_errorf(err, PAIMON_ERR_IO, "%s: reported written but not found", path);
-  else
-    *outcome = PUB_OK;
+  /* The file system said yes: make sure the snapshot is really there, with our bytes. */
+  *outcome = pm_commit_check_published(c, path, s->id, b.data, b.len, err);
 done:
   pm_buf_free(&b);
   free(dir);
   free(path);
 }
 
-/* Writes a hint with 3 tries, as Java's HintFileUtils; 0 when written. */
-static int write_hint(const pm_snapshot_manager *sm, const char *name, int64_t id) {
-  for (int i = 0; i < 3; i++) {
+/* Writes a hint with 3 tries, as Java's HintFileUtils; 0 when written and read back
+ * as id (LATEST: or newer, a racing committer's), so a write the fs lost is retried. */
+static int write_hint(pm_commit *c, const pm_snapshot_manager *sm, const char *name, int64_t id) {
+  char sub[32];
+  snprintf(sub, sizeof sub, "snapshot/%s", name);
+  char *path = pm_table_meta_path(c->t, sub);
+  int rc = -1;
+  for (int i = 0; path && i < 3 && rc; i++) {
     pm_error e = {0};
-    if (!pm_snapshot_write_hint(sm, name, id, &e)) return 0;
-    if (i < 2) sleep_ms(500 + (int64_t)(random_u32() % 1000));
+    if (!pm_snapshot_write_hint(sm, name, id, &e) &&
+        pm_commit_hint_reads(c->t->fs, path, id, !strcmp(name, "LATEST")))
+      rc = 0;
+    else if (i < 2)
+      sleep_ms(500 + (int64_t)(random_u32() % 1000));
   }
-  return -1;
+  free(path);
+  return rc;
 }
 
 /* LATEST = id, then EARLIEST when missing; best effort (the snapshot file is the
@@ -540,7 +538,7 @@ static int write_hint(const pm_snapshot_manager *sm, const char *name, int64_t i
 static void write_hints(pm_commit *c, int64_t id) {
   pm_snapshot_manager sm = pm_table_snapshots(c->t);
   for (int round = 0; round < 10; round++) {
-    if (write_hint(&sm, "LATEST", id)) break;
+    if (write_hint(c, &sm, "LATEST", id)) break;
     int exists = 0;
     pm_error e = {0};
     if (pm_snapshot_exists(&sm, id + 1, &exists, &e) || !exists) break;
@@ -559,7 +557,7 @@ static void write_hints(pm_commit *c, int64_t id) {
   if (ep && !pm_fs_exists(c->t->fs, ep, &exists, &e) && !exists) {
     int64_t *ids = NULL;
     size_t n = 0;
-    if (!pm_snapshot_list_ids(&sm, &ids, &n, &e) && n) write_hint(&sm, "EARLIEST", ids[0]);
+    if (!pm_snapshot_list_ids(&sm, &ids, &n, &e) && n) write_hint(c, &sm, "EARLIEST", ids[0]);
     free(ids);
   }
   free(ep);
@@ -598,10 +596,10 @@ static int find_own_snapshot(pm_commit *c, const retry_state *st, const pm_snaps
   return 0;
 }
 
-static int64_t sum_rows(const pm_entry_vec *v, int8_t kind) {
+static int64_t sum_rows(const pm_manifest_entries *v, int8_t kind) {
   int64_t n = 0;
   for (size_t i = 0; i < v->n; i++)
-    if (v->v[i].kind == kind) n += v->v[i].file.row_count;
+    if (v->items[i].kind == kind) n += v->items[i].file.row_count;
   return n;
 }
 
@@ -657,7 +655,7 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
     for (size_t i = 0; i < n_new; i++) {
       pm_error e2 = {0};
       char *dup = strdup(new_files[i]);
-      int r2 = dup ? written_add(w, dup, rc ? &e2 : err) : PM_NOMEM(rc ? &e2 : err);
+      int r2 = dup ? written_add(w, dup, merged_size(&merged, dup), rc ? &e2 : err) : PM_NOMEM(rc ? &e2 : err);
       if (!rc) rc = r2;
     }
     pm_free_names(new_files, n_new);
@@ -665,9 +663,10 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
   if (!rc) rc = write_list(c, merged.items, merged.n, &o, w, &base_list, &base_size, err);
   if (!rc && t->co.row_tracking) rc = assign_row_tracking(c, new_id, row_start, &ch->table, &next_row_id, err);
   int64_t delta_rows = sum_rows(&ch->table, PM_FILE_ADD) - sum_rows(&ch->table, PM_FILE_DELETE);
-  if (!rc) rc = write_manifests_and_list(c, ch->table.v, ch->table.n, &o, w, &delta_list, &delta_size, err);
+  if (!rc) rc = write_manifests_and_list(c, ch->table.items, ch->table.n, &o, w, &delta_list, &delta_size, err);
   if (!rc && ch->changelog.n)
-    rc = write_manifests_and_list(c, ch->changelog.v, ch->changelog.n, &o, w, &changelog_list, &changelog_size, err);
+    rc = write_manifests_and_list(c, ch->changelog.items, ch->changelog.n, &o, w, &changelog_list, &changelog_size,
+                                  err);
   /* index manifest: the previous one unless there are index changes */
   if (!rc && ch->index.n) {
     if (latest && latest->index_manifest) {
@@ -676,15 +675,15 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
       free(ip);
     }
     if (!rc)
-      rc = pm_index_manifest_combine(prev_index.items, prev_index.n, ch->index.v, ch->index.n,
+      rc = pm_index_manifest_combine(prev_index.items, prev_index.n, ch->index.items, ch->index.n,
                                      t->bucket_mode == PM_BUCKET_UNAWARE, &new_index, err);
     char *ip = NULL;
     if (!rc) {
       ip = new_index_manifest_path(c);
       if (!ip) rc = PM_NOMEM(err);
-      else rc = written_add(w, ip, err);
+      else rc = written_add(w, ip, -1, err);
     }
-    if (!rc) rc = pm_index_manifest_write(t->fs, ip, new_index.items, new_index.n, &o.write, NULL, err);
+    if (!rc) rc = pm_index_manifest_write(t->fs, ip, new_index.items, new_index.n, &o.write, &w->sizes[w->n - 1], err);
     if (!rc && !(index_manifest = strdup(base_name(ip)))) rc = PM_NOMEM(err);
   } else if (!rc && latest && latest->index_manifest && !(index_manifest = strdup(latest->index_manifest))) {
     rc = PM_NOMEM(err);
@@ -733,7 +732,14 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
     s.next_row_id = next_row_id;
     s.has_next_row_id = 1;
     s.operation = (char *)c->operation;
-    publish_snapshot(c, &s, outcome, err);
+    int lost = 0;
+    rc = pm_commit_verify_sizes(t->fs, w->paths, w->sizes, w->n, &lost, err);
+    if (lost) {
+      rc = 0;
+      *outcome = PUB_LOST;
+    } else if (!rc) {
+      publish_snapshot(c, &s, outcome, err);
+    }
     if (*outcome == PUB_OK) write_hints(c, new_id);
   }
   pm_manifest_file_metas_clear(&base);
@@ -784,7 +790,7 @@ static int try_once(pm_commit *c, const attempt_in *in, retry_state *st, int *ou
   if (!rc) rc = build_and_publish(c, in, latest, &ch, &w, outcome, err);
   if (!rc && *outcome == PUB_OK) *snapshot_id = latest ? latest->id + 1 : 1;
   /* a certain failure leaves nothing of this attempt behind */
-  if (rc || *outcome == PUB_FAILED) written_delete(c->t->fs, &w);
+  if (rc || *outcome == PUB_FAILED || *outcome == PUB_LOST) written_delete(c->t->fs, &w);
   written_free(&w);
   if (!rc && *outcome != PUB_OK) {
     st->failed = 1;
@@ -856,10 +862,13 @@ int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
     }
     int timed_out = co->commit_timeout_ms > 0 && mono_ms() - start > co->commit_timeout_ms;
     if (!rc && outcome != PUB_OK && (retry >= co->commit_max_retries || timed_out)) {
-      rc = outcome == PUB_UNCERTAIN ? PAIMON_ERR_UNKNOWN_OUTCOME : PAIMON_ERR_CONFLICT;
+      rc = outcome == PUB_UNCERTAIN ? PAIMON_ERR_UNKNOWN_OUTCOME
+           : outcome == PUB_LOST    ? PAIMON_ERR_IO
+                                    : PAIMON_ERR_CONFLICT;
       pm_error_prefix(err, "commit %s of user %s, identifier %" PRId64 " %s after %d retries (%s)", kind, c->user,
                       identifier, rc == PAIMON_ERR_UNKNOWN_OUTCOME ? "may or may not be published" : "not published",
                       retry, timed_out ? "commit.timeout reached" : "commit.max-retries reached");
+      err->code = rc;
     }
     if (rc == PAIMON_ERR_UNKNOWN_OUTCOME) {
       err->code = PAIMON_ERR_UNKNOWN_OUTCOME;
@@ -879,19 +888,15 @@ int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
 static int provide_fixed(void *ctx, pm_commit *c, const pm_snapshot *latest, pm_commit_changes *out, pm_error *err) {
   (void)c;
   (void)latest;
-  const pm_commit_changes *src = ctx;
-  for (size_t i = 0; i < src->table.n; i++) PM_TRY(pm_entry_vec_push(&out->table, &src->table.v[i], err));
-  for (size_t i = 0; i < src->changelog.n; i++) PM_TRY(pm_entry_vec_push(&out->changelog, &src->changelog.v[i], err));
-  for (size_t i = 0; i < src->index.n; i++) PM_TRY(pm_index_vec_push(&out->index, &src->index.v[i], err));
-  return 0;
+  return pm_commit_changes_append(out, ctx, 1, err);
 }
 
 /* Java's shouldBeOverwriteCommit: deletes or deletion vectors in an append. */
 static int append_is_overwrite(const pm_commit_changes *a) {
   for (size_t i = 0; i < a->table.n; i++)
-    if (a->table.v[i].kind == PM_FILE_DELETE) return 1;
+    if (a->table.items[i].kind == PM_FILE_DELETE) return 1;
   for (size_t i = 0; i < a->index.n; i++)
-    if (a->index.v[i].index_file.index_type && !strcmp(a->index.v[i].index_file.index_type, PM_INDEX_TYPE_DV))
+    if (a->index.items[i].index_file.index_type && !strcmp(a->index.items[i].index_file.index_type, PM_INDEX_TYPE_DV))
       return 1;
   return 0;
 }

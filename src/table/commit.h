@@ -27,6 +27,13 @@
  *                                retry with the same user + identifier
  *                                publishes them at most once;
  *   other codes (IO, ...)        nothing published.
+ * A file system that reports a write done but loses it is caught before OK:
+ * every manifest / manifest list an attempt wrote must exist with the size
+ * written before the snapshot may reference it, and the snapshot is read back
+ * after its create-if-absent (a damaged one is removed again). Such an attempt
+ * published nothing and is retried like a lost race; when the retries run out
+ * the status is PAIMON_ERR_IO naming the file. The LATEST / EARLIEST hints are
+ * read back too (rewritten when the fs lost them; they stay best effort).
  * At most once: a stream identifier (not Long.MAX_VALUE) this commit user has
  * already committed (its newest snapshot has a larger identifier, or this one
  * with this kind) is not committed again, whichever process committed it; after

@@ -76,33 +76,36 @@ int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit
                               int discard_duplicates, pm_error *err) {
   part_set ps = {0};
   int rc = 0;
-  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = part_add(&ps, &ch->table.v[i].partition, err);
-  for (size_t i = 0; !rc && i < ch->index.n; i++) rc = part_add(&ps, &ch->index.v[i].partition, err);
+  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = part_add(&ps, &ch->table.items[i].partition, err);
+  for (size_t i = 0; !rc && i < ch->index.n; i++) rc = part_add(&ps, &ch->index.items[i].partition, err);
   pm_manifest_entries live;
   pm_manifest_entries_init(&live);
   if (!rc && ps.n) rc = pm_scan_live_files(c->t, latest, NULL, &live, err);
   /* base = live entries of the changed partitions */
-  pm_entry_vec base = {0};
+  pm_manifest_entries base;
+  pm_manifest_entries_init(&base);
   for (size_t i = 0; !rc && i < live.n; i++)
-    if (part_find(&ps, &live.items[i].partition) >= 0) rc = pm_entry_vec_push(&base, &live.items[i], err);
+    if (part_find(&ps, &live.items[i].partition) >= 0)
+      rc = pm_manifest_entries_append_owned(&base, &live.items[i], err);
 
   pm_entry_merge mb = {0}, md = {0};
   if (!rc) rc = pm_entry_merge_init(&mb, base.n + ch->table.n, err);
-  for (size_t i = 0; !rc && i < base.n; i++) rc = pm_entry_merge_apply(&mb, &base.v[i], c->t->name, err);
+  for (size_t i = 0; !rc && i < base.n; i++) rc = pm_entry_merge_apply(&mb, &base.items[i], c->t->name, err);
   if (!rc && discard_duplicates) {
     size_t k = 0;
     for (size_t i = 0; i < ch->table.n; i++)
-      if (pm_entry_merge_state(&mb, &ch->table.v[i]) != PM_FILE_ADD) ch->table.v[k++] = ch->table.v[i];
+      if (pm_entry_merge_state(&mb, &ch->table.items[i]) != PM_FILE_ADD) ch->table.items[k++] = ch->table.items[i];
     ch->table.n = k;
   }
   int overwrite = !strcmp(kind, "OVERWRITE");
-  for (size_t i = 0; !rc && !overwrite && i < base.n; i++) rc = check_total_buckets(c, &ps, &base.v[i], err);
-  for (size_t i = 0; !rc && !overwrite && i < ch->table.n; i++) rc = check_total_buckets(c, &ps, &ch->table.v[i], err);
+  for (size_t i = 0; !rc && !overwrite && i < base.n; i++) rc = check_total_buckets(c, &ps, &base.items[i], err);
+  for (size_t i = 0; !rc && !overwrite && i < ch->table.n; i++)
+    rc = check_total_buckets(c, &ps, &ch->table.items[i], err);
   /* the delta alone must merge: no file added twice (or deleted, then added) */
   if (!rc) rc = pm_entry_merge_init(&md, ch->table.n, err);
-  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = pm_entry_merge_apply(&md, &ch->table.v[i], c->t->name, err);
+  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = pm_entry_merge_apply(&md, &ch->table.items[i], c->t->name, err);
   /* base + delta: an added file must not exist, a deleted one must */
-  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = pm_entry_merge_apply(&mb, &ch->table.v[i], c->t->name, err);
+  for (size_t i = 0; !rc && i < ch->table.n; i++) rc = pm_entry_merge_apply(&mb, &ch->table.items[i], c->t->name, err);
   if (rc == PAIMON_ERR_CONFLICT)
     pm_error_prefix(err, "commit conflict (snapshot %" PRId64 " by %s)", latest->id,
                     latest->commit_user ? latest->commit_user : "?");
@@ -118,7 +121,7 @@ int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit
   if (!rc && pm_table_has_pk(c->t)) rc = check_key_ranges(c, &mb, err);
   pm_entry_merge_free(&mb);
   pm_entry_merge_free(&md);
-  pm_entry_vec_free(&base);
+  pm_manifest_entries_clear(&base);
   pm_manifest_entries_clear(&live);
   part_free(&ps);
   return rc;

@@ -4,8 +4,10 @@
  * commit_conflict.c (conflict detection, SEMANTICS.md 7.6) and
  * commit_overwrite.c (overwrite / truncate / drop partitions, 7.7).
  *
- * Entry vectors hold shallow copies: their strings and byte arrays point
- * into the committable's arena or into a container that outlives the vector.
+ * Change lists are manifest containers (meta/manifest.h) filled with
+ * pm_manifest_entries_append_owned / pm_index_entries_append_owned: shallow
+ * copies whose strings and byte arrays point into the committable's arena or
+ * into a container that outlives the list (their own arenas stay empty).
  */
 #ifndef PM_TABLE_COMMIT_INTERNAL_H
 #define PM_TABLE_COMMIT_INTERNAL_H
@@ -18,28 +20,15 @@
 #include "meta/snapshot.h"
 #include "table/commit.h"
 
-typedef struct pm_entry_vec {
-  pm_manifest_entry *v;
-  size_t n, cap;
-} pm_entry_vec;
-
-typedef struct pm_index_vec {
-  pm_index_manifest_entry *v;
-  size_t n, cap;
-} pm_index_vec;
-
-int pm_entry_vec_push(pm_entry_vec *vec, const pm_manifest_entry *e, pm_error *err); /* shallow */
-void pm_entry_vec_free(pm_entry_vec *vec);
-int pm_index_vec_push(pm_index_vec *vec, const pm_index_manifest_entry *e, pm_error *err); /* shallow */
-void pm_index_vec_free(pm_index_vec *vec);
-
 /* The changes of one snapshot: data entries, changelog entries, index entries. */
 typedef struct pm_commit_changes {
-  pm_entry_vec table, changelog;
-  pm_index_vec index;
+  pm_manifest_entries table, changelog;
+  pm_index_entries index;
 } pm_commit_changes;
 
 void pm_commit_changes_free(pm_commit_changes *ch);
+/* Appends src's table and index entries (and changelog entries when with_changelog) to dst (shallow). */
+int pm_commit_changes_append(pm_commit_changes *dst, const pm_commit_changes *src, int with_changelog, pm_error *err);
 int pm_commit_changes_empty(const pm_commit_changes *ch);
 
 /* The changes of a committable, split as Java's ManifestEntryChanges does. */
@@ -80,6 +69,34 @@ typedef struct pm_commit_provider {
  * retry loop. detect: run conflict detection. *snapshot_id = the snapshot. */
 int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier, const pm_manifest_committable *m,
                   const char *kind, int detect, int64_t *snapshot_id, pm_error *err);
+
+/* ---- verification (commit_verify.c) ----
+ * A file system may report a write done and lose it (dropped bytes, a publication
+ * that never shows). Before a snapshot may reference the files an attempt wrote,
+ * each is checked to exist with the size written; after the snapshot's
+ * create-if-absent it is read back. Cost: one stat per written manifest / list,
+ * one read of the snapshot and one of the LATEST hint per commit. */
+
+/* Outcomes of one publication attempt. */
+enum {
+  PM_PUB_OK = 0,        /* published, verified */
+  PM_PUB_FAILED = 1,    /* certainly not published: another commit took the id, or failed before publishing */
+  PM_PUB_UNCERTAIN = 2, /* maybe published (an error while or after publishing) */
+  PM_PUB_LOST = 3       /* certainly not published: the file system lost a write it reported done */
+};
+
+/* Checks paths[i] has sizes[i] bytes (sizes[i] < 0: not checked). A missing or
+ * short file: *lost = 1 and PAIMON_ERR_IO naming it; a stat failure is returned as is. */
+int pm_commit_verify_sizes(pm_fs *fs, char *const *paths, const int64_t *sizes, size_t n, int *lost,
+                           pm_error *err);
+/* Reads snapshot `path` back after the fs reported it created with ours[0..len):
+ * PM_PUB_OK (our bytes), PM_PUB_LOST (not there, or damaged bytes that were removed
+ * again), PM_PUB_FAILED (another commit's readable snapshot), PM_PUB_UNCERTAIN (could not
+ * tell, or the damaged file could not be removed); err describes every outcome but OK. */
+int pm_commit_check_published(pm_commit *c, const char *path, int64_t id, const void *ours, size_t len,
+                              pm_error *err);
+/* 1 when hint file `path` reads as id (or a larger id when or_newer). */
+int pm_commit_hint_reads(pm_fs *fs, const char *path, int64_t id, int or_newer);
 
 /* ---- conflict detection (commit_conflict.c) ---- */
 

@@ -103,7 +103,7 @@ static int provide_overwrite(void *ctx, pm_commit *c, const pm_snapshot *latest,
       PM_TRY(selected(c, o, e.partition, &sel, err));
       if (!sel) continue;
       e.kind = PM_FILE_DELETE;
-      PM_TRY(pm_entry_vec_push(&out->table, &e, err));
+      PM_TRY(pm_manifest_entries_append_owned(&out->table, &e, err));
     }
     if (latest->index_manifest) {
       size_t n = strlen(latest->index_manifest) + 16;
@@ -122,13 +122,11 @@ static int provide_overwrite(void *ctx, pm_commit *c, const pm_snapshot *latest,
         PM_TRY(selected(c, o, e.partition, &sel, err));
         if (!sel) continue;
         e.kind = PM_FILE_DELETE;
-        PM_TRY(pm_index_vec_push(&out->index, &e, err));
+        PM_TRY(pm_index_entries_append_owned(&out->index, &e, err));
       }
     }
   }
-  for (size_t i = 0; i < o->add->table.n; i++) PM_TRY(pm_entry_vec_push(&out->table, &o->add->table.v[i], err));
-  for (size_t i = 0; i < o->add->index.n; i++) PM_TRY(pm_index_vec_push(&out->index, &o->add->index.v[i], err));
-  return 0;
+  return pm_commit_changes_append(out, o->add, 0, err);
 }
 
 static void overwrite_ctx_free(overwrite_ctx *o) {
@@ -149,10 +147,7 @@ static int provide_compact(void *ctx, pm_commit *c, const pm_snapshot *latest, p
                            pm_error *err) {
   (void)c;
   (void)latest;
-  const pm_commit_changes *src = ctx;
-  for (size_t i = 0; i < src->table.n; i++) PM_TRY(pm_entry_vec_push(&out->table, &src->table.v[i], err));
-  for (size_t i = 0; i < src->index.n; i++) PM_TRY(pm_index_vec_push(&out->index, &src->index.v[i], err));
-  return 0; /* overwrite commits no changelog (Java logs a warning) */
+  return pm_commit_changes_append(out, ctx, 0, err); /* overwrite commits no changelog (Java logs a warning) */
 }
 
 int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_manifest_committable *m,
@@ -181,7 +176,7 @@ int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_ma
     o.parts = calloc(cc.append.table.n ? cc.append.table.n : 1, sizeof *o.parts);
     if (!o.parts) rc = PM_NOMEM(err);
     for (size_t i = 0; !rc && i < cc.append.table.n; i++) {
-      pm_bytes p = cc.append.table.v[i].partition;
+      pm_bytes p = cc.append.table.items[i].partition;
       int seen = 0;
       for (size_t k = 0; k < o.n_parts && !seen; k++)
         seen = o.parts[k].len == p.len && (!p.len || !memcmp(o.parts[k].data, p.data, p.len));
@@ -193,9 +188,9 @@ int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_ma
     o.n_specs = 1;
     for (size_t i = 0; !rc && i < cc.append.table.n; i++) {
       int in = 0;
-      rc = pm_commit_spec_match(c, spec, 1, cc.append.table.v[i].partition, &in, err);
+      rc = pm_commit_spec_match(c, spec, 1, cc.append.table.items[i].partition, &in, err);
       if (!rc && !in) {
-        char *pt = pm_commit_partition_text(c, cc.append.table.v[i].partition);
+        char *pt = pm_commit_partition_text(c, cc.append.table.items[i].partition);
         rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "overwrite: the changes in partition %s do not belong to "
                        "the partition being overwritten", pt ? pt : "?");
         free(pt);
