@@ -262,9 +262,12 @@ typedef struct pm_manifest_write_opts {
   pm_codec codec;       /* PM_CODEC_ZSTD ("zstandard", default), NONE ("null"), DEFLATE, SNAPPY */
   int level;            /* codec level, 0 = default (zstd 1) */
   const uint8_t *sync;  /* 16-byte sync marker, NULL = random */
+  int orc;              /* 1: ORC files as Java 2.0.0 writes them for manifest.format = orc
+                           (manifests, manifest lists and index manifests alike; codec as above,
+                           sync unused); 0: Avro */
 } pm_manifest_write_opts;
 
-/* Encodes a whole Avro object container file, appended to out. opts may be NULL (zstd). */
+/* Encodes a whole Avro object container file (ORC file when opts->orc), appended to out. opts may be NULL (Avro, zstd). */
 int pm_manifest_encode(const pm_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts,
                        pm_buf *out, pm_error *err);
 int pm_manifest_list_encode(const pm_manifest_file_meta *metas, size_t n, const pm_manifest_write_opts *opts,

@@ -20,9 +20,13 @@ int pm_manifest_merge_options_init(pm_manifest_merge_options *o, const pm_core_o
   o->full_compaction_size = co->manifest_full_compaction_size;
   o->partition_type = partition_type;
   o->default_schema_id = default_schema_id;
+  /* Java 2.0.0 writes manifests, manifest lists and index manifests in manifest.format
+   * (later Java always writes Avro and no longer knows the option). */
   const char *fmt = co->manifest_format ? co->manifest_format : "avro";
-  if (strcasecmp(fmt, "avro") != 0)
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option %s = '%s': only avro manifests are written",
+  if (!strcasecmp(fmt, "orc"))
+    o->write.orc = 1;
+  else if (strcasecmp(fmt, "avro") != 0)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option %s = '%s': manifests are written in avro or orc",
                      pm_core_option_given_key(co, PM_CO_MANIFEST_FORMAT), fmt);
   const char *c = co->manifest_compression ? co->manifest_compression : "zstd";
   if (!strcasecmp(c, "zstd") || !strcasecmp(c, "zstandard")) o->write.codec = PM_CODEC_ZSTD;
@@ -65,20 +69,30 @@ int pm_manifest_write_rolling(pm_fs *fs, pm_path_factory *pf, const pm_manifest_
     if (!path) return PM_NOMEM(err);
     pm_out_file *sink = NULL;
     pm_avro_writer *w = NULL;
+    pm_manifest_orc *ow = NULL;
     rc = pm_fs_create(fs, path, &sink, err);
-    if (!rc) rc = pm_avro_writer_open_sink(sink, schema, &ao, &w, err); /* owns sink from here, even on error */
+    /* the writer owns sink from here, even on error */
+    if (!rc && wo->orc) rc = pm_manifest_orc_open(sink, PM_MFK_MANIFEST, master, wo, 1, &ow, err);
+    else if (!rc) rc = pm_avro_writer_open_sink(sink, schema, &ao, &w, err);
     size_t start = i;
     while (!rc && i < n) {
-      pm_manifest_put_entry(pm_avro_writer_encoder(w), &e[i], master);
-      rc = pm_avro_writer_end_record(w, err);
+      int check = 1;
+      if (ow) {
+        rc = pm_manifest_orc_add(ow, &e[i], &check, err); /* Java checks the size once per written batch */
+      } else {
+        pm_manifest_put_entry(pm_avro_writer_encoder(w), &e[i], master);
+        rc = pm_avro_writer_end_record(w, err);
+      }
       i++;
-      if (!rc && o->target_file_size > 0 && pm_out_pos(sink) >= (uint64_t)o->target_file_size) break;
+      uint64_t pos = ow ? pm_manifest_orc_estimated_size(ow) : pm_out_pos(sink);
+      if (!rc && check && o->target_file_size > 0 && pos >= (uint64_t)o->target_file_size) break;
     }
     uint64_t size = 0;
     if (rc) {
       pm_avro_writer_abort(w);
+      pm_manifest_orc_abort(ow);
     } else {
-      rc = pm_avro_writer_commit(w, &size, err);
+      rc = ow ? pm_manifest_orc_finish(ow, &size, err) : pm_avro_writer_commit(w, &size, err);
       if (!rc) {
         pm_manifest_file_meta meta;
         rc = pm_manifest_meta_fill(e + start, i - start, o->partition_type, o->default_schema_id, base_name(path),

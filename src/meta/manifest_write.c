@@ -121,10 +121,13 @@ static int encode_container(const char *schema, const pm_manifest_write_opts *op
   return write_container(sink, schema, opts, 0, fn, items, n, NULL, err);
 }
 
+/* Avro (schema, fn) or, when opts->orc, ORC (kind, item_size): create-if-absent. */
 static int write_container_file(pm_fs *fs, const char *path, const char *schema, const pm_manifest_write_opts *opts,
-                                encode_fn fn, const void *items, size_t n, uint64_t *size, pm_error *err) {
+                                encode_fn fn, pm_manifest_file_kind kind, size_t item_size, const void *items,
+                                size_t n, uint64_t *size, pm_error *err) {
   pm_out_file *sink;
   PM_TRY(pm_fs_create(fs, path, &sink, err));
+  if (opts && opts->orc) return pm_manifest_orc_write_all(sink, kind, items, item_size, n, opts, 1, size, err);
   return write_container(sink, schema, opts, 1, fn, items, n, size, err);
 }
 
@@ -238,8 +241,17 @@ int pm_manifest_needs_master_schema(const pm_manifest_entry *entries, size_t n) 
 
 const char *pm_manifest_schema_json(int master) { return master ? MANIFEST_SCHEMA_MASTER : MANIFEST_SCHEMA; }
 
+/* ORC (opts->orc) into a memory sink. */
+static int encode_orc(pm_manifest_file_kind kind, const void *items, size_t item_size, size_t n,
+                      const pm_manifest_write_opts *opts, const char *what, pm_buf *out, pm_error *err) {
+  pm_out_file *sink;
+  PM_TRY(pm_out_open_buf(out, what, &sink, err));
+  return pm_manifest_orc_write_all(sink, kind, items, item_size, n, opts, 0, NULL, err);
+}
+
 int pm_manifest_encode(const pm_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts, pm_buf *out,
                        pm_error *err) {
+  if (opts && opts->orc) return encode_orc(PM_MFK_MANIFEST, entries, sizeof *entries, n, opts, "manifest", out, err);
   int master = pm_manifest_needs_master_schema(entries, n);
   return encode_container(pm_manifest_schema_json(master), opts, master ? encode_entry_master : encode_entry, entries, n,
                           "manifest", out, err);
@@ -264,6 +276,7 @@ static void encode_list_entry(pm_avro_encoder *e, const void *items, size_t i) {
 
 int pm_manifest_list_encode(const pm_manifest_file_meta *metas, size_t n, const pm_manifest_write_opts *opts,
                             pm_buf *out, pm_error *err) {
+  if (opts && opts->orc) return encode_orc(PM_MFK_LIST, metas, sizeof *metas, n, opts, "manifest list", out, err);
   return encode_container(LIST_SCHEMA, opts, encode_list_entry, metas, n, "manifest list", out, err);
 }
 
@@ -323,6 +336,7 @@ static void encode_index_entry(pm_avro_encoder *e, const void *items, size_t i) 
 
 int pm_index_manifest_encode(const pm_index_manifest_entry *entries, size_t n, const pm_manifest_write_opts *opts,
                              pm_buf *out, pm_error *err) {
+  if (opts && opts->orc) return encode_orc(PM_MFK_INDEX, entries, sizeof *entries, n, opts, "index manifest", out, err);
   return encode_container(INDEX_SCHEMA, opts, encode_index_entry, entries, n, "index manifest", out, err);
 }
 
@@ -439,7 +453,7 @@ int pm_manifest_write(pm_fs *fs, const char *path, const pm_manifest_entry *entr
   uint64_t size = 0;
   int master = pm_manifest_needs_master_schema(entries, n);
   int rc = write_container_file(fs, path, pm_manifest_schema_json(master), opts, master ? encode_entry_master : encode_entry,
-                                entries, n, &size, err);
+                                PM_MFK_MANIFEST, sizeof *entries, entries, n, &size, err);
   if (!rc && meta)
     rc = pm_manifest_meta_fill(entries, n, partition_type, default_schema_id, base_name(path), (int64_t)size, arena,
                                meta, err);
@@ -449,7 +463,8 @@ int pm_manifest_write(pm_fs *fs, const char *path, const pm_manifest_entry *entr
 int pm_manifest_list_write(pm_fs *fs, const char *path, const pm_manifest_file_meta *metas, size_t n,
                            const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
   uint64_t size = 0;
-  int rc = write_container_file(fs, path, LIST_SCHEMA, opts, encode_list_entry, metas, n, &size, err);
+  int rc = write_container_file(fs, path, LIST_SCHEMA, opts, encode_list_entry, PM_MFK_LIST, sizeof *metas, metas, n,
+                                &size, err);
   if (!rc && file_size) *file_size = (int64_t)size;
   return rc;
 }
@@ -457,7 +472,8 @@ int pm_manifest_list_write(pm_fs *fs, const char *path, const pm_manifest_file_m
 int pm_index_manifest_write(pm_fs *fs, const char *path, const pm_index_manifest_entry *entries, size_t n,
                             const pm_manifest_write_opts *opts, int64_t *file_size, pm_error *err) {
   uint64_t size = 0;
-  int rc = write_container_file(fs, path, INDEX_SCHEMA, opts, encode_index_entry, entries, n, &size, err);
+  int rc = write_container_file(fs, path, INDEX_SCHEMA, opts, encode_index_entry, PM_MFK_INDEX, sizeof *entries, entries,
+                                n, &size, err);
   if (!rc && file_size) *file_size = (int64_t)size;
   return rc;
 }

@@ -495,7 +495,7 @@ static void test_writer_vs_avro_dump(void) {
     pm_buf_init(&b);
     const char *base = strrchr(of->path, '/') + 1;
     static const uint8_t sync[16] = {1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16};
-    pm_manifest_write_opts opts = {PM_CODEC_ZSTD, 0, sync};
+    pm_manifest_write_opts opts = {PM_CODEC_ZSTD, 0, sync, 0};
     if (!strncmp(base, "manifest-list-", 14)) {
       pm_manifest_file_metas v;
       pm_manifest_file_metas_init(&v);

@@ -43,6 +43,7 @@ struct wcol {
   pm_orc_kind kind;
   char *name;
   int32_t field_id;
+  int has_field_id; /* any value, -1 included (Java's _VERSION of manifests) */
   uint32_t precision, scale, max_length;
   char ts_unit; /* Arrow unit of the input: s m u n */
   int date_ms;  /* "tdm" input */
@@ -374,6 +375,7 @@ static int setup_col(pm_orc_writer *w, const struct ArrowSchema *s, uint32_t *ne
     char *fid = pm_schema_metadata_get(s, "PARQUET:field_id");
     if (fid) {
       c->field_id = atoi(fid);
+      c->has_field_id = 1;
       free(fid);
     }
   }
@@ -1250,7 +1252,7 @@ static int add_type(pm_orc_writer *w, const wcol *c, pm_buf *footer, pm_error *e
     for (uint32_t i = 0; !rc && i < c->n_children; i++) rc = pm_pbw_str(&t, 3, c->children[i]->name);
   if (!rc && c->kind == PM_ORC_DECIMAL) rc = pm_pbw_uint(&t, 5, c->precision) || pm_pbw_uint(&t, 6, c->scale);
   if (!rc && (c->kind == PM_ORC_CHAR || c->kind == PM_ORC_VARCHAR)) rc = pm_pbw_uint(&t, 4, c->max_length);
-  if (!rc && c->field_id >= 0) {
+  if (!rc && c->has_field_id) {
     char v[16];
     snprintf(v, sizeof v, "%d", (int)c->field_id);
     rc = pm_pbw_str(&kv, 1, "paimon.id") || pm_pbw_str(&kv, 2, v) || pm_pbw_bytes(&t, 7, kv.data, kv.len);
@@ -1322,7 +1324,7 @@ int pm_orc_writer_finish(pm_orc_writer *w, uint64_t *file_size, pm_error *err) {
   if (!rc) rc = write_tail(w, err);
   if (!rc && file_size) *file_size = pm_out_pos(w->out);
   if (!rc) {
-    rc = pm_out_commit(w->out, 0, err);
+    rc = pm_out_commit(w->out, w->o.create_if_absent ? PM_OUT_CREATE_IF_ABSENT : 0, err);
     w->out = NULL;
   }
   if (w->out) pm_out_abort(w->out);
@@ -1338,3 +1340,4 @@ void pm_orc_writer_abort(pm_orc_writer *w) {
 
 uint64_t pm_orc_writer_num_rows(const pm_orc_writer *w) { return w->rows; }
 uint64_t pm_orc_writer_bytes_written(const pm_orc_writer *w) { return w->out ? pm_out_pos(w->out) : 0; }
+uint64_t pm_orc_writer_buffered_bytes(const pm_orc_writer *w) { return buffered_bytes(w); }

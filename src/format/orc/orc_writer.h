@@ -32,6 +32,7 @@ typedef struct pm_orc_writer_options {
   uint64_t compression_block_size; /* 0 = 256 KiB */
   uint64_t stripe_size;       /* bytes of buffered column data per stripe (bounds memory); 0 = 64 MiB */
   uint32_t row_index_stride;  /* 0 = 10000 */
+  int create_if_absent;       /* close publishes with PM_OUT_CREATE_IF_ABSENT (CONFLICT if the name exists) */
   /* Per-type-name extra attributes are not supported; field ids come from the schema. */
 } pm_orc_writer_options;
 
@@ -63,5 +64,7 @@ void pm_orc_writer_abort(pm_orc_writer *w);
 uint64_t pm_orc_writer_num_rows(const pm_orc_writer *w);
 /* Bytes written so far (the final file size after a successful close is returned by close's caller via stat). */
 uint64_t pm_orc_writer_bytes_written(const pm_orc_writer *w);
+/* Bytes of column data buffered for the current stripe (not yet written). */
+uint64_t pm_orc_writer_buffered_bytes(const pm_orc_writer *w);
 
 #endif
