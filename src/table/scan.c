@@ -834,10 +834,20 @@ int pm_scan_manifest_error(const pm_table *t, const char *path, int rc, pm_error
                    t->database, t->name, fmt ? fmt : "avro");
 }
 
-static int run_jobs(pm_table *t, manifest_job *jobs, size_t n, pm_error *err) {
+/* Threads pay off only for enough work: a thread's start and join cost about
+ * what decoding WORK_PER_THREAD / 10 manifest entries costs, and each manifest
+ * file costs about WORK_PER_FILE entries before its first entry (open, read,
+ * header). `work` = entries (num_added + num_deleted of the metas) + files x
+ * WORK_PER_FILE; the reading threads stay at most scan.manifest.parallelism. */
+#define WORK_PER_FILE 64
+#define WORK_PER_THREAD 2048
+
+static int run_jobs(pm_table *t, manifest_job *jobs, size_t n, uint64_t work, pm_error *err) {
   int64_t par = t->co.scan_manifest_parallelism;
   if (par < 1) par = 1;
   if (par > 16) par = 16;
+  uint64_t useful = 1 + work / WORK_PER_THREAD;
+  if ((uint64_t)par > useful) par = (int64_t)useful;
   pm_executor ex = pm_table_executor(t);
   pm_executor_for(&ex, n, (int)par, job_run, jobs);
   for (size_t i = 0; i < n; i++)
@@ -908,6 +918,7 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
   }
   manifest_job *jobs = NULL;
   size_t nj = 0;
+  uint64_t work = 0; /* for run_jobs */
   /* The jobs' containers share freed memory while this pass decodes; the
    * cache goes away with the last container (arena.h). */
   pm_mem_cache *cache = NULL;
@@ -954,6 +965,8 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
       rc = PM_NOMEM(err);
       break;
     }
+    work += (uint64_t)(m->num_added_files > 0 ? m->num_added_files : 0) +
+            (uint64_t)(m->num_deleted_files > 0 ? m->num_deleted_files : 0) + WORK_PER_FILE;
     pm_manifest_entries_init(&j->entries);
     pm_manifest_entries_use_cache(&j->entries, cache);
     j->fc.c = c;
@@ -962,7 +975,7 @@ static int read_manifests(scan_ctx *c, const char *const *lists, size_t n_lists,
   }
   pm_manifest_file_metas_clear(&metas);
   pm_mem_cache_release(cache);
-  if (!rc && nj) rc = run_jobs(t, jobs, nj, err);
+  if (!rc && nj) rc = run_jobs(t, jobs, nj, work, err);
   for (size_t i = 0; i < nj; i++) {
     c->ex->manifests_read++;
     c->ex->entries_total += jobs[i].fc.total;

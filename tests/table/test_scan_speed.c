@@ -12,6 +12,7 @@
 #include "meta/snapshot.h"
 #include "table/catalog.h"
 #include "table/scan.h"
+#include "util/executor.h"
 
 #ifndef SPEED_PARTITIONS
 #define SPEED_PARTITIONS 50
@@ -60,9 +61,11 @@ static int row_bytes(int32_t n, const int64_t *vals, const int *is_int, pm_arena
   return rc;
 }
 
-/* Writes snapshot 1 of a table with SPEED_PARTITIONS partitions x FILES_PER_PARTITION files. */
-/* postpone: 1 = half the files in bucket -2; 4 = fixed 4 buckets (file f in bucket f % 4). */
-static int generate(const char *root, const char *schema_json, size_t partitions, int postpone, pm_error *err) {
+/* Writes snapshot 1 of a table with `partitions` partitions x `files` files (PARTITIONS_PER_MANIFEST
+ * partitions per manifest). postpone: 1 = half the files in bucket -2; 4 = fixed 4 buckets (file f in
+ * bucket f % 4). */
+static int generate_n(const char *root, const char *schema_json, size_t partitions, int files, int postpone,
+                      pm_error *err) {
   pm_table_schema *schema = NULL;
   PM_TRY(pm_schema_parse(schema_json, strlen(schema_json), "generated", &schema, err));
   int rc = pm_schema_write(&(pm_schema_manager){pm_fs_local(), root, NULL}, schema, err);
@@ -80,7 +83,7 @@ static int generate(const char *root, const char *schema_json, size_t partitions
   pm_manifest_file_meta *metas = calloc(n_manifests, sizeof *metas);
   pm_arena meta_arena;
   pm_arena_init(&meta_arena);
-  size_t per = (size_t)PARTITIONS_PER_MANIFEST * FILES_PER_PARTITION;
+  size_t per = (size_t)PARTITIONS_PER_MANIFEST * (size_t)files;
   pm_manifest_entry *entries = calloc(per, sizeof *entries);
   static const int is_int_p[1] = {1}, is_int_pv[2] = {1, 0};
   static int64_t null_counts[2] = {0, 0};
@@ -92,7 +95,7 @@ static int generate(const char *root, const char *schema_json, size_t partitions
       int64_t p = (int64_t)(m * PARTITIONS_PER_MANIFEST + (size_t)pi);
       pm_bytes part;
       rc = row_bytes(1, &p, is_int_p, &a, &part, err);
-      for (int f = 0; !rc && f < FILES_PER_PARTITION; f++, k++) {
+      for (int f = 0; !rc && f < files; f++, k++) {
         pm_manifest_entry *e = &entries[k];
         memset(e, 0, sizeof *e);
         e->kind = PM_FILE_ADD;
@@ -153,6 +156,10 @@ static int generate(const char *root, const char *schema_json, size_t partitions
   pm_dtype_free(ptype);
   pm_schema_free(schema);
   return rc;
+}
+
+static int generate(const char *root, const char *schema_json, size_t partitions, int postpone, pm_error *err) {
+  return generate_n(root, schema_json, partitions, FILES_PER_PARTITION, postpone, err);
 }
 
 static pm_predicate *parse(pm_table *t, const char *text) {
@@ -220,6 +227,40 @@ static void test_speed(void) {
   pm_table_free(t);
   char cmd[512];
   snprintf(cmd, sizeof cmd, "rm -rf /tmp/pm_scan_speed_%d", (int)getpid());
+  CHECK_EQ_INT(system(cmd), 0);
+}
+
+/* Small manifests are read on the planning thread: starting threads would cost more than
+ * decoding them (scan.c run_jobs); the plan is the same as with one reading thread. */
+static void test_small_manifests_no_threads(void) {
+  pm_error err = {0};
+  char root[256];
+  snprintf(root, sizeof root, "/tmp/pm_scan_small_%d/db.db/t", (int)getpid());
+  CHECK_OK(generate_n(root, SCHEMA_JSON, 4 * PARTITIONS_PER_MANIFEST, 3, 0, &err), &err); /* 4 manifests x 15 entries */
+  size_t n_splits[2] = {0, 0};
+  for (int k = 0; k < 2; k++) {
+    pm_options dyn;
+    pm_options_init(&dyn);
+    CHECK_OK(pm_options_set(&dyn, "scan.manifest.parallelism", k ? "1" : "8", &err), &err);
+    pm_table *t = NULL;
+    CHECK_OK(pm_table_open_path(root, NULL, NULL, NULL, &dyn, NULL, &t, &err), &err);
+    pm_options_clear(&dyn);
+    if (!t) return;
+    pm_plan *p = NULL;
+    uint64_t before = pm_executor_threads_created();
+    CHECK_OK(pm_scan_plan(t, NULL, -1, &p, &err), &err);
+    CHECK_EQ_INT(pm_executor_threads_created(), before);
+    if (p) {
+      CHECK_EQ_INT(p->explain.manifests_read, 4);
+      CHECK_EQ_INT(p->explain.files_planned, 4 * PARTITIONS_PER_MANIFEST * 3);
+      n_splits[k] = p->n_splits;
+    }
+    pm_plan_free(p);
+    pm_table_free(t);
+  }
+  CHECK_EQ_INT(n_splits[0], n_splits[1]);
+  char cmd[512];
+  snprintf(cmd, sizeof cmd, "rm -rf /tmp/pm_scan_small_%d", (int)getpid());
   CHECK_EQ_INT(system(cmd), 0);
 }
 
@@ -294,5 +335,6 @@ int main(void) {
   RUN_TEST(test_speed);
   RUN_TEST(test_mod_bucket_pruning);
   RUN_TEST(test_postpone);
+  RUN_TEST(test_small_manifests_no_threads);
   TEST_MAIN_END();
 }
