@@ -82,6 +82,26 @@ PAIMON_EXPORT paimon_status paimon_table_write_arrow(paimon_table_write *w, cons
 /* Writes every batch of a stream; the stream is consumed and released (also on error). */
 PAIMON_EXPORT paimon_status paimon_table_write_stream(paimon_table_write *w, struct ArrowArrayStream *stream,
                                                       paimon_error *err);
+/* Primary-key tables. Every row carries a row kind (Paimon's RowKind byte):
+ * paimon_table_write_arrow writes +I rows; paimon_table_write_arrow_kind
+ * gives all rows of a batch one kind (e.g. PAIMON_ROW_KIND_DELETE removes
+ * those keys; the batch still needs every NOT NULL column); with a row-kind
+ * column named, each row's kind is read from that int8 column of the input
+ * (values 0..3; null or another value fails the batch) and the column is not
+ * written. Rows of one key are merged in arrival order by the table's
+ * merge-engine; `ignore-delete` drops -U/-D rows, `ignore-update-before` -U.
+ * Append tables take only +I / +U (PAIMON_ERR_INVALID_ARGUMENT otherwise; a
+ * row-kind column too). */
+#define PAIMON_ROW_KIND_INSERT 0
+#define PAIMON_ROW_KIND_UPDATE_BEFORE 1
+#define PAIMON_ROW_KIND_UPDATE_AFTER 2
+#define PAIMON_ROW_KIND_DELETE 3
+PAIMON_EXPORT paimon_status paimon_table_write_arrow_kind(paimon_table_write *w, const struct ArrowSchema *schema,
+                                                          const struct ArrowArray *batch, int row_kind,
+                                                          paimon_error *err);
+/* Names the row-kind column of later input batches (copied; NULL: none). */
+PAIMON_EXPORT paimon_status paimon_table_write_with_row_kind_column(paimon_table_write *w, const char *column,
+                                                                    paimon_error *err);
 /* Flushes and closes the open files and returns their commit messages (one per
  * written (partition, bucket)). Batch writers: once, identifier
  * PAIMON_BATCH_COMMIT_IDENTIFIER. *out owned by the caller. */

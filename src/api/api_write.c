@@ -50,6 +50,20 @@ paimon_status paimon_table_write_arrow(paimon_table_write *w, const struct Arrow
   return (paimon_status)pm_table_write_arrow(w->w, schema, batch, err);
 }
 
+paimon_status paimon_table_write_arrow_kind(paimon_table_write *w, const struct ArrowSchema *schema,
+                                            const struct ArrowArray *batch, int row_kind, paimon_error *err) {
+  CHECK_ARG(w && schema && batch, "NULL argument");
+  CHECK_ARG(schema->release && batch->release, "released schema or batch");
+  CHECK_ARG(row_kind >= 0 && row_kind <= 3, "row_kind is not 0..3");
+  PM_TRY(check_open(w, err));
+  return (paimon_status)pm_table_write_arrow_kind(w->w, schema, batch, row_kind, err);
+}
+
+paimon_status paimon_table_write_with_row_kind_column(paimon_table_write *w, const char *column, paimon_error *err) {
+  CHECK_ARG(w, "NULL argument");
+  return (paimon_status)pm_table_write_row_kind_column(w->w, column, err);
+}
+
 paimon_status paimon_table_write_stream(paimon_table_write *w, struct ArrowArrayStream *stream, paimon_error *err) {
   if (!w || !stream || !stream->release) {
     if (stream && stream->release) stream->release(stream);

@@ -2568,3 +2568,56 @@ int pm_merge_next(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
     if (m->n_out > 0) return build_output(m, out, err);
   }
 }
+
+/* ======================================================================
+ * Merging one key-sorted batch (the write buffer's flush)
+ * ====================================================================== */
+
+static void borrowed_release(struct ArrowArray *a) { a->release = NULL; }
+
+int pm_merge_sorted_batch(const pm_merge_config *cfg, const struct ArrowArray *in, struct ArrowArray *out,
+                          pm_error *err) {
+  memset(out, 0, sizeof *out);
+  pm_merge_source none = {0};
+  pm_merge_reader *m;
+  PM_TRY(pm_merge_open(cfg, &none, 1, &m, err));
+  run_state *r = &m->runs[0];
+  r->batch = *in; /* borrowed: released as a no-op */
+  r->batch.release = borrowed_release;
+  r->batch.private_data = NULL;
+  int64_t n = in->length, max_g = 1;
+  int rc = ensure_out_cap(m, n + 1, err);
+  if (!rc) rc = prepare_fast_keys(m, r, err);
+  for (int64_t i = 0; !rc && i < n;) {
+    int64_t e = i + 1;
+    if (r->fk_ok)
+      while (e < n && r->fk[e] == r->fk[i]) e++;
+    else
+      while (e < n && key_cmp(m, &r->batch, i, &r->batch, e) == 0) e++;
+    int64_t g = e - i;
+    if (g > INT32_MAX / 2) {
+      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "merge: %lld records of one key", (long long)g);
+      break;
+    }
+    if (g > max_g) {
+      int32_t *gr = realloc(m->g_run, (size_t)g * sizeof *gr);
+      if (gr) m->g_run = gr;
+      int64_t *gi = gr ? realloc(m->g_row, (size_t)g * sizeof *gi) : NULL;
+      if (gi) m->g_row = gi;
+      if (!gr || !gi) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      max_g = g;
+    }
+    for (int64_t k = 0; k < g; k++) {
+      m->g_run[k] = 0;
+      m->g_row[k] = i + k;
+    }
+    rc = merge_group(m, (int)g, err);
+    i = e;
+  }
+  if (!rc) rc = build_output(m, out, err);
+  pm_merge_close(m);
+  return rc;
+}

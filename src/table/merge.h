@@ -150,6 +150,14 @@ int pm_merge_open(const pm_merge_config *cfg, const pm_merge_source *sources, in
 int pm_merge_next(pm_merge_reader *r, struct ArrowArray *out, pm_error *err);
 void pm_merge_close(pm_merge_reader *r); /* NULL ok */
 
+/* Merges one batch `in` (layout cfg->layout, borrowed) whose rows are sorted
+ * by key, the records of a key adjacent (in any order): each key's records
+ * go through the merge engine as in the k-way merge (single-record rule
+ * included); *out (owned by the caller) holds one row per key in key order,
+ * retracts only with cfg->keep_retracts. The write buffer's flush. */
+int pm_merge_sorted_batch(const pm_merge_config *cfg, const struct ArrowArray *in, struct ArrowArray *out,
+                          pm_error *err);
+
 /* ---- building blocks, exposed for the reader and tests ---- */
 
 /* Multi-source gather: out[i] = srcs[src[i]][rows[i]] (logical row indices;

@@ -7,6 +7,8 @@
 #include "arrow/compute.h"
 #include "data/bucket.h"
 #include "io/fs.h"
+#include "table/kv_write.h"
+#include "table/merge.h"
 #include "table/partition.h"
 #include "table/scan.h"
 #include "table/write_internal.h"
@@ -150,7 +152,7 @@ static int slot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int
 /* Java's Parquet field ids of ARRAY elements and MAP keys / values
  * (SpecialFields: base Integer.MAX_VALUE / 4, 1024 per field id, + depth). */
 #define NESTED_ID_BASE 536870911
-static int nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fid, int32_t depth, pm_error *err) {
+int pm_write_nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fid, int32_t depth, pm_error *err) {
   const char *k[1] = {"PARQUET:field_id"};
   char v[24];
   const char *vv[1] = {v};
@@ -159,7 +161,7 @@ static int nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fid,
     case PM_DT_VECTOR:
       snprintf(v, sizeof v, "%d", NESTED_ID_BASE + fid * 1024 + depth + 1);
       PM_TRY(pm_schema_set_metadata(s->children[0], 1, k, vv, err));
-      return nested_ids(s->children[0], t->element, fid, depth + 1, err);
+      return pm_write_nested_ids(s->children[0], t->element, fid, depth + 1, err);
     case PM_DT_MAP:
     case PM_DT_MULTISET: {
       struct ArrowSchema *e = s->children[0];
@@ -167,41 +169,46 @@ static int nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fid,
       PM_TRY(pm_schema_set_metadata(e->children[0], 1, k, vv, err));
       snprintf(v, sizeof v, "%d", NESTED_ID_BASE + fid * 1024 + depth + 1);
       PM_TRY(pm_schema_set_metadata(e->children[1], 1, k, vv, err));
-      PM_TRY(nested_ids(e->children[0], t->root == PM_DT_MAP ? t->key : t->element, fid, depth + 1, err));
-      if (t->root == PM_DT_MAP) PM_TRY(nested_ids(e->children[1], t->value, fid, depth + 1, err));
+      PM_TRY(pm_write_nested_ids(e->children[0], t->root == PM_DT_MAP ? t->key : t->element, fid, depth + 1, err));
+      if (t->root == PM_DT_MAP) PM_TRY(pm_write_nested_ids(e->children[1], t->value, fid, depth + 1, err));
       return 0;
     }
     case PM_DT_ROW:
       for (size_t i = 0; i < t->n_fields; i++)
-        PM_TRY(nested_ids(s->children[i], t->fields[i].type, t->fields[i].id, 0, err));
+        PM_TRY(pm_write_nested_ids(s->children[i], t->fields[i].type, t->fields[i].id, 0, err));
       return 0;
     default: return 0;
   }
 }
 
-static int stats_modes(pm_table_write *w, pm_error *err) {
-  const pm_core_options *co = &w->t->co;
-  w->modes = calloc(w->n_fields + 1, sizeof *w->modes);
-  if (!w->modes) return PM_NOMEM(err);
+int pm_write_stats_modes(const pm_table *t, const pm_data_field *fields, size_t n, int nested_none,
+                         pm_stats_mode **out, pm_error *err) {
+  const pm_core_options *co = &t->co;
+  pm_stats_mode *modes = *out = calloc(n + 1, sizeof *modes);
+  if (!modes) return PM_NOMEM(err);
   pm_stats_mode def;
   int rc = pm_stats_mode_parse(co->metadata_stats_mode, &def, err);
   if (rc) return pm_error_prefix(err, "option '%s'", pm_core_option_key(PM_CO_METADATA_STATS_MODE));
-  for (size_t i = 0; i < w->n_fields; i++) {
-    const char *fm = pm_field_option(&w->t->options, w->fields[i].name, PM_FIELD_STATS_MODE);
+  for (size_t i = 0; i < n; i++) {
+    const char *fm = pm_field_option(&t->options, fields[i].name, PM_FIELD_STATS_MODE);
     if (fm) {
-      if (pm_stats_mode_parse(fm, &w->modes[i], err)) {
+      if (pm_stats_mode_parse(fm, &modes[i], err)) {
         char key[512];
-        pm_field_option_key(w->fields[i].name, PM_FIELD_STATS_MODE, key, sizeof key);
+        pm_field_option_key(fields[i].name, PM_FIELD_STATS_MODE, key, sizeof key);
         return pm_error_prefix(err, "option '%s'", key);
       }
     } else if (co->metadata_stats_keep_first_n >= 0 && (int64_t)i >= co->metadata_stats_keep_first_n) {
-      w->modes[i].kind = PM_STATS_NONE;
+      modes[i].kind = PM_STATS_NONE;
     } else {
-      w->modes[i] = def;
+      modes[i] = def;
     }
-    if (w->nested_none && pm_dtype_is_nested(w->fields[i].type->root)) w->modes[i].kind = PM_STATS_NONE;
+    if (nested_none && pm_dtype_is_nested(fields[i].type->root)) modes[i].kind = PM_STATS_NONE;
   }
   return 0;
+}
+
+static int stats_modes(pm_table_write *w, pm_error *err) {
+  return pm_write_stats_modes(w->t, w->fields, w->n_fields, w->nested_none, &w->modes, err);
 }
 
 static int key_columns(pm_table_write *w, char **names, size_t n, int **cols, const pm_data_type ***types,
@@ -226,9 +233,14 @@ static int key_columns(pm_table_write *w, char **names, size_t n, int **cols, co
 int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write **out, pm_error *err) {
   *out = NULL;
   PM_TRY(pm_table_options_ok(t, err));
-  if (pm_table_has_pk(t))
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: writing primary-key tables is not supported yet",
-                     t->database, t->name);
+  if (pm_table_has_pk(t)) { /* primary-key tables: table/kv_write.h */
+    pm_table_write *w = calloc(1, sizeof *w);
+    if (!w) return PM_NOMEM(err);
+    int rc = pm_kv_write_open(t, cfg, &w->kv, err);
+    if (rc) free(w);
+    else *out = w;
+    return rc;
+  }
   if (t->bucket_mode != PM_BUCKET_FIXED && t->bucket_mode != PM_BUCKET_UNAWARE)
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: bucket %d is not supported for append writes",
                      t->database, t->name, (int)t->bucket);
@@ -265,7 +277,7 @@ int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write 
   pm_uuid_random(w->uuid);
   if (!rc) rc = pm_dfields_to_arrow(w->fields, w->n_fields, &w->schema, err);
   for (size_t i = 0; !rc && w->fmt && !strcmp(w->fmt->name, "parquet") && i < w->n_fields; i++)
-    rc = nested_ids(w->schema.children[i], w->fields[i].type, w->fields[i].id, 0, err);
+    rc = pm_write_nested_ids(w->schema.children[i], w->fields[i].type, w->fields[i].id, 0, err);
   if (!rc) rc = pm_type_from_schema(&w->schema, &w->type, err);
   if (!rc) rc = stats_modes(w, err);
   w->n_part = t->n_partition_keys;
@@ -448,6 +460,7 @@ static int fail_with(pm_table_write *w, int rc, pm_error *err) {
 }
 
 int pm_table_write_arrow(pm_table_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, pm_error *err) {
+  if (w->kv) return pm_kv_write_arrow(w->kv, s, a, PM_ROWKIND_INSERT, err);
   if (w->failed) return failed(w, err);
   struct ArrowArray nb;
   PM_TRY(pm_write_match(w->fields, w->n_fields, s, a, &nb, err));
@@ -457,12 +470,13 @@ int pm_table_write_arrow(pm_table_write *w, const struct ArrowSchema *s, const s
   return rc ? fail_with(w, rc, err) : 0;
 }
 
-int64_t pm_table_write_rows(const pm_table_write *w) { return w->rows_written; }
+int64_t pm_table_write_rows(const pm_table_write *w) { return w->kv ? pm_kv_write_rows(w->kv) : w->rows_written; }
 
 /* ------------------------------------------------------------ prepare */
 
 int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err) {
   *out = NULL;
+  if (w->kv) return pm_kv_write_prepare(w->kv, identifier, out, err);
   if (w->failed) return failed(w, err);
   for (size_t i = 0; i < w->n_slots; i++) {
     int rc = pm_wfile_close(w, w->slots[i], err);
@@ -512,6 +526,7 @@ int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_co
 
 void pm_table_write_free(pm_table_write *w) {
   if (!w) return;
+  pm_kv_write_free(w->kv);
   for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i], 1);
   free(w->slots);
   free(w->ht);

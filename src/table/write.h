@@ -77,9 +77,10 @@ typedef struct pm_write_config {
 
 typedef struct pm_table_write pm_table_write;
 
-/* A writer for append table t (retained until pm_table_write_free). Primary-key
- * tables and dynamic / postpone buckets are PAIMON_ERR_UNSUPPORTED; invalid
- * options fail naming the key. cfg may be NULL (batch defaults). */
+/* A writer for table t (retained until pm_table_write_free). Primary-key
+ * tables are written by table/kv_write.h (the calls below delegate to it);
+ * append tables with dynamic / postpone buckets are PAIMON_ERR_UNSUPPORTED;
+ * invalid options fail naming the key. cfg may be NULL (batch defaults). */
 int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write **out, pm_error *err);
 /* Writes one batch (both borrowed; see the input rules above). */
 int pm_table_write_arrow(pm_table_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, pm_error *err);
@@ -87,6 +88,14 @@ int pm_table_write_arrow(pm_table_write *w, const struct ArrowSchema *s, const s
  * got files since the last prepare; *out (identifier set) owned by the caller
  * (pm_committable_free). Those files are handed out: never deleted by w. */
 int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err);
+/* Writes one batch whose rows all have row kind `kind` (PM_ROWKIND_*,
+ * table/merge.h): primary-key tables see table/kv_write.h; append tables
+ * take only +I / +U (else PAIMON_ERR_INVALID_ARGUMENT). */
+int pm_table_write_arrow_kind(pm_table_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int kind,
+                              pm_error *err);
+/* Primary-key tables: names the int8 input column holding each row's kind
+ * (copied; NULL: none). Append tables: PAIMON_ERR_INVALID_ARGUMENT. */
+int pm_table_write_row_kind_column(pm_table_write *w, const char *column, pm_error *err);
 /* Rows written since open (for callers' counters). */
 int64_t pm_table_write_rows(const pm_table_write *w);
 void pm_table_write_free(pm_table_write *w); /* NULL ok */

@@ -167,12 +167,13 @@ static int dec_cmp(const pm_decimal *a, const pm_decimal *b) {
   return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
-static void track_decimals(pm_table_write *w, pm_wfile *f, const struct ArrowArray *b) {
-  for (size_t i = 0; i < w->n_fields; i++) {
-    const pm_data_type *t = w->fields[i].type;
+void pm_write_track_decimals(const pm_data_field *fields, size_t n, pm_wdec *dec, const struct ArrowArray *b,
+                             int64_t first) {
+  for (size_t i = 0; i < n; i++) {
+    const pm_data_type *t = fields[i].type;
     if (t->root != PM_DT_DECIMAL) continue;
-    const struct ArrowArray *c = b->children[i];
-    pm_wdec *d = &f->dec[i];
+    const struct ArrowArray *c = b->children[first + (int64_t)i];
+    pm_wdec *d = &dec[i];
     for (int64_t r = 0; r < c->length; r++) {
       pm_value v;
       pm_error e;
@@ -190,7 +191,7 @@ static void track_decimals(pm_table_write *w, pm_wfile *f, const struct ArrowArr
 
 int pm_wfile_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err) {
   pm_wfile *f = s->open;
-  track_decimals(w, f, b);
+  pm_write_track_decimals(w->fields, w->n_fields, f->dec, b, 0);
   PM_TRY(pm_format_writer_write(f->fw, b, err));
   f->rows += b->length;
   s->next_seq += b->length;
@@ -232,25 +233,26 @@ static int lit_value(const pm_data_type *t, const pm_fmt_literal *l, pm_value *v
   }
 }
 
-static int file_stats(pm_table_write *w, pm_wfile *f, const pm_format_write_result *res, pm_data_file_meta *m,
-                      pm_error *err) {
+int pm_write_stats(const pm_data_field *fields, size_t n, const pm_stats_mode *modes,
+                   const pm_format_column_stats *cols, size_t n_cols, const pm_wdec *dec, int dense, pm_arena *arena,
+                   pm_simple_stats *out, pm_str_list *out_cols, pm_error *err) {
   pm_stats_collector *sc = NULL;
-  PM_TRY(pm_stats_collector_new(w->fields, w->n_fields, w->modes, &sc, err));
+  PM_TRY(pm_stats_collector_new(fields, n, modes, &sc, err));
   int rc = 0;
-  for (size_t i = 0; !rc && i < w->n_fields; i++) {
-    const pm_data_type *t = w->fields[i].type;
-    const pm_format_column_stats *c = i < res->n_columns ? &res->columns[i] : NULL;
+  for (size_t i = 0; !rc && i < n; i++) {
+    const pm_data_type *t = fields[i].type;
+    const pm_format_column_stats *c = i < n_cols ? &cols[i] : NULL;
     if (!c) continue;
     rc = pm_stats_collector_add_nulls(sc, i, c->null_count, err);
     pm_value lo, hi;
     int have = 0;
     if (t->root == PM_DT_DECIMAL) {
-      if (f->dec[i].has) {
+      if (dec[i].has) {
         memset(&lo, 0, sizeof lo);
         memset(&hi, 0, sizeof hi);
         lo.kind = hi.kind = PM_V_DECIMAL;
-        lo.u.dec = f->dec[i].min;
-        hi.u.dec = f->dec[i].max;
+        lo.u.dec = dec[i].min;
+        hi.u.dec = dec[i].max;
         have = 1;
       }
     } else if (c->has_min_max) {
@@ -259,7 +261,7 @@ static int file_stats(pm_table_write *w, pm_wfile *f, const pm_format_write_resu
     if (!rc && have) rc = pm_stats_collector_add(sc, i, &lo, err);
     if (!rc && have) rc = pm_stats_collector_add(sc, i, &hi, err);
   }
-  if (!rc) rc = pm_stats_collector_finish(sc, w->dense, &w->arena, &m->value_stats, &m->value_stats_cols, err);
+  if (!rc) rc = pm_stats_collector_finish(sc, dense, arena, out, out_cols, err);
   pm_stats_collector_free(sc);
   return rc;
 }
@@ -316,7 +318,9 @@ int pm_wfile_close(pm_table_write *w, pm_wslot *s, pm_error *err) {
   m->file_source = PM_SOURCE_APPEND;
   m->write_cols.is_null = 1;
   m->write_cols_sequences_is_null = 1;
-  if (!rc) rc = file_stats(w, f, &res, m, err);
+  if (!rc)
+    rc = pm_write_stats(w->fields, w->n_fields, w->modes, res.columns, res.n_columns, f->dec, w->dense, &w->arena,
+                        &m->value_stats, &m->value_stats_cols, err);
   if (!rc) {
     w->closed_fed += f->fed;
     w->closed_bytes += res.file_size;

@@ -91,6 +91,7 @@ typedef struct pm_wslot {
 } pm_wslot;
 
 struct pm_table_write {
+  struct pm_kv_write *kv;      /* primary-key tables: everything is delegated (table/kv_write.h) */
   pm_table *t;
   int streaming, ignore_previous;
   char *commit_user;
@@ -131,6 +132,15 @@ struct pm_table_write {
   pm_error fail;
 };
 
+/* write.c: Java's Parquet field ids of the ARRAY elements and MAP keys /
+ * values below field schema s (type t, field id fid; depth 0 at the top). */
+int pm_write_nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fid, int32_t depth, pm_error *err);
+/* write.c: the value-stats mode of each column fields[0, n) of t
+ * (metadata.stats-mode, fields.<f>.stats-mode, metadata.stats-keep-first-n-columns;
+ * nested_none: nested columns none). *out malloc'd (also on failure). */
+int pm_write_stats_modes(const pm_table *t, const pm_data_field *fields, size_t n, int nested_none,
+                         pm_stats_mode **out, pm_error *err);
+
 /* write_file.c */
 int pm_wfile_open(pm_table_write *w, pm_wslot *s, pm_error *err);
 /* Writes batch rows (offset 0, table schema) to the slot's open file. */
@@ -141,3 +151,14 @@ void pm_wfile_abort(pm_table_write *w, pm_wslot *s);
 /* External roots from the options (none: n = 0). */
 int pm_wfile_external_roots(pm_table_write *w, pm_error *err);
 int64_t pm_write_local_millis(void);
+/* Min / max of the DECIMAL columns fields[i] = b->children[first + i] into dec[i]
+ * (the formats report none). */
+void pm_write_track_decimals(const pm_data_field *fields, size_t n, pm_wdec *dec, const struct ArrowArray *b,
+                             int64_t first);
+/* SimpleStats of a written file's columns fields[0, n) from the format's
+ * column stats cols[0, n_cols) and the tracked decimals dec[0, n), as Java's
+ * writers convert them (modes per column; dense / out_cols as
+ * pm_stats_collector_finish; out_cols may be NULL). */
+int pm_write_stats(const pm_data_field *fields, size_t n, const pm_stats_mode *modes,
+                   const pm_format_column_stats *cols, size_t n_cols, const pm_wdec *dec, int dense, pm_arena *arena,
+                   pm_simple_stats *out, pm_str_list *out_cols, pm_error *err);

@@ -1,0 +1,700 @@
+/* The primary-key table writer (kv_write.h): options, row kinds, routing of
+ * rows to (partition, bucket) write buffers with sequence numbers, memory
+ * bound, commit messages. Flushing is in kv_write_file.c. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "arrow/arrow.h"
+#include "arrow/compute.h"
+#include "data/bucket.h"
+#include "io/fs.h"
+#include "table/kv_write_internal.h"
+#include "table/partition.h"
+#include "table/read.h"
+#include "table/scan.h"
+#include "table/write_internal.h"
+#include "util/buf.h"
+#include "util/random.h"
+
+/* ------------------------------------------------------------ slots */
+
+static uint64_t slot_hash(const uint8_t *p, size_t n, int32_t bucket) {
+  uint64_t h = 1469598103934665603ull ^ (uint32_t)bucket;
+  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
+  return h;
+}
+
+static void slot_drop_buffer(pm_kv_write *w, pm_kvslot *s) {
+  for (size_t i = 0; i < s->n_chunks; i++) pm_array_release(&s->chunks[i]);
+  s->n_chunks = 0;
+  w->buffered -= s->bytes;
+  s->bytes = 0;
+}
+
+static void slot_free(pm_kv_write *w, pm_kvslot *s) {
+  if (!s) return;
+  slot_drop_buffer(w, s);
+  free(s->chunks);
+  for (size_t i = 0; i < s->n_files; i++) {
+    pm_error e;
+    if (s->file_paths[i]) pm_fs_delete(w->t->fs, s->file_paths[i], &e);
+    free(s->file_paths[i]);
+  }
+  free(s->files);
+  free(s->file_paths);
+  free(s->part);
+  free(s->bucket_dir);
+  free(s->rows);
+  free(s);
+}
+
+static int ht_grow(pm_kv_write *w, pm_error *err) {
+  size_t cap = w->ht_cap ? 2 * w->ht_cap : 64;
+  size_t *ht = calloc(cap, sizeof *ht);
+  if (!ht) return PM_NOMEM(err);
+  for (size_t i = 0; i < w->n_slots; i++) {
+    pm_kvslot *s = w->slots[i];
+    size_t h = (size_t)slot_hash(s->part, s->part_len, s->bucket) & (cap - 1);
+    while (ht[h]) h = (h + 1) & (cap - 1);
+    ht[h] = i + 1;
+  }
+  free(w->ht);
+  w->ht = ht;
+  w->ht_cap = cap;
+  return 0;
+}
+
+/* The bucket's next sequence number (after the max of its live files in the
+ * latest snapshot), and Java's check of the partition's bucket count. */
+static int restore_slot(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
+  if (!w->restored) {
+    w->restored = 1;
+    pm_snapshot_manager sm = pm_table_snapshots(w->t);
+    pm_snapshot *latest = NULL;
+    PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
+    int rc = latest ? pm_scan_live_files(w->t, latest, NULL, &w->previous, err) : 0;
+    pm_snapshot_free(latest);
+    if (rc) return rc;
+  }
+  int64_t max = -1;
+  for (size_t i = 0; i < w->previous.n; i++) {
+    const pm_manifest_entry *e = &w->previous.items[i];
+    if (e->partition.len != s->part_len || (s->part_len && memcmp(e->partition.data, s->part, s->part_len))) continue;
+    if (e->total_buckets != w->t->bucket && e->total_buckets > 0) {
+      char *pt = NULL;
+      pm_error e2;
+      pm_partition_path(w->t, e->partition, &pt, &e2);
+      int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                         "table %s.%s: partition '%s' was written with %d buckets, the table now has %d: rescale "
+                         "it with an overwrite first",
+                         w->t->database, w->t->name, pt ? pt : "?", (int)e->total_buckets, (int)w->t->bucket);
+      free(pt);
+      return rc;
+    }
+    if (e->bucket == s->bucket && e->file.max_sequence_number > max) max = e->file.max_sequence_number;
+  }
+  s->next_seq = max + 1;
+  return 0;
+}
+
+static int slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_kvslot **out,
+                    pm_error *err) {
+  if ((w->n_slots + 1) * 2 > w->ht_cap) PM_TRY(ht_grow(w, err));
+  size_t h = (size_t)slot_hash(part, part_len, bucket) & (w->ht_cap - 1);
+  while (w->ht[h]) {
+    pm_kvslot *s = w->slots[w->ht[h] - 1];
+    if (s->bucket == bucket && s->part_len == part_len && !memcmp(s->part, part, part_len)) {
+      *out = s;
+      return 0;
+    }
+    h = (h + 1) & (w->ht_cap - 1);
+  }
+  pm_kvslot *s = calloc(1, sizeof *s);
+  if (!s) return PM_NOMEM(err);
+  s->part = malloc(part_len ? part_len : 1);
+  s->part_len = part_len;
+  s->bucket = bucket;
+  int rc = s->part ? 0 : PM_NOMEM(err);
+  if (!rc) memcpy(s->part, part, part_len);
+  char *pdir = NULL;
+  pm_bytes pb = {s->part, part_len};
+  if (!rc) rc = pm_partition_path(w->t, pb, &pdir, err);
+  if (!rc) rc = pm_table_bucket_path(w->t, pdir, bucket, &s->bucket_dir, err);
+  free(pdir);
+  if (!rc && !w->ignore_previous) rc = restore_slot(w, s, err);
+  if (!rc && w->n_slots == w->cap_slots) {
+    size_t cap = w->cap_slots ? 2 * w->cap_slots : 16;
+    pm_kvslot **ns = realloc(w->slots, cap * sizeof *ns);
+    if (!ns) rc = PM_NOMEM(err);
+    else {
+      w->slots = ns;
+      w->cap_slots = cap;
+    }
+  }
+  if (rc) {
+    slot_free(w, s);
+    return rc;
+  }
+  w->slots[w->n_slots++] = s;
+  w->ht[h] = w->n_slots;
+  *out = s;
+  return 0;
+}
+
+/* ------------------------------------------------------------ open */
+
+static int columns_of(pm_kv_write *w, char **names, size_t n, int **cols, const pm_data_type ***types,
+                      const char *what, pm_error *err) {
+  *cols = calloc(n + 1, sizeof **cols);
+  *types = calloc(n + 1, sizeof **types);
+  if (!*cols || !*types) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) {
+    int idx = pm_schema_field_index(w->t->schema, names[i]);
+    if (idx < 0)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: %s '%s' is not a column", w->t->database,
+                       w->t->name, what, names[i]);
+    if (pm_dtype_is_nested(w->fields[idx].type->root))
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: %s '%s' has a nested type", w->t->database,
+                       w->t->name, what, names[i]);
+    (*cols)[i] = idx;
+    (*types)[i] = w->fields[idx].type;
+  }
+  return 0;
+}
+
+static int system_field(struct ArrowSchema *ch, const char *fmt, const char *name, int32_t id, int64_t flags,
+                        pm_error *err) {
+  pm_schema_release(ch);
+  PM_TRY(pm_schema_init(ch, fmt, name, flags, 0, err));
+  char idbuf[16];
+  snprintf(idbuf, sizeof idbuf, "%d", (int)id);
+  const char *k[1] = {"PARQUET:field_id"}, *v[1] = {idbuf};
+  return pm_schema_set_metadata(ch, 1, k, v, err);
+}
+
+/* The merge layout: the table's columns, _SEQUENCE_NUMBER, _VALUE_KIND. */
+static int build_layout(pm_kv_write *w, pm_error *err) {
+  size_t nf = w->nf;
+  struct ArrowSchema *ls = &w->layout_schema;
+  PM_TRY(pm_schema_init(ls, "+s", "", 0, (int64_t)nf + 2, err));
+  for (size_t f = 0; f < nf; f++) {
+    pm_schema_release(ls->children[f]);
+    PM_TRY(pm_dfield_to_arrow(&w->fields[f], ls->children[f], err));
+  }
+  PM_TRY(system_field(ls->children[nf], "l", PM_SYSTEM_FIELD_SEQUENCE_NUMBER, PM_FIELD_ID_SEQUENCE_NUMBER, 0, err));
+  PM_TRY(system_field(ls->children[nf + 1], "c", "_VALUE_KIND", PM_FIELD_ID_VALUE_KIND, 0, err));
+  return pm_type_from_schema(ls, &w->layout, err);
+}
+
+/* Key fields _KEY_<k>, the files' schema and the stats modes. */
+static int schemas(pm_kv_write *w, pm_error *err) {
+  pm_table *t = w->t;
+  size_t nf = w->nf, nk = w->nk;
+  int parquet = !strcmp(w->fmt->name, "parquet");
+  /* the table's columns (for take) */
+  struct ArrowSchema ts;
+  PM_TRY(pm_dfields_to_arrow(w->fields, nf, &ts, err));
+  int rc = pm_type_from_schema(&ts, &w->type, err);
+  pm_schema_release(&ts);
+  if (rc) return rc;
+  /* key fields */
+  w->key_fields = calloc(nk + 1, sizeof *w->key_fields);
+  if (!w->key_fields) return PM_NOMEM(err);
+  for (size_t k = 0; k < nk; k++) {
+    const pm_data_field *src = &w->fields[w->tm.key_cols[k]];
+    size_t n = strlen(src->name) + 6;
+    w->key_fields[k].name = malloc(n);
+    if (!w->key_fields[k].name) return PM_NOMEM(err);
+    snprintf(w->key_fields[k].name, n, "_KEY_%s", src->name);
+    w->key_fields[k].id = src->id + PM_FIELD_ID_KEY_OFFSET;
+    w->key_fields[k].type = src->type; /* borrowed from the schema */
+  }
+  /* files: _KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND, columns */
+  struct ArrowSchema *fs = &w->file_schema;
+  PM_TRY(pm_schema_init(fs, "+s", "", 0, (int64_t)(nk + 2 + nf), err));
+  for (size_t k = 0; k < nk; k++) {
+    pm_schema_release(fs->children[k]);
+    PM_TRY(pm_dfield_to_arrow(&w->key_fields[k], fs->children[k], err));
+  }
+  PM_TRY(system_field(fs->children[nk], "l", PM_SYSTEM_FIELD_SEQUENCE_NUMBER, PM_FIELD_ID_SEQUENCE_NUMBER, 0, err));
+  PM_TRY(system_field(fs->children[nk + 1], "c", "_VALUE_KIND", PM_FIELD_ID_VALUE_KIND, 0, err));
+  for (size_t f = 0; f < nf; f++) {
+    struct ArrowSchema *ch = fs->children[nk + 2 + f];
+    pm_schema_release(ch);
+    PM_TRY(pm_dfield_to_arrow(&w->fields[f], ch, err));
+    if (parquet) PM_TRY(pm_write_nested_ids(ch, w->fields[f].type, w->fields[f].id, 0, err));
+  }
+  /* stats modes: values as the append writer; keys truncate(128) unless
+   * fields._KEY_<k>.stats-mode (Avro: the general mode) */
+  PM_TRY(pm_write_stats_modes(t, w->fields, nf, parquet || !strcmp(w->fmt->name, "orc"), &w->value_modes, err));
+  w->key_modes = calloc(nk + 1, sizeof *w->key_modes);
+  if (!w->key_modes) return PM_NOMEM(err);
+  pm_stats_mode def;
+  if (pm_stats_mode_parse(t->co.metadata_stats_mode, &def, err))
+    return pm_error_prefix(err, "option '%s'", pm_core_option_key(PM_CO_METADATA_STATS_MODE));
+  for (size_t k = 0; k < nk; k++) {
+    const char *fm = pm_field_option(&t->options, w->key_fields[k].name, PM_FIELD_STATS_MODE);
+    if (fm) {
+      if (pm_stats_mode_parse(fm, &w->key_modes[k], err)) {
+        char key[512];
+        pm_field_option_key(w->key_fields[k].name, PM_FIELD_STATS_MODE, key, sizeof key);
+        return pm_error_prefix(err, "option '%s'", key);
+      }
+    } else if (!strcmp(w->fmt->name, "avro")) {
+      w->key_modes[k] = def;
+    } else {
+      w->key_modes[k].kind = PM_STATS_TRUNCATE;
+      w->key_modes[k].length = 128;
+    }
+  }
+  return 0;
+}
+
+static int refuse(pm_table *t, const char *what, pm_error *err) {
+  return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: writing primary-key tables with %s is not supported yet",
+                   t->database, t->name, what);
+}
+
+int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out, pm_error *err) {
+  *out = NULL;
+  PM_TRY(pm_table_options_ok(t, err));
+  const pm_core_options *co = &t->co;
+  if (t->bucket_mode != PM_BUCKET_FIXED) {
+    char what[64];
+    snprintf(what, sizeof what, "bucket = %d", (int)t->bucket);
+    return refuse(t, what, err);
+  }
+  if (co->bucket_function != PM_BUCKET_FN_DEFAULT)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: option '%s' = '%s' is not supported for writing",
+                     t->database, t->name, pm_core_option_key(PM_CO_BUCKET_FUNCTION),
+                     pm_core_option_text(co, PM_CO_BUCKET_FUNCTION));
+  const char *thin = pm_table_option(t, "data-file.thin-mode");
+  if (thin && !strcasecmp(thin, "true")) return refuse(t, "data-file.thin-mode", err);
+  if (co->data_file_external_paths && *co->data_file_external_paths && co->external_path_strategy != PM_EXT_PATH_NONE)
+    return refuse(t, "data-file.external-paths", err);
+  if (pm_table_option(t, "rowkind.field")) return refuse(t, "rowkind.field", err);
+  if (t->changelog_producer != PM_CHANGELOG_NONE) return refuse(t, "a changelog-producer", err);
+  if (t->deletion_vectors) return refuse(t, "deletion vectors", err);
+  pm_kv_write *w = calloc(1, sizeof *w);
+  if (!w) return PM_NOMEM(err);
+  w->t = pm_table_retain(t);
+  pm_arena_init(&w->arena);
+  pm_manifest_entries_init(&w->previous);
+  w->ignore_previous = cfg ? cfg->ignore_previous_files : 0;
+  int rc = 0;
+  w->fmt = pm_format_by_name(co->file_format);
+  if (!rc && (!w->fmt || !w->fmt->writer_open || !strcmp(w->fmt->name, "blob")))
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option '%s' = '%s': not a format this library writes",
+                   pm_core_option_key(PM_CO_FILE_FORMAT), co->file_format);
+  pm_format_write_options_init(&w->wo);
+  w->wo.compression = co->file_compression;
+  if (co->file_compression && !strcasecmp(co->file_compression, "zstd")) w->wo.compression_level = co->file_zstd_level;
+  w->fields = t->schema->fields;
+  w->nf = t->schema->n_fields;
+  w->dense = co->metadata_stats_dense_store;
+  w->target = (uint64_t)co->target_file_size;
+  w->buffer_limit = (uint64_t)co->write_buffer_size;
+  pm_uuid_random(w->uuid);
+  if (!rc) rc = build_layout(w, err);
+  if (!rc)
+    rc = pm_table_merge_init(t, &w->layout, (int)w->nf + 2, (int)w->nf, (int)w->nf + 1, -1, &w->tm, err);
+  w->tm.cfg.keep_retracts = 1;
+  w->nk = (size_t)w->tm.n_keys;
+  if (!rc) rc = schemas(w, err);
+  w->n_part = t->n_partition_keys;
+  if (!rc) rc = columns_of(w, t->partition_keys, t->n_partition_keys, &w->part_col, &w->part_types, "partition key",
+                           err);
+  w->n_bkey = t->n_bucket_keys;
+  if (!rc) rc = columns_of(w, t->bucket_keys, t->n_bucket_keys, &w->bkey_col, &w->bkey_types, "bucket key", err);
+  if (rc) {
+    pm_kv_write_free(w);
+    return rc;
+  }
+  *out = w;
+  return 0;
+}
+
+/* ------------------------------------------------------------ writing */
+
+/* The partition row (manifest form) and bucket of row r of batch b. */
+static int route_row(pm_kv_write *w, const struct ArrowArray *b, int64_t r, pm_buf *part, pm_value *vals,
+                     int32_t *bucket, pm_error *err) {
+  part->len = 0;
+  for (size_t i = 0; i < w->n_part; i++)
+    PM_TRY(pm_write_value_at(w->part_types[i], b->children[w->part_col[i]], r, &vals[i], err));
+  PM_TRY(pm_partition_row_encode(w->part_types, vals, w->n_part, part, err));
+  pm_binary_row_writer rw;
+  PM_TRY(pm_row_writer_init(&rw, (int32_t)w->n_bkey, err));
+  int rc = 0;
+  for (size_t i = 0; !rc && i < w->n_bkey; i++) {
+    pm_value v;
+    rc = pm_write_value_at(w->bkey_types[i], b->children[w->bkey_col[i]], r, &v, err);
+    if (!rc) rc = pm_row_writer_write(&rw, (int32_t)i, w->bkey_types[i], &v, err);
+  }
+  if (!rc) *bucket = pm_bucket_of_hash(pm_bucket_hash(rw.buf.data, rw.buf.len), w->t->bucket);
+  pm_row_writer_free(&rw);
+  return rc;
+}
+
+static int push_row(pm_kvslot *s, int64_t r, pm_error *err) {
+  if (s->n_rows == s->cap_rows) {
+    size_t cap = s->cap_rows ? 2 * s->cap_rows : 1024;
+    int64_t *nr = realloc(s->rows, cap * sizeof *nr);
+    if (!nr) return PM_NOMEM(err);
+    s->rows = nr;
+    s->cap_rows = cap;
+  }
+  s->rows[s->n_rows++] = r;
+  return 0;
+}
+
+static int fixed_column(struct ArrowArray *a, int64_t n, size_t width, void **data, pm_error *err) {
+  PM_TRY(pm_array_init(a, n, 2, 0, err));
+  *data = pm_aligned_alloc(n ? (size_t)n * width : width);
+  if (!*data) {
+    pm_array_release(a);
+    return PM_NOMEM(err);
+  }
+  pm_array_set_buffer(a, 1, *data);
+  return 0;
+}
+
+/* Appends the slot's routed rows of batch b (kinds[r] per row) to its
+ * buffer, numbering them in arrival order. */
+static int buffer_rows(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *b, const int8_t *kinds, pm_error *err) {
+  int64_t n = (int64_t)s->n_rows;
+  if (s->n_chunks == s->cap_chunks) {
+    size_t cap = s->cap_chunks ? 2 * s->cap_chunks : 8;
+    struct ArrowArray *nc = realloc(s->chunks, cap * sizeof *nc);
+    if (!nc) return PM_NOMEM(err);
+    s->chunks = nc;
+    s->cap_chunks = cap;
+  }
+  struct ArrowArray sub;
+  PM_TRY(pm_take(&w->type, b, s->rows, n, &sub, err));
+  struct ArrowArray *c = &s->chunks[s->n_chunks];
+  int rc = pm_array_init(c, n, 1, (int64_t)w->nf + 2, err);
+  if (rc) {
+    pm_array_release(&sub);
+    return rc;
+  }
+  for (size_t f = 0; f < w->nf; f++) pm_array_move(sub.children[f], c->children[f]);
+  pm_array_release(&sub);
+  void *seq, *kind;
+  rc = fixed_column(c->children[w->nf], n, 8, &seq, err);
+  if (!rc) rc = fixed_column(c->children[w->nf + 1], n, 1, &kind, err);
+  if (rc) {
+    pm_array_release(c);
+    return rc;
+  }
+  for (int64_t i = 0; i < n; i++) {
+    ((int64_t *)seq)[i] = s->next_seq++;
+    ((int8_t *)kind)[i] = kinds[s->rows[i]];
+  }
+  s->n_chunks++;
+  uint64_t bytes = pm_write_batch_bytes(c, w->fields, w->nf) + 9 * (uint64_t)n + 64;
+  s->bytes += bytes;
+  w->buffered += bytes;
+  return 0;
+}
+
+/* Flushes the largest buffers until the buffered bytes fit write-buffer-size. */
+static int bound_memory(pm_kv_write *w, pm_error *err) {
+  while (w->buffered > w->buffer_limit) {
+    pm_kvslot *big = NULL;
+    for (size_t i = 0; i < w->n_slots; i++)
+      if (w->slots[i]->n_chunks && (!big || w->slots[i]->bytes > big->bytes)) big = w->slots[i];
+    if (!big) break;
+    PM_TRY(pm_kv_flush(w, big, err));
+  }
+  return 0;
+}
+
+static int write_routed(pm_kv_write *w, const struct ArrowArray *b, const int8_t *kinds, const uint8_t *keep,
+                        pm_error *err) {
+  pm_buf part;
+  pm_buf_init(&part);
+  pm_value *vals = calloc(w->n_part + 1, sizeof *vals);
+  pm_kvslot **touched = NULL;
+  size_t n_touched = 0, cap_touched = 0;
+  int rc = vals ? 0 : PM_NOMEM(err);
+  pm_kvslot *prev = NULL;
+  for (int64_t r = 0; !rc && r < b->length; r++) {
+    if (keep && !keep[r]) continue;
+    int32_t bucket;
+    rc = route_row(w, b, r, &part, vals, &bucket, err);
+    if (rc) break;
+    pm_kvslot *s = prev;
+    if (!s || s->bucket != bucket || s->part_len != part.len || memcmp(s->part, part.data, part.len)) {
+      rc = slot_get(w, part.data, part.len, bucket, &s, err);
+      if (rc) break;
+    }
+    if (!s->n_rows) {
+      if (n_touched == cap_touched) {
+        size_t cap = cap_touched ? 2 * cap_touched : 16;
+        pm_kvslot **nt = realloc(touched, cap * sizeof *nt);
+        if (!nt) {
+          rc = PM_NOMEM(err);
+          break;
+        }
+        touched = nt;
+        cap_touched = cap;
+      }
+      touched[n_touched++] = s;
+    }
+    rc = push_row(s, r, err);
+    prev = s;
+  }
+  for (size_t i = 0; !rc && i < n_touched; i++) rc = buffer_rows(w, touched[i], b, kinds, err);
+  for (size_t i = 0; i < n_touched; i++) touched[i]->n_rows = 0;
+  free(touched);
+  free(vals);
+  pm_buf_free(&part);
+  if (!rc) rc = bound_memory(w, err);
+  return rc;
+}
+
+/* A view of struct batch a without child `skip` (schema and array; both
+ * borrow a's children). */
+typedef struct strip_view {
+  struct ArrowSchema s;
+  struct ArrowArray a;
+  struct ArrowSchema **sc;
+  struct ArrowArray **ac;
+} strip_view;
+
+static void noop_schema_release(struct ArrowSchema *s) { s->release = NULL; }
+static void noop_array_release(struct ArrowArray *a) { a->release = NULL; }
+
+static int strip_column(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t skip, strip_view *v,
+                        pm_error *err) {
+  memset(v, 0, sizeof *v);
+  v->sc = calloc((size_t)s->n_children + 1, sizeof *v->sc);
+  v->ac = calloc((size_t)s->n_children + 1, sizeof *v->ac);
+  if (!v->sc || !v->ac) {
+    free(v->sc);
+    free(v->ac);
+    return PM_NOMEM(err);
+  }
+  int64_t n = 0;
+  for (int64_t i = 0; i < s->n_children; i++) {
+    if (i == skip) continue;
+    v->sc[n] = s->children[i];
+    v->ac[n] = a->children[i];
+    n++;
+  }
+  v->s = *s;
+  v->s.n_children = n;
+  v->s.children = v->sc;
+  v->s.release = noop_schema_release;
+  v->a = *a;
+  v->a.n_children = n;
+  v->a.children = v->ac;
+  v->a.release = noop_array_release;
+  return 0;
+}
+
+/* Row kinds of the batch from the row-kind column (int8 values 0..3). */
+static int read_kinds(pm_kv_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int64_t col,
+                      int8_t *kinds, pm_error *err) {
+  const struct ArrowSchema *cs = s->children[col];
+  const struct ArrowArray *ca = a->children[col];
+  if (strcmp(cs->format, "c") != 0)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "table %s.%s: row-kind column '%s' must be int8 (Arrow format 'c'), got '%s'", w->t->database,
+                     w->t->name, w->row_kind_column, cs->format);
+  if (ca->length < a->length + a->offset - ca->offset && ca->length < a->length)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: row-kind column '%s' is shorter than the batch",
+                     w->t->database, w->t->name, w->row_kind_column);
+  const uint8_t *valid = ca->n_buffers > 0 && ca->null_count != 0 ? ca->buffers[0] : NULL;
+  const int8_t *d = ca->buffers[1];
+  for (int64_t r = 0; r < a->length; r++) {
+    int64_t j = ca->offset + a->offset + r;
+    if ((valid && !pm_bit_get(valid, j)) || d[j] < 0 || d[j] > 3)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "table %s.%s: row-kind column '%s' row %lld: %s (0 +I, 1 -U, 2 +U, 3 -D)", w->t->database,
+                       w->t->name, w->row_kind_column, (long long)r,
+                       valid && !pm_bit_get(valid, j) ? "null" : "not a row kind");
+    kinds[r] = d[j];
+  }
+  return 0;
+}
+
+static int failed(pm_kv_write *w, pm_error *err) {
+  if (err) *err = w->fail;
+  return (int)w->fail.code;
+}
+
+static int fail_with(pm_kv_write *w, int rc, pm_error *err) {
+  w->failed = 1;
+  if (err) w->fail = *err;
+  if (!w->fail.code) w->fail.code = (paimon_status)rc;
+  return rc;
+}
+
+int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int kind,
+                      pm_error *err) {
+  if (w->failed) return failed(w, err);
+  if (kind < 0 || kind > 3) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "row kind %d is not 0..3", kind);
+  int64_t col = -1;
+  if (w->row_kind_column) {
+    if (strcmp(s->format, "+s") != 0 || s->n_children != a->n_children)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "input batch: not a struct array");
+    for (int64_t i = 0; i < s->n_children && col < 0; i++)
+      if (s->children[i]->name && !strcmp(s->children[i]->name, w->row_kind_column)) col = i;
+    if (col < 0)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: the batch has no row-kind column '%s'",
+                       w->t->database, w->t->name, w->row_kind_column);
+  }
+  int64_t n = a->length;
+  int8_t *kinds = malloc((size_t)n + 1);
+  uint8_t *keep = malloc((size_t)n + 1);
+  if (!kinds || !keep) {
+    free(kinds);
+    free(keep);
+    return PM_NOMEM(err);
+  }
+  int rc = 0;
+  strip_view v;
+  int stripped = 0;
+  if (col >= 0) {
+    rc = read_kinds(w, s, a, col, kinds, err);
+    if (!rc) rc = strip_column(s, a, col, &v, err);
+    stripped = !rc;
+  } else {
+    memset(kinds, kind, (size_t)n);
+  }
+  const pm_core_options *co = &w->t->co;
+  int any_dropped = 0;
+  for (int64_t r = 0; !rc && r < n; r++) {
+    int k = kinds[r];
+    keep[r] = !((co->ignore_delete && pm_rowkind_is_retract(k)) ||
+                (co->ignore_update_before && k == PM_ROWKIND_UPDATE_BEFORE));
+    any_dropped |= !keep[r];
+  }
+  struct ArrowArray nb;
+  memset(&nb, 0, sizeof nb);
+  if (!rc) rc = pm_write_match(w->fields, w->nf, stripped ? &v.s : s, stripped ? &v.a : a, &nb, err);
+  if (stripped) {
+    free(v.sc);
+    free(v.ac);
+  }
+  if (rc) {
+    free(kinds);
+    free(keep);
+    return rc; /* nothing of the batch was written */
+  }
+  rc = write_routed(w, &nb, kinds, any_dropped ? keep : NULL, err);
+  if (!rc) w->rows_written += nb.length;
+  nb.release(&nb);
+  free(kinds);
+  free(keep);
+  return rc ? fail_with(w, rc, err) : 0;
+}
+
+int64_t pm_kv_write_rows(const pm_kv_write *w) { return w->rows_written; }
+
+int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *err) {
+  char *c = NULL;
+  if (column && !(c = strdup(column))) return PM_NOMEM(err);
+  free(w->row_kind_column);
+  w->row_kind_column = c;
+  return 0;
+}
+
+/* ------------------------------------------------------------ prepare */
+
+int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err) {
+  *out = NULL;
+  if (w->failed) return failed(w, err);
+  for (size_t i = 0; i < w->n_slots; i++) {
+    int rc = pm_kv_flush(w, w->slots[i], err);
+    if (rc) return fail_with(w, rc, err);
+  }
+  pm_manifest_committable *c = calloc(1, sizeof *c);
+  if (!c) return PM_NOMEM(err);
+  c->arena = w->arena;
+  pm_arena_init(&w->arena);
+  c->identifier = identifier;
+  c->message_version = PM_COMMIT_MESSAGE_VERSION;
+  size_t n = 0;
+  for (size_t i = 0; i < w->n_slots; i++) n += w->slots[i]->n_files > 0;
+  c->messages = pm_arena_alloc(&c->arena, (n ? n : 1) * sizeof *c->messages);
+  if (!c->messages) {
+    pm_committable_free(c);
+    return PM_NOMEM(err);
+  }
+  memset(c->messages, 0, (n ? n : 1) * sizeof *c->messages);
+  int rc = 0;
+  for (size_t i = 0; !rc && i < w->n_slots; i++) {
+    pm_kvslot *s = w->slots[i];
+    if (!s->n_files) continue;
+    pm_commit_message *m = &c->messages[c->n_messages++];
+    m->partition.data = pm_arena_memdup(&c->arena, s->part, s->part_len);
+    m->partition.len = s->part_len;
+    m->bucket = s->bucket;
+    m->total_buckets = w->t->bucket;
+    m->has_total_buckets = 1;
+    m->new_files.items = pm_arena_memdup(&c->arena, s->files, s->n_files * sizeof *s->files);
+    m->new_files.n = s->n_files;
+    if (!m->partition.data || !m->new_files.items) rc = PM_NOMEM(err);
+  }
+  if (rc) {
+    pm_committable_free(c);
+    return fail_with(w, rc, err);
+  }
+  for (size_t i = 0; i < w->n_slots; i++) {
+    pm_kvslot *s = w->slots[i];
+    for (size_t k = 0; k < s->n_files; k++) free(s->file_paths[k]);
+    s->n_files = 0;
+  }
+  *out = c;
+  return 0;
+}
+
+void pm_kv_write_free(pm_kv_write *w) {
+  if (!w) return;
+  for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i]);
+  free(w->slots);
+  free(w->ht);
+  pm_schema_release(&w->layout_schema);
+  pm_schema_release(&w->file_schema);
+  pm_type_free(&w->type);
+  pm_type_free(&w->layout);
+  pm_table_merge_free(&w->tm);
+  if (w->key_fields)
+    for (size_t k = 0; k < w->nk; k++) free(w->key_fields[k].name);
+  free(w->key_fields);
+  free(w->key_modes);
+  free(w->value_modes);
+  free(w->part_col);
+  free(w->part_types);
+  free(w->bkey_col);
+  free(w->bkey_types);
+  free(w->row_kind_column);
+  pm_manifest_entries_clear(&w->previous);
+  pm_arena_free(&w->arena);
+  pm_table_free(w->t);
+  free(w);
+}
+
+/* ------------------------------------------------------------ table writer entry points (write.h) */
+
+int pm_table_write_arrow_kind(pm_table_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int kind,
+                              pm_error *err) {
+  if (w->kv) return pm_kv_write_arrow(w->kv, s, a, kind, err);
+  if (kind != PM_ROWKIND_INSERT && kind != PM_ROWKIND_UPDATE_AFTER)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "table %s.%s is an append table: it takes only +I / +U rows, not %s", w->t->database,
+                     w->t->name, pm_rowkind_name(kind) ? pm_rowkind_name(kind) : "an invalid row kind");
+  return pm_table_write_arrow(w, s, a, err);
+}
+
+int pm_table_write_row_kind_column(pm_table_write *w, const char *column, pm_error *err) {
+  if (!w->kv)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "table %s.%s is an append table: a row-kind column is for primary-key tables", w->t->database,
+                     w->t->name);
+  return pm_kv_write_row_kind_column(w->kv, column, err);
+}

@@ -1,0 +1,59 @@
+/*
+ * The primary-key table writer (SEMANTICS 1.2-1.3, 2.1-2.3, 3.1-3.2): rows in
+ * (each with a row kind), per (partition, bucket) a write buffer that
+ * assigns sequence numbers in arrival order, sorts by key and applies the
+ * table's merge engine (table/merge_table.h, the read side's merge), and
+ * flushes level-0 files in Java's key/value layout:
+ *   _KEY_<k>... (trimmed primary key), _SEQUENCE_NUMBER, _VALUE_KIND, the
+ *   table's columns
+ * with DataFileMeta as Java's KeyValueDataFileWriter makes it: min/max key
+ * (BinaryRow of the trimmed key), key stats (full width; truncate(128) or
+ * fields._KEY_<k>.stats-mode, Avro: the general mode), value stats as the
+ * append writer's, min/max sequence number, delete row count (-U/-D rows),
+ * level 0, file source APPEND.
+ *
+ * Buckets: fixed only (`bucket` = N; bucket key = `bucket-key` or the trimmed
+ * primary key). Sequence numbers continue after the bucket's maximum among
+ * the live files of the latest snapshot (unless ignore_previous_files).
+ * A buffer flushes at prepare, or when the buffered rows of all buckets
+ * exceed `write-buffer-size` (the largest bucket's buffer first). Files
+ * roll at `target-file-size`.
+ *
+ * Row kinds: every row of pm_kv_write_arrow gets `kind` (PM_ROWKIND_*), or,
+ * when a row-kind column is named, that int8 column's value (0..3;
+ * the column is not written). `ignore-delete` drops -U/-D input rows,
+ * `ignore-update-before` drops -U rows.
+ *
+ * Not yet: dynamic / cross-partition / postpone buckets, compaction,
+ * changelog producers, deletion vectors, spilling, data-file.thin-mode,
+ * external paths (all PAIMON_ERR_UNSUPPORTED at open).
+ *
+ * Failure: as the append writer (write.h): after an error inside write or
+ * prepare the writer is failed; free deletes files never handed out.
+ */
+#ifndef PM_TABLE_KV_WRITE_H
+#define PM_TABLE_KV_WRITE_H
+
+#include <stdint.h>
+
+#include "meta/wire.h"
+#include "paimon/arrow_c.h"
+#include "table/table.h"
+#include "table/write.h"
+#include "util/error.h"
+
+typedef struct pm_kv_write pm_kv_write;
+
+/* A writer for primary-key table t (retained). cfg may be NULL. */
+int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out, pm_error *err);
+/* Writes one batch (borrowed); rows without a row-kind column get `kind`. */
+int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int kind,
+                      pm_error *err);
+/* Flushes every buffer; one message per (partition, bucket) with new files. */
+int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err);
+int64_t pm_kv_write_rows(const pm_kv_write *w);
+/* Names the int8 input column holding each row's kind (copied; NULL: none). */
+int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *err);
+void pm_kv_write_free(pm_kv_write *w); /* NULL ok */
+
+#endif
