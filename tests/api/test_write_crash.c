@@ -290,12 +290,6 @@ static void test_stop_at_each_operation(void) {
 /* The interrupted commit retried by committing the saved messages again (no filter_committed):
  * the API says a retry with the same user and identifier publishes at most once. */
 static void test_retry_by_commit_again(void) {
-  if (!getenv("PM_KNOWN_FAILURES")) {
-    fprintf(stderr, "  SKIP (known bug, PM_KNOWN_FAILURES=1 runs it): a new process committing the saved messages of a "
-                    "published identifier again publishes them twice (include/paimon/write.h promises at most once; "
-                    "Java needs filterAndCommit here): owner api/commit\n");
-    return;
-  }
   crash_table t;
   ct_init(&t, "again");
   od_out o;
