@@ -450,6 +450,12 @@ int pm_row_writer_init(pm_binary_row_writer *w, int32_t arity, pm_error *err) {
 
 void pm_row_writer_free(pm_binary_row_writer *w) { pm_buf_free(&w->buf); }
 
+int pm_row_writer_reset(pm_binary_row_writer *w, pm_error *err) {
+  w->buf.len = 0;
+  if (pm_buf_append_zeros(&w->buf, w->null_bits + 8 * (size_t)w->arity)) return PM_NOMEM(err);
+  return 0;
+}
+
 void pm_row_writer_set_kind(pm_binary_row_writer *w, uint8_t kind) { w->buf.data[0] = kind; }
 
 int pm_row_writer_write(pm_binary_row_writer *w, int32_t i, const pm_data_type *type, const pm_value *v,

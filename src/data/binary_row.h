@@ -132,6 +132,8 @@ typedef struct pm_binary_row_writer {
 
 int pm_row_writer_init(pm_binary_row_writer *w, int32_t arity, pm_error *err);
 void pm_row_writer_free(pm_binary_row_writer *w);
+/* Starts the next row of the same arity in w's memory (no allocation once grown). */
+int pm_row_writer_reset(pm_binary_row_writer *w, pm_error *err);
 void pm_row_writer_set_kind(pm_binary_row_writer *w, uint8_t kind);
 /* Writes field i of `type` (v->kind PM_V_NULL writes a null with Java's reservations). */
 int pm_row_writer_write(pm_binary_row_writer *w, int32_t i, const pm_data_type *type, const pm_value *v,

@@ -250,6 +250,14 @@ void pm_format_writer_abort(pm_format_writer *w) {
   free(w);
 }
 
+uint64_t pm_format_writer_buffered(const pm_format_writer *w) {
+  return w->f->writer_buffered ? w->f->writer_buffered(w->state) : 0;
+}
+
+int pm_format_writer_flush(pm_format_writer *w, pm_error *err) {
+  return w->f->writer_flush ? w->f->writer_flush(w->state, err) : 0;
+}
+
 void pm_format_write_result_free(pm_format_write_result *r) {
   if (!r) return;
   pm_fmt_stats_cols_free(r->columns, r->n_columns);

@@ -135,6 +135,10 @@ typedef struct pm_format {
   int (*writer_write)(void *state, const struct ArrowArray *batch, pm_error *err);
   int (*writer_close)(void *state, uint64_t *file_size, pm_error *err); /* frees state in every case */
   void (*writer_abort)(void *state);                                   /* NULL ok state */
+  /* Optional (NULL: not offered): bytes held in memory for the part of the file not written
+   * out yet, and writing that part out now (a Parquet row group), releasing its memory. */
+  uint64_t (*writer_buffered)(void *state);
+  int (*writer_flush)(void *state, pm_error *err);
 } pm_format;
 
 /* Registry. NULL when unknown. Names and extensions match case-insensitively. */
@@ -187,5 +191,10 @@ int pm_format_writer_write(pm_format_writer *w, const struct ArrowArray *batch, 
 int pm_format_writer_close(pm_format_writer *w, pm_format_write_result *res, pm_error *err);
 /* Discards the file and frees w. NULL ok. */
 void pm_format_writer_abort(pm_format_writer *w);
+/* Bytes w holds in memory for rows not written out yet (0 when the format does not say). */
+uint64_t pm_format_writer_buffered(const pm_format_writer *w);
+/* Writes the buffered rows out now where the format can (Parquet: ends the row group),
+ * releasing their memory; a no-op for formats that cannot. */
+int pm_format_writer_flush(pm_format_writer *w, pm_error *err);
 
 #endif

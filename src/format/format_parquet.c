@@ -70,6 +70,10 @@ static int pq_writer_close(void *st, uint64_t *size, pm_error *err) {
 
 static void pq_writer_abort(void *st) { pm_pq_writer_free(st); }
 
+static uint64_t pq_writer_buffered(void *st) { return pm_pq_writer_buffered(st); }
+
+static int pq_writer_flush(void *st, pm_error *err) { return pm_pq_writer_flush(st, err); }
+
 const pm_format pm_format_parquet = {
     .name = "parquet",
     .extension = ".parquet",
@@ -82,4 +86,6 @@ const pm_format pm_format_parquet = {
     .writer_write = pq_writer_write,
     .writer_close = pq_writer_close,
     .writer_abort = pq_writer_abort,
+    .writer_buffered = pq_writer_buffered,
+    .writer_flush = pq_writer_flush,
 };

@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "arrow/compute.h"
-#include "data/bucket.h"
 #include "io/fs.h"
 #include "table/kv_write.h"
 #include "table/merge.h"
@@ -90,7 +89,7 @@ static int restore_slot(pm_table_write *w, pm_wslot *s, pm_error *err) {
   return 0;
 }
 
-static int slot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
+int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
                     pm_error *err) {
   if ((w->n_slots + 1) * 2 > w->ht_cap) PM_TRY(ht_grow(w, err));
   size_t h = (size_t)slot_hash(part, part_len, bucket) & (w->ht_cap - 1);
@@ -274,6 +273,7 @@ int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write 
   w->target = (uint64_t)co->target_file_size;
   w->max_open = cfg && cfg->max_writers > 0 ? cfg->max_writers : co->write_max_writers_to_spill;
   if (w->max_open < 1) w->max_open = 1;
+  w->mem_budget = (uint64_t)co->write_buffer_size / 2;
   pm_uuid_random(w->uuid);
   if (!rc) rc = pm_dfields_to_arrow(w->fields, w->n_fields, &w->schema, err);
   for (size_t i = 0; !rc && w->fmt && !strcmp(w->fmt->name, "parquet") && i < w->n_fields; i++)
@@ -301,17 +301,33 @@ int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write 
 
 /* ------------------------------------------------------------ writing */
 
+/* Closes least recently used files until one more may open. Files of the
+ * batch being written stay open (a batch spread over more slots than the
+ * limit would otherwise close and reopen files on every batch), up to
+ * PM_WRITE_MAX_OPEN_FILES open files. */
 static int make_room(pm_table_write *w, pm_wslot *keep, pm_error *err) {
   while (w->n_open >= w->max_open) {
+    int hard = w->n_open >= PM_WRITE_MAX_OPEN_FILES;
     pm_wslot *lru = NULL;
     for (size_t i = 0; i < w->n_slots; i++) {
       pm_wslot *s = w->slots[i];
-      if (s != keep && s->open && (!lru || s->last_use < lru->last_use)) lru = s;
+      if (s != keep && s->open && (hard || s->batch != w->batch_no) && (!lru || s->last_use < lru->last_use))
+        lru = s;
     }
     if (!lru) break;
     PM_TRY(pm_wfile_close(w, lru, err));
   }
   return 0;
+}
+
+/* Memory of the open files (Parquet's MemoryManager idea): each may hold
+ * budget / open files in memory before its rows are written out (a row
+ * group ends early), so many open writers stay under the budget together. */
+static int bound_memory(pm_table_write *w, pm_wfile *f, pm_error *err) {
+  if (!w->mem_budget || w->n_open < 1) return 0;
+  uint64_t lim = w->mem_budget / (uint64_t)w->n_open;
+  if (pm_format_writer_buffered(f->fw) <= lim) return 0;
+  return pm_format_writer_flush(f->fw, err);
 }
 
 static int slot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err) {
@@ -348,87 +364,25 @@ static int slot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b
     if (rc) return rc;
     f->fed += (uint64_t)(bpr * (double)n);
     if ((double)f->fed * ratio >= (double)w->target) PM_TRY(pm_wfile_close(w, s, err));
+    else PM_TRY(bound_memory(w, f, err));
     done += n;
   }
   return 0;
 }
 
-/* The partition row (manifest form) and bucket of row r of batch b. */
-static int route_row(pm_table_write *w, const struct ArrowArray *b, int64_t r, pm_buf *part, pm_value *vals,
-                     int32_t *bucket, pm_error *err) {
-  part->len = 0;
-  for (size_t i = 0; i < w->n_part; i++)
-    PM_TRY(pm_write_value_at(w->part_types[i], b->children[w->part_col[i]], r, &vals[i], err));
-  PM_TRY(pm_partition_row_encode(w->part_types, vals, w->n_part, part, err));
-  *bucket = 0;
-  if (w->fixed) {
-    pm_binary_row_writer rw;
-    PM_TRY(pm_row_writer_init(&rw, (int32_t)w->n_bkey, err));
-    int rc = 0;
-    for (size_t i = 0; !rc && i < w->n_bkey; i++) {
-      pm_value v;
-      rc = pm_write_value_at(w->bkey_types[i], b->children[w->bkey_col[i]], r, &v, err);
-      if (!rc) rc = pm_row_writer_write(&rw, (int32_t)i, w->bkey_types[i], &v, err);
-    }
-    if (!rc) *bucket = pm_bucket_of_hash(pm_bucket_hash(rw.buf.data, rw.buf.len), w->t->bucket);
-    pm_row_writer_free(&rw);
-    if (rc) return rc;
-  }
-  return 0;
-}
-
-static int push_row(pm_wslot *s, int64_t r, pm_error *err) {
-  if (s->n_rows == s->cap_rows) {
-    size_t cap = s->cap_rows ? 2 * s->cap_rows : 1024;
-    int64_t *nr = realloc(s->rows, cap * sizeof *nr);
-    if (!nr) return PM_NOMEM(err);
-    s->rows = nr;
-    s->cap_rows = cap;
-  }
-  s->rows[s->n_rows++] = r;
-  return 0;
-}
-
 static int write_routed(pm_table_write *w, const struct ArrowArray *b, pm_error *err) {
+  w->batch_no++;
   if (!w->n_part && !w->fixed) {
     pm_wslot *s = NULL;
-    PM_TRY(slot_get(w, PM_EMPTY_ROW_BYTES, sizeof PM_EMPTY_ROW_BYTES, 0, &s, err));
+    PM_TRY(pm_wslot_get(w, PM_EMPTY_ROW_BYTES, sizeof PM_EMPTY_ROW_BYTES, 0, &s, err));
+    s->batch = w->batch_no;
     return slot_write(w, s, b, err);
   }
-  pm_buf part;
-  pm_buf_init(&part);
-  pm_value *vals = calloc(w->n_part + 1, sizeof *vals);
-  pm_wslot **touched = NULL;
-  size_t n_touched = 0, cap_touched = 0;
-  int rc = vals ? 0 : PM_NOMEM(err);
-  pm_wslot *prev = NULL;
-  for (int64_t r = 0; !rc && r < b->length; r++) {
-    int32_t bucket;
-    rc = route_row(w, b, r, &part, vals, &bucket, err);
-    if (rc) break;
-    pm_wslot *s = prev;
-    if (!s || s->bucket != bucket || s->part_len != part.len || memcmp(s->part, part.data, part.len)) {
-      rc = slot_get(w, part.data, part.len, bucket, &s, err);
-      if (rc) break;
-    }
-    if (!s->n_rows) {
-      if (n_touched == cap_touched) {
-        size_t cap = cap_touched ? 2 * cap_touched : 16;
-        pm_wslot **nt = realloc(touched, cap * sizeof *nt);
-        if (!nt) {
-          rc = PM_NOMEM(err);
-          break;
-        }
-        touched = nt;
-        cap_touched = cap;
-      }
-      touched[n_touched++] = s;
-    }
-    rc = push_row(s, r, err);
-    prev = s;
-  }
-  for (size_t i = 0; !rc && i < n_touched; i++) {
-    pm_wslot *s = touched[i];
+  PM_TRY(pm_write_route(w, b, err));
+  pm_route_scratch *x = &w->route;
+  int rc = 0;
+  for (size_t i = 0; !rc && i < x->n_touched; i++) {
+    pm_wslot *s = x->touched[i];
     if ((int64_t)s->n_rows == b->length) {
       rc = slot_write(w, s, b, err);
     } else {
@@ -440,10 +394,7 @@ static int write_routed(pm_table_write *w, const struct ArrowArray *b, pm_error 
       }
     }
   }
-  for (size_t i = 0; i < n_touched; i++) touched[i]->n_rows = 0;
-  free(touched);
-  free(vals);
-  pm_buf_free(&part);
+  for (size_t i = 0; i < x->n_touched; i++) x->touched[i]->n_rows = 0;
   return rc;
 }
 
@@ -530,6 +481,7 @@ void pm_table_write_free(pm_table_write *w) {
   for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i], 1);
   free(w->slots);
   free(w->ht);
+  pm_route_scratch_free(&w->route);
   for (size_t i = 0; i < w->n_ext; i++) free(w->ext_roots[i]);
   free(w->ext_roots);
   if (w->schema.release) w->schema.release(&w->schema);

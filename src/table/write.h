@@ -30,9 +30,16 @@
  * Routing: partition = the partition columns' values (table/partition.h);
  * bucket = hash(bucket key BinaryRow) % bucket for fixed buckets
  * (`bucket-key`, else the trimmed primary key), 0 for unaware (`bucket` -1).
- * One writer per (partition, bucket); at most `write-max-writers-to-spill`
- * (or cfg->max_writers) files are open at once: opening one more closes the
- * least recently used writer's file (it is kept for the next commit message).
+ * Rows are grouped per batch column-wise (write_route.c), one take per
+ * touched writer. One writer per (partition, bucket); at most
+ * `write-max-writers-to-spill` (or cfg->max_writers) files are open at
+ * once: opening one more closes the least recently used writer's file (it
+ * is kept for the next commit message), except files the current batch
+ * writes to, which stay open (up to PM_WRITE_MAX_OPEN_FILES): a batch spread
+ * over many partitions does not close and reopen files on every batch.
+ * Memory: the open files together buffer at most half of
+ * `write-buffer-size` (each budget / open files; beyond it a Parquet file
+ * ends its row group early).
  *
  * Files: `file.format` (parquet default, orc, avro) with `file.compression`
  * (+ `file.compression.zstd-level`), rolled at `target-file-size` (estimated

@@ -88,7 +88,32 @@ typedef struct pm_wslot {
   size_t n_files, cap_files;
   int64_t *rows;            /* routing scratch: row indices of the current batch */
   size_t n_rows, cap_rows;
+  uint64_t batch;           /* the last batch (pm_table_write.batch_no) that routed rows here */
 } pm_wslot;
+
+/* (group, bucket) -> slot, fixed buckets (write_route.c). */
+typedef struct pm_route_combo {
+  uint64_t key;
+  pm_wslot *slot;
+} pm_route_combo;
+
+/* Per-batch routing scratch, reused across batches (write_route.c). */
+typedef struct pm_route_scratch {
+  uint64_t *hash; /* per row: hash of the partition key values */
+  int32_t *gid;   /* per row: group of equal partition key values */
+  size_t cap_hash, cap_gid;
+  int32_t *ht;    /* group index + 1, open addressing by hash */
+  size_t ht_cap;
+  int64_t *rep;   /* per group: its first row */
+  uint64_t *ghash;
+  pm_wslot **gslot; /* per group: the slot (unaware buckets) */
+  size_t n_groups, cap_groups;
+  pm_route_combo *cmap;
+  size_t n_combos, cmap_cap;
+  pm_wslot **touched; /* slots with rows in this batch, first-row order */
+  size_t n_touched, cap_touched;
+  pm_value *vals;     /* n_part */
+} pm_route_scratch;
 
 struct pm_table_write {
   struct pm_kv_write *kv;      /* primary-key tables: everything is delegated (table/kv_write.h) */
@@ -114,6 +139,7 @@ struct pm_table_write {
   int seq_per_file;            /* row tracking / data evolution: every file from 0 */
   uint64_t target;             /* target-file-size */
   int64_t max_open, n_open;
+  uint64_t mem_budget;         /* bytes the open files may buffer together (write-buffer-size / 2) */
   uint64_t tick;
   uint64_t closed_fed, closed_bytes; /* for the compression estimate */
   pm_wslot **slots;
@@ -128,6 +154,8 @@ struct pm_table_write {
   pm_manifest_entries previous;
   pm_arena arena;    /* metas of files not handed out yet */
   int64_t rows_written;
+  uint64_t batch_no;       /* batches routed so far */
+  pm_route_scratch route;
   int failed;
   pm_error fail;
 };
@@ -140,6 +168,20 @@ int pm_write_nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fi
  * nested_none: nested columns none). *out malloc'd (also on failure). */
 int pm_write_stats_modes(const pm_table *t, const pm_data_field *fields, size_t n, int nested_none,
                          pm_stats_mode **out, pm_error *err);
+
+/* Open files at most, also when one batch routes to more slots than
+ * write-max-writers-to-spill (write.c make_room). */
+#define PM_WRITE_MAX_OPEN_FILES 512
+
+/* write.c: the slot of (partition row, bucket), created on first use. */
+int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
+                 pm_error *err);
+/* write_route.c: groups the rows of b (table schema, offset 0) by slot:
+ * w->route.touched[0..n_touched) hold the row indices (s->rows, n_rows) in
+ * row order; each touched slot's batch = w->batch_no. The caller resets
+ * n_rows to 0 after writing. On failure no slot keeps rows. */
+int pm_write_route(pm_table_write *w, const struct ArrowArray *b, pm_error *err);
+void pm_route_scratch_free(pm_route_scratch *x);
 
 /* write_file.c */
 int pm_wfile_open(pm_table_write *w, pm_wslot *s, pm_error *err);

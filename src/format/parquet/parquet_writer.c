@@ -1928,6 +1928,31 @@ int pm_pq_writer_write(pm_pq_writer *w, const struct ArrowArray *batch, pm_error
   return 0;
 }
 
+uint64_t pm_pq_writer_buffered(const pm_pq_writer *w) {
+  uint64_t n = 0;
+  for (size_t k = 0; k < w->n_cols; k++) {
+    const colw *c = &w->cols[k];
+    n += c->data.len + c->dict.page.len + page_estimate(c);
+  }
+  return n;
+}
+
+int pm_pq_writer_flush(pm_pq_writer *w, pm_error *err) {
+  if (w->closed || w->failed)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: parquet writer already closed or failed", w->path);
+  int rc = flush_row_group(w, err);
+  if (rc) {
+    w->failed = 1;
+    return pm_error_prefix(err, "%s: ", w->path);
+  }
+  for (size_t k = 0; k < w->n_cols; k++) {
+    blocks *b = &w->cols[k].data;
+    for (size_t i = 1; i < b->n_blk; i++) free(b->blk[i]);
+    if (b->n_blk > 1) b->n_blk = 1;
+  }
+  return 0;
+}
+
 /* ---- footer ------------------------------------------------------------------------- */
 
 static void write_schema_node(pm_tw *t, const wnode *n) {

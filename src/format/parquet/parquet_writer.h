@@ -100,6 +100,13 @@ int pm_pq_writer_open(const char *path, const struct ArrowSchema *schema, const 
 /* Appends the rows of a struct batch matching the schema (borrowed; the
  * struct's own validity is ignored: rows are never null). */
 int pm_pq_writer_write(pm_pq_writer *w, const struct ArrowArray *batch, pm_error *err);
+/* Bytes held for the current row group: compressed pages and dictionary
+ * pages of its chunks plus the open pages' estimated size. */
+uint64_t pm_pq_writer_buffered(const pm_pq_writer *w);
+/* Ends the current row group now (no-op without rows) and frees the chunk
+ * memory beyond each column's first block (many open writers under a
+ * memory limit). On failure the writer is failed. */
+int pm_pq_writer_flush(pm_pq_writer *w, pm_error *err);
 /* Flushes, writes indexes and footer, and commits the file. After a failure
  * the temporary file is removed. Either way, call pm_pq_writer_free. */
 int pm_pq_writer_close(pm_pq_writer *w, pm_error *err);
