@@ -11,7 +11,7 @@
 
 struct pm_avro_writer {
   pm_out_file *out;
-  pm_avro_schema_tree *schema;
+  const pm_avro_schema_tree *schema; /* from the schema cache (pm_avro_schema_release) */
   pm_avro_writer_options opt;
   uint8_t sync[16];
   pm_avro_encoder enc;    /* records of the current block */
@@ -22,7 +22,7 @@ struct pm_avro_writer {
 };
 
 static void free_writer(pm_avro_writer *w) {
-  pm_avro_schema_free(w->schema);
+  pm_avro_schema_release(w->schema);
   pm_buf_free(&w->enc.buf);
   pm_buf_free(&w->frame);
   free(w);
@@ -69,7 +69,7 @@ int pm_avro_writer_open_sink(pm_out_file *sink, const char *schema_json, const p
   if (!codec_name)
     rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: codec %s is not an Avro codec", path,
                    pm_codec_name(w->opt.codec));
-  if (!rc) rc = pm_avro_schema_parse(schema_json, strlen(schema_json), path, &w->schema, err);
+  if (!rc) rc = pm_avro_schema_acquire(schema_json, strlen(schema_json), path, &w->schema, err);
   if (rc) {
     pm_avro_writer_abort(w);
     return rc;
