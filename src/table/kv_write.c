@@ -276,6 +276,10 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   if (pm_table_option(t, "rowkind.field")) return refuse(t, "rowkind.field", err);
   if (t->changelog_producer != PM_CHANGELOG_NONE) return refuse(t, "a changelog-producer", err);
   if (t->deletion_vectors) return refuse(t, "deletion vectors", err);
+  /* first-row level-0 files are read only after a compaction, which this
+   * writer does not run yet: only dedicated-compaction (write-only) tables */
+  if (t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW && !co->write_only)
+    return refuse(t, "merge-engine = first-row unless write-only = true (no compaction in the writer yet)", err);
   pm_kv_write *w = calloc(1, sizeof *w);
   if (!w) return PM_NOMEM(err);
   w->t = pm_table_retain(t);
