@@ -21,7 +21,8 @@
  * "recover k" (one pending commit), "alter k" (--mix: add column extra
  * before batch OC_ALTER_AT), "write k" (the writer up to prepare_commit),
  * "commit k". After each phase it prints "phase NAME k KIND ops..." (the fault
- * fs's operation counts of that phase; KIND append | overwrite). With --at
+ * fs's operation counts of that phase; KIND append | overwrite, or "already" for
+ * a recovery that found its commit published). With --at
  * NAME the rule is armed at the start of the first phase NAME (its counters
  * start there), else from the start.
  *
@@ -143,13 +144,13 @@ static void phase_begin(const char *name) {
   for (int op = 0; op < PM_FAULT_OP_COUNT; op++) g_phase_start[op] = pm_fault_fs_count(g_fs, (pm_fault_op)op);
 }
 
-static void phase_end(const char *name, long long k, int overwrite) {
+static void phase_end(const char *name, long long k, const char *kind) {
   char counts[1024];
   size_t len = 0;
   for (int op = 0; op < PM_FAULT_OP_COUNT && len + 1 < sizeof counts; op++)
     len += (size_t)snprintf(counts + len, sizeof counts - len, " %s=%llu", pm_fault_op_name((pm_fault_op)op),
                             (unsigned long long)pm_fault_fs_count(g_fs, (pm_fault_op)op) - g_phase_start[op]);
-  say("phase %s %lld %s%s\n", name, k, overwrite ? "overwrite" : "append", counts);
+  say("phase %s %lld %s%s\n", name, k, kind, counts);
 }
 
 /* ------------------------------------------------------------ driver */
@@ -266,7 +267,7 @@ static int recover(driver *d) {
     }
     paimon_write_builder_free(wb);
     paimon_commit_messages_free(m);
-    phase_end("recover", k, is_overwrite(d, k));
+    phase_end("recover", k, committed ? "already" : is_overwrite(d, k) ? "overwrite" : "append");
     unlink(path);
   }
   return 0;
@@ -286,7 +287,7 @@ static int maybe_alter(driver *d, long long k) {
     return 3;
   }
   int rc = reopen(d);
-  if (!rc) phase_end("alter", k, 0);
+  if (!rc) phase_end("alter", k, "append");
   return rc;
 }
 
@@ -326,7 +327,7 @@ static int step(driver *d, long long k) {
     say("failed %lld %s %s\n", k, paimon_status_name(st), err.message);
     return 3;
   }
-  phase_end("write", k, ow);
+  phase_end("write", k, ow ? "overwrite" : "append");
   char path[4200];
   snprintf(path, sizeof path, "%s/pending-%lld.bin", d->state, k);
   if (!d->overwrite) {
@@ -358,7 +359,7 @@ static int step(driver *d, long long k) {
   }
   if (!d->overwrite) unlink(path);
   say("committed %lld %lld\n", k, (long long)snap);
-  phase_end("commit", k, ow);
+  phase_end("commit", k, ow ? "overwrite" : "append");
   return 0;
 }
 
@@ -387,7 +388,7 @@ static int create_table(driver *d, const oc_layout *layout, const char *db, cons
   if (st == PAIMON_ERR_CONFLICT && !reopen(d)) st = PAIMON_OK;
   if (st) return die("create table", &err);
   int rc = d->table ? 0 : reopen(d);
-  if (!rc) phase_end("ddl", 0, 0);
+  if (!rc) phase_end("ddl", 0, "append");
   return rc;
 }
 
