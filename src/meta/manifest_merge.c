@@ -125,6 +125,40 @@ int pm_manifest_delete_files(pm_fs *fs, pm_path_factory *pf, const pm_manifest_f
   return first;
 }
 
+int pm_manifest_fill_row_id_ranges(pm_fs *fs, pm_path_factory *pf, pm_manifest_file_metas *v, pm_error *err) {
+  for (size_t i = 0; i < v->n; i++) {
+    pm_manifest_file_meta *m = &v->items[i];
+    if (m->has_row_id_range) continue;
+    size_t cap = strlen(pf->table_root) + strlen(m->file_name) + 16;
+    char *p = malloc(cap);
+    if (!p) return PM_NOMEM(err);
+    snprintf(p, cap, "%s/manifest/%s", pf->table_root, m->file_name);
+    pm_manifest_entries e;
+    pm_manifest_entries_init(&e);
+    int rc = pm_manifest_read(fs, p, NULL, NULL, &e, err);
+    free(p);
+    int all = !rc && e.n > 0;
+    int64_t lo = INT64_MAX, hi = INT64_MIN;
+    for (size_t k = 0; all && k < e.n; k++) {
+      const pm_data_file_meta *f = &e.items[k].file;
+      if (!f->has_first_row_id) {
+        all = 0;
+      } else {
+        if (f->first_row_id < lo) lo = f->first_row_id;
+        if (f->first_row_id + f->row_count - 1 > hi) hi = f->first_row_id + f->row_count - 1;
+      }
+    }
+    pm_manifest_entries_clear(&e);
+    PM_TRY(rc);
+    if (all) {
+      m->min_row_id = lo;
+      m->max_row_id = hi;
+      m->has_row_id_range = 1;
+    }
+  }
+  return 0;
+}
+
 /* ---------------- merging ---------------- */
 
 typedef struct merge_ctx {

@@ -68,6 +68,12 @@ int pm_manifest_merge(pm_fs *fs, pm_path_factory *pf, const pm_manifest_file_met
 int pm_manifest_delete_files(pm_fs *fs, pm_path_factory *pf, const pm_manifest_file_meta *metas, size_t n,
                              pm_error *err);
 
+/* Row-tracking tables: list rows without a row-id range (lists written before Java 1.4 had
+ * no such fields) get it from their manifest's entries, computed as Java's manifest writer
+ * does (min first row id .. max first row id + row count - 1; none when an entry has no first
+ * row id), so a list carrying them over agrees with its manifests. Reads only those files. */
+int pm_manifest_fill_row_id_ranges(pm_fs *fs, pm_path_factory *pf, pm_manifest_file_metas *v, pm_error *err);
+
 /* Appends a copy of m to v. */
 int pm_manifest_file_metas_push(pm_manifest_file_metas *v, const pm_manifest_file_meta *m, pm_error *err);
 

@@ -647,6 +647,7 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
   rc = mdir ? pm_fs_mkdirs(t->fs, mdir, err) : PM_NOMEM(err);
   free(mdir);
   if (!rc && latest) rc = read_data_manifests(c, latest, &base, err);
+  if (!rc && t->co.row_tracking) rc = pm_manifest_fill_row_id_ranges(t->fs, &c->pf, &base, err);
   /* base list = merge(latest base + latest delta) */
   if (!rc) {
     char **new_files = NULL;
