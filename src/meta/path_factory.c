@@ -13,6 +13,12 @@ void pm_path_factory_init(pm_path_factory *pf, pm_fs *fs, const char *table_root
   atomic_init(&pf->manifest_lists, 0);
   atomic_init(&pf->index_files, 0);
   atomic_init(&pf->data_files, 0);
+  pf->data_prefix = pf->changelog_prefix = NULL;
+}
+
+void pm_path_factory_set_prefixes(pm_path_factory *pf, const char *data_prefix, const char *changelog_prefix) {
+  pf->data_prefix = data_prefix;
+  pf->changelog_prefix = changelog_prefix;
 }
 
 static char *make(const char *dir, const char *sub, const char *prefix, const char *uuid, int64_t n, const char *ext) {
@@ -37,6 +43,7 @@ char *pm_path_factory_new_index_file(pm_path_factory *pf) {
 }
 
 char *pm_path_factory_new_data_file(pm_path_factory *pf, const char *bucket_dir, const char *format, int changelog) {
-  return make(bucket_dir, NULL, changelog ? "changelog-" : "data-", pf->uuid, atomic_fetch_add(&pf->data_files, 1),
-              format);
+  const char *prefix = changelog ? (pf->changelog_prefix ? pf->changelog_prefix : "changelog-")
+                                 : (pf->data_prefix ? pf->data_prefix : "data-");
+  return make(bucket_dir, NULL, prefix, pf->uuid, atomic_fetch_add(&pf->data_files, 1), format);
 }

@@ -6,6 +6,8 @@
  *   <root>/manifest/manifest-list-<uuid>-<n>
  *   <root>/index/index-<uuid>-<n>
  *   <bucket dir>/data-<uuid>-<n>.<format>      (changelog-<uuid>-<n>.<format>)
+ * where "data-" / "changelog-" are data-file.prefix / changelog-file.prefix
+ * when set (pm_path_factory_set_prefixes).
  * Together with pm_snapshot_manager and pm_schema_manager (meta/snapshot.h,
  * meta/schema.h) these are the table's path managers; the files themselves
  * are written through fs. Thread-safe (counters are atomic). Every returned
@@ -25,10 +27,14 @@ typedef struct pm_path_factory {
   const char *table_root; /* borrowed */
   char uuid[PM_UUID_TEXT_SIZE];
   atomic_int_fast64_t manifests, manifest_lists, index_files, data_files;
+  const char *data_prefix, *changelog_prefix; /* borrowed; NULL = "data-" / "changelog-" */
 } pm_path_factory;
 
 /* Initializes pf for the table at table_root (both pointers must outlive pf) with a new UUID. */
 void pm_path_factory_init(pm_path_factory *pf, pm_fs *fs, const char *table_root);
+/* The table's data-file.prefix / changelog-file.prefix (pm_core_options data_file_prefix /
+ * changelog_file_prefix; NULL = Java's defaults); both must outlive pf. */
+void pm_path_factory_set_prefixes(pm_path_factory *pf, const char *data_prefix, const char *changelog_prefix);
 char *pm_path_factory_new_manifest(pm_path_factory *pf);
 char *pm_path_factory_new_manifest_list(pm_path_factory *pf);
 char *pm_path_factory_new_index_file(pm_path_factory *pf);

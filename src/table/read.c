@@ -383,10 +383,18 @@ static int32_t name_to_id(void *ctx, const char *name) {
  * the file's schema decides. */
 static int fix_file_type(void *ctx, int32_t id, pm_type *t, pm_error *err) {
   file_source *s = ctx;
-  if (t->id != PM_T_TIMESTAMP || !s->file_schema) return 0;
+  if ((t->id != PM_T_TIMESTAMP && t->id != PM_T_INT32) || !s->file_schema) return 0;
   int i = pm_schema_field_index_by_id(s->file_schema, id);
   if (i < 0) return 0;
   pm_dtype_root r = s->file_schema->fields[i].type->root;
+  if (t->id == PM_T_INT32) {
+    /* ORC has no TIME: Java stores millis of the day as INT, the same values as Arrow time32[ms] */
+    if (r == PM_DT_TIME) {
+      t->id = PM_T_TIME32;
+      t->unit = PM_UNIT_MS;
+    }
+    return 0;
+  }
   if (r == PM_DT_TIMESTAMP_LTZ && !t->tz) {
     t->tz = strdup("UTC");
     if (!t->tz) return PM_NOMEM(err);

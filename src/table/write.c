@@ -109,7 +109,8 @@ int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_
   if (w->n_ext) {
     uint32_t r;
     pm_random_bytes(&r, sizeof r);
-    s->ext_pos = (int64_t)(r % w->n_ext); /* Java starts each provider at a random root */
+    /* Java starts a round-robin provider at a random root, an entropy-inject one at 0 */
+    s->ext_pos = w->ext_strategy == PM_EXT_PATH_ENTROPY_INJECT ? 0 : (int64_t)(r % w->n_ext);
   }
   int rc = s->part ? 0 : PM_NOMEM(err);
   if (!rc) memcpy(s->part, part, part_len);
@@ -484,6 +485,7 @@ void pm_table_write_free(pm_table_write *w) {
   pm_route_scratch_free(&w->route);
   for (size_t i = 0; i < w->n_ext; i++) free(w->ext_roots[i]);
   free(w->ext_roots);
+  free(w->ext_weights);
   if (w->schema.release) w->schema.release(&w->schema);
   pm_type_free(&w->type);
   free(w->modes);

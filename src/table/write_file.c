@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "io/fs.h"
+#include "util/random.h"
 #include "table/write_internal.h"
 
 int64_t pm_write_local_millis(void) {
@@ -46,14 +47,13 @@ static char *external_root(const char *text) {
   return out;
 }
 
+static int external_weights(pm_table_write *w, pm_error *err);
+
 int pm_wfile_external_roots(pm_table_write *w, pm_error *err) {
   const pm_core_options *co = &w->t->co;
   const char *list = co->data_file_external_paths;
   if (!list || !*list || co->external_path_strategy == PM_EXT_PATH_NONE) return 0;
   const char *key = pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS_STRATEGY);
-  if (co->external_path_strategy != PM_EXT_PATH_ROUND_ROBIN && co->external_path_strategy != PM_EXT_PATH_SPECIFIC_FS)
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option '%s' = '%s' is not supported for writing", key,
-                     pm_core_option_text(co, PM_CO_DATA_FILE_EXTERNAL_PATHS_STRATEGY));
   const char *fs = co->data_file_external_paths_specific_fs;
   if (co->external_path_strategy == PM_EXT_PATH_SPECIFIC_FS && !fs)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s' is required when '%s' is specific-fs",
@@ -90,7 +90,107 @@ int pm_wfile_external_roots(pm_table_write *w, pm_error *err) {
   if (!w->n_ext)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': no external path matches the specific fs '%s'",
                      pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), fs ? fs : "");
+  w->ext_strategy = co->external_path_strategy;
+  if (w->ext_strategy == PM_EXT_PATH_WEIGHT_ROBIN) return external_weights(w, err);
   return 0;
+}
+
+/* data-file.external-paths.weights (CoreOptions.externalPathWeights): positive integers, one per
+ * path; without them (or with fewer than two paths) weight-robin is round-robin, as Java. */
+static int external_weights(pm_table_write *w, pm_error *err) {
+  const char *key = "data-file.external-paths.weights";
+  const char *text = pm_options_get(&w->t->options, key);
+  if (!text || w->n_ext < 2) {
+    w->ext_strategy = PM_EXT_PATH_ROUND_ROBIN;
+    return 0;
+  }
+  w->ext_weights = calloc(w->n_ext, sizeof *w->ext_weights);
+  if (!w->ext_weights) return PM_NOMEM(err);
+  size_t n = 0;
+  for (const char *p = text;;) {
+    while (*p == ' ' || *p == '\t') p++;
+    char *end;
+    long long v = strtoll(p, &end, 10);
+    const char *q = end;
+    while (*q == ' ' || *q == '\t') q++;
+    if (end == p || (*q && *q != ',') || v > INT32_MAX)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s' = '%s': not a list of integers", key, text);
+    if (v <= 0) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': weight must be positive, got %lld", key, v);
+    if (n < w->n_ext) w->ext_weights[n] = v;
+    n++;
+    if (!*q) break;
+    p = q + 1;
+  }
+  if (n != w->n_ext)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "option '%s': the number of external paths and weights should be the same (paths: %zu, weights: %zu)",
+                     key, w->n_ext, n);
+  for (size_t i = 0; i < n; i++) w->ext_weight_total += w->ext_weights[i];
+  return 0;
+}
+
+/* Guava's Hashing.murmur3_32() (MurmurHash3 x86_32, seed 0) of bytes, as HashCode.asInt(). */
+static uint32_t murmur3_32(const uint8_t *d, size_t n) {
+  const uint32_t c1 = 0xcc9e2d51u, c2 = 0x1b873593u;
+  uint32_t h = 0, k;
+  size_t i = 0;
+  for (; i + 4 <= n; i += 4) {
+    k = (uint32_t)d[i] | (uint32_t)d[i + 1] << 8 | (uint32_t)d[i + 2] << 16 | (uint32_t)d[i + 3] << 24;
+    k *= c1;
+    k = k << 15 | k >> 17;
+    k *= c2;
+    h ^= k;
+    h = h << 13 | h >> 19;
+    h = h * 5 + 0xe6546b64u;
+  }
+  k = 0;
+  switch (n & 3) {
+    case 3: k ^= (uint32_t)d[i + 2] << 16; /* fall through */
+    case 2: k ^= (uint32_t)d[i + 1] << 8;  /* fall through */
+    case 1:
+      k ^= d[i];
+      k *= c1;
+      k = k << 15 | k >> 17;
+      k *= c2;
+      h ^= k;
+  }
+  h ^= (uint32_t)n;
+  h ^= h >> 16;
+  h *= 0x85ebca6bu;
+  h ^= h >> 13;
+  h *= 0xc2b2ae35u;
+  h ^= h >> 16;
+  return h;
+}
+
+/* EntropyInjectExternalPathProvider: the low 20 bits of the file name's hash, MSB first, as
+ * directories "bbbb/bbbb/bbbb/bbbbbbbb". */
+void pm_write_entropy_dirs(const char *file_name, char out[24]) {
+  uint32_t h = murmur3_32((const uint8_t *)file_name, strlen(file_name)) | 0x80000000u;
+  size_t k = 0;
+  for (int i = 0; i < 20; i++) {
+    if (i == 4 || i == 8 || i == 12) out[k++] = '/';
+    out[k++] = (h >> (19 - i)) & 1 ? '1' : '0';
+  }
+  out[k] = 0;
+}
+
+/* Index of the external root for the next file of slot s (Java's providers; round-robin also for
+ * specific-fs, as ExternalPathProvider.create). */
+static size_t external_pick(pm_table_write *w, pm_wslot *s) {
+  if (w->ext_strategy == PM_EXT_PATH_WEIGHT_ROBIN) {
+    /* WeightedExternalPathProvider: a uniform draw in [0, total), the first cumulative weight above it */
+    uint64_t r;
+    pm_random_bytes(&r, sizeof r);
+    double x = (double)(r >> 11) * (1.0 / 9007199254740992.0) * (double)w->ext_weight_total, cum = 0;
+    for (size_t i = 0; i < w->n_ext; i++) {
+      cum += (double)w->ext_weights[i];
+      if (cum > x) return i;
+    }
+    return w->n_ext - 1;
+  }
+  s->ext_pos = (s->ext_pos + 1) % (int64_t)w->n_ext;
+  return (size_t)s->ext_pos;
 }
 
 /* ------------------------------------------------------------ open */
@@ -123,8 +223,10 @@ int pm_wfile_open(pm_table_write *w, pm_wslot *s, pm_error *err) {
   int rc = (!f->dec || !f->name) ? PM_NOMEM(err) : 0;
   char *dir = NULL;
   if (!rc && w->n_ext) {
-    s->ext_pos = (s->ext_pos + 1) % (int64_t)w->n_ext;
-    char *ext_dir = join3(w->ext_roots[s->ext_pos], s->rel_dir, "");
+    size_t root = external_pick(w, s);
+    char entropy[24] = "";
+    if (w->ext_strategy == PM_EXT_PATH_ENTROPY_INJECT) pm_write_entropy_dirs(name, entropy);
+    char *ext_dir = join3(w->ext_roots[root], s->rel_dir, entropy);
     f->external = ext_dir ? join3(ext_dir, name, "") : NULL;
     if (!ext_dir || !f->external) rc = PM_NOMEM(err);
     if (!rc) rc = pm_table_resolve_path(w->t, ext_dir, &dir, err);
@@ -167,10 +269,38 @@ static int dec_cmp(const pm_decimal *a, const pm_decimal *b) {
   return a->lo < b->lo ? -1 : a->lo > b->lo;
 }
 
+/* Double.compare's order as a key: NaN greatest, -0.0 < 0.0. */
+static int64_t total_key(double x) {
+  if (x != x) return INT64_MAX;
+  int64_t b;
+  memcpy(&b, &x, sizeof b);
+  return b < 0 ? (int64_t)((uint64_t)b ^ 0x7fffffffffffffffULL) : b;
+}
+
+static void track_float(pm_wdec *d, const struct ArrowArray *c, int is_float) {
+  for (int64_t r = 0; r < c->length; r++) {
+    if (!pm_array_is_valid(c, r)) continue;
+    int64_t k = c->offset + r;
+    double x = is_float ? (double)((const float *)c->buffers[1])[k] : ((const double *)c->buffers[1])[k];
+    if (!d->has) {
+      d->fmin = d->fmax = x;
+      d->has = 1;
+      continue;
+    }
+    int64_t kx = total_key(x);
+    if (kx < total_key(d->fmin)) d->fmin = x;
+    if (kx > total_key(d->fmax)) d->fmax = x;
+  }
+}
+
 void pm_write_track_decimals(const pm_data_field *fields, size_t n, pm_wdec *dec, const struct ArrowArray *b,
                              int64_t first) {
   for (size_t i = 0; i < n; i++) {
     const pm_data_type *t = fields[i].type;
+    if (t->root == PM_DT_FLOAT || t->root == PM_DT_DOUBLE) {
+      track_float(&dec[i], b->children[first + (int64_t)i], t->root == PM_DT_FLOAT);
+      continue;
+    }
     if (t->root != PM_DT_DECIMAL) continue;
     const struct ArrowArray *c = b->children[first + (int64_t)i];
     pm_wdec *d = &dec[i];
@@ -253,6 +383,15 @@ int pm_write_stats(const pm_data_field *fields, size_t n, const pm_stats_mode *m
         lo.kind = hi.kind = PM_V_DECIMAL;
         lo.u.dec = dec[i].min;
         hi.u.dec = dec[i].max;
+        have = 1;
+      }
+    } else if (t->root == PM_DT_FLOAT || t->root == PM_DT_DOUBLE) {
+      if (dec[i].has) {
+        memset(&lo, 0, sizeof lo);
+        memset(&hi, 0, sizeof hi);
+        lo.kind = hi.kind = t->root == PM_DT_FLOAT ? PM_V_FLOAT : PM_V_DOUBLE;
+        lo.u.f64 = dec[i].fmin;
+        hi.u.f64 = dec[i].fmax;
         have = 1;
       }
     } else if (c->has_min_max) {

@@ -54,10 +54,13 @@ uint64_t pm_write_batch_bytes(const struct ArrowArray *a, const pm_data_field *f
 #include "meta/stats.h"
 #include "table/write.h"
 
-/* Min / max of one DECIMAL column of the open file (the formats report none). */
+/* Min / max of one DECIMAL column of the open file (the formats report none),
+ * or of a FLOAT / DOUBLE column in Java's total order (Double.compare: NaN
+ * greatest, -0.0 < 0.0; the formats skip NaN). */
 typedef struct pm_wdec {
   int has;
   pm_decimal min, max;
+  double fmin, fmax;
 } pm_wdec;
 
 /* The file a slot is writing. */
@@ -150,6 +153,8 @@ struct pm_table_write {
   int64_t file_counter;
   char **ext_roots;  /* external roots (stored form, no trailing '/') */
   size_t n_ext;
+  int ext_strategy;  /* pm_external_path_strategy in effect */
+  int64_t *ext_weights, ext_weight_total; /* weight-robin */
   int restored;      /* previous files scanned */
   pm_manifest_entries previous;
   pm_arena arena;    /* metas of files not handed out yet */
@@ -190,11 +195,14 @@ int pm_wfile_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, p
 /* Closes the slot's open file into s->files. */
 int pm_wfile_close(pm_table_write *w, pm_wslot *s, pm_error *err);
 void pm_wfile_abort(pm_table_write *w, pm_wslot *s);
-/* External roots from the options (none: n = 0). */
+/* External roots from the options (none: n = 0), strategy and weights. */
 int pm_wfile_external_roots(pm_table_write *w, pm_error *err);
+/* Java's entropy-inject directories for a file name: "bbbb/bbbb/bbbb/bbbbbbbb" (23 chars + NUL). */
+void pm_write_entropy_dirs(const char *file_name, char out[24]);
 int64_t pm_write_local_millis(void);
 /* Min / max of the DECIMAL columns fields[i] = b->children[first + i] into dec[i]
- * (the formats report none). */
+ * (the formats report none), and of FLOAT / DOUBLE columns in Java's total
+ * order (the formats skip NaN; Java's stats put NaN into max). */
 void pm_write_track_decimals(const pm_data_field *fields, size_t n, pm_wdec *dec, const struct ArrowArray *b,
                              int64_t first);
 /* SimpleStats of a written file's columns fields[0, n) from the format's

@@ -160,13 +160,14 @@ static void test_writer_roundtrip(void) {
   a.release(&a);
   unlink(path);
   rmdir(dir);
-  /* unsupported types name the column */
+  /* unsupported types name the column (nested ones too): lists are written now, a
+   * timestamp in ns is not (Java's AvroSchemaConverter refuses TIMESTAMP(7..9)) */
   struct ArrowSchema bad;
   CHECK_OK(pm_schema_init(&bad, "+s", "", 0, 1, &err), &err);
   pm_schema_release(bad.children[0]);
   CHECK_OK(pm_schema_init(bad.children[0], "+l", "tags", ARROW_FLAG_NULLABLE, 1, &err), &err);
   pm_schema_release(bad.children[0]->children[0]);
-  CHECK_OK(pm_schema_init(bad.children[0]->children[0], "l", "element", ARROW_FLAG_NULLABLE, 0, &err), &err);
+  CHECK_OK(pm_schema_init(bad.children[0]->children[0], "tsn:", "element", ARROW_FLAG_NULLABLE, 0, &err), &err);
   CHECK(pm_avro_data_writer_open(path, &bad, 0, 0, &w, &err) == PAIMON_ERR_UNSUPPORTED);
   CHECK(strstr(err.message, "tags") != NULL);
   pm_schema_release(&bad);

@@ -35,7 +35,29 @@ static void test_names(void) {
   free(p);
 }
 
+/* data-file.prefix / changelog-file.prefix as the table sets them (NULL: Java's defaults). */
+static void test_prefixes(void) {
+  pm_path_factory pf;
+  pm_path_factory_init(&pf, pm_fs_local(), "/t");
+  char want[256];
+  pm_path_factory_set_prefixes(&pf, "part-", "cl_");
+  char *p = pm_path_factory_new_data_file(&pf, "/t/p=1/bucket-2", "avro", 0);
+  snprintf(want, sizeof want, "/t/p=1/bucket-2/part-%s-0.avro", pf.uuid);
+  CHECK_EQ_STR(p, want);
+  free(p);
+  p = pm_path_factory_new_data_file(&pf, "/t/p=1/bucket-2", "avro", 1);
+  snprintf(want, sizeof want, "/t/p=1/bucket-2/cl_%s-1.avro", pf.uuid);
+  CHECK_EQ_STR(p, want);
+  free(p);
+  pm_path_factory_set_prefixes(&pf, NULL, NULL);
+  p = pm_path_factory_new_data_file(&pf, "/t/bucket-0", "parquet", 0);
+  snprintf(want, sizeof want, "/t/bucket-0/data-%s-2.parquet", pf.uuid);
+  CHECK_EQ_STR(p, want);
+  free(p);
+}
+
 int main(void) {
   RUN_TEST(test_names);
+  RUN_TEST(test_prefixes);
   TEST_MAIN_END();
 }

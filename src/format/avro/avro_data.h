@@ -44,12 +44,17 @@ void pm_avro_data_close(pm_avro_data_reader *r); /* NULL ok */
 
 
 /* ---- writing Arrow batches as an Avro data file ----
- * Top-level columns of boolean, int8/16/32 (Avro int), int64 (long), float,
- * double, string, binary, date32 (int date), timestamp s/ms (long
- * timestamp-millis; with a zone, i.e. TIMESTAMP WITH LOCAL TIME ZONE,
- * local-timestamp-millis, as Java Paimon writes them), us, ns and
- * decimal128 (bytes decimal). A nullable field is the union ["null", T].
- * Other types are PAIMON_ERR_UNSUPPORTED naming the column. */
+ * Columns of boolean, int8/16/32 (Avro int), int64 (long), float,
+ * double, string, binary (also large), date32 (int date), time32 ms (int
+ * time-millis), timestamp s/ms (long timestamp-millis; with a zone, i.e.
+ * TIMESTAMP WITH LOCAL TIME ZONE, local-timestamp-millis, as Java Paimon
+ * writes them), us (-micros), decimal128 (bytes decimal, minimal
+ * two's complement), and nested: struct (record "<parent>_<field>"), list /
+ * large list / fixed-size list (array), map with string keys (Avro map),
+ * other maps (array of {key, value} records, logicalType "map"), as Java's
+ * AvroSchemaConverter. A nullable field is the union ["null", T].
+ * Timestamps in ns (Java refuses TIMESTAMP(7..9) for Avro) and other types
+ * are PAIMON_ERR_UNSUPPORTED naming the column. */
 typedef struct pm_avro_data_writer pm_avro_data_writer;
 
 /* On an output sink (io/file.h), which the writer owns from the call on (also when it fails):

@@ -385,7 +385,7 @@ static int setup_col(pm_orc_writer *w, const struct ArrowSchema *s, uint32_t *ne
   if (!strcmp(f, "b")) c->kind = PM_ORC_BOOLEAN;
   else if (!strcmp(f, "c")) c->kind = PM_ORC_BYTE;
   else if (!strcmp(f, "s")) c->kind = PM_ORC_SHORT;
-  else if (!strcmp(f, "i")) c->kind = PM_ORC_INT;
+  else if (!strcmp(f, "i") || !strcmp(f, "ttm")) c->kind = PM_ORC_INT; /* TIME: millis of the day, as Java */
   else if (!strcmp(f, "l")) c->kind = PM_ORC_LONG;
   else if (!strcmp(f, "f")) c->kind = PM_ORC_FLOAT;
   else if (!strcmp(f, "g")) c->kind = PM_ORC_DOUBLE;
