@@ -215,6 +215,8 @@ static const odef DEFS[PM_CO_N] = {
                                                  F(external_path_strategy), E_EXT_PATH, NO_RANGE, {0}},
     [PM_CO_DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS] = {"data-file.external-paths.specific-fs", T_STR, NULL,
                                                     F(data_file_external_paths_specific_fs), NULL, NO_RANGE, {0}},
+    [PM_CO_DATA_FILE_THIN_MODE] = {"data-file.thin-mode", T_BOOL, "false", F(data_file_thin_mode), NULL, NO_RANGE, {0}},
+    [PM_CO_ROWKIND_FIELD] = {"rowkind.field", T_STR, NULL, F(rowkind_field), NULL, NO_RANGE, {0}},
     [PM_CO_FILE_INDEX_READ_ENABLED] = {"file-index.read.enabled", T_BOOL, "true", F(file_index_read_enabled), NULL,
                                        NO_RANGE, {0}},
     [PM_CO_FILE_INDEX_IN_MANIFEST_THRESHOLD] = {"file-index.in-manifest-threshold", T_MEM, "500 B",

@@ -269,11 +269,10 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "table %s.%s: option '%s' = '%s' is not supported for writing",
                      t->database, t->name, pm_core_option_key(PM_CO_BUCKET_FUNCTION),
                      pm_core_option_text(co, PM_CO_BUCKET_FUNCTION));
-  const char *thin = pm_table_option(t, "data-file.thin-mode");
-  if (thin && !strcasecmp(thin, "true")) return refuse(t, "data-file.thin-mode", err);
+  if (co->data_file_thin_mode) return refuse(t, pm_core_option_key(PM_CO_DATA_FILE_THIN_MODE), err);
   if (co->data_file_external_paths && *co->data_file_external_paths && co->external_path_strategy != PM_EXT_PATH_NONE)
-    return refuse(t, "data-file.external-paths", err);
-  if (pm_table_option(t, "rowkind.field")) return refuse(t, "rowkind.field", err);
+    return refuse(t, pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), err);
+  if (co->rowkind_field) return refuse(t, pm_core_option_key(PM_CO_ROWKIND_FIELD), err);
   if (t->changelog_producer != PM_CHANGELOG_NONE) return refuse(t, "a changelog-producer", err);
   if (t->deletion_vectors) return refuse(t, "deletion vectors", err);
   /* first-row level-0 files are read only after a compaction, which this
