@@ -188,6 +188,11 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_DATA_FILE_PREFIX] = {"data-file.prefix", T_STR, "data-", F(data_file_prefix), NULL, NO_RANGE, {0}},
     [PM_CO_CHANGELOG_FILE_PREFIX] = {"changelog-file.prefix", T_STR, "changelog-", F(changelog_file_prefix), NULL,
                                      NO_RANGE, {0}},
+    [PM_CO_CHANGELOG_FILE_FORMAT] = {"changelog-file.format", T_STR, NULL, F(changelog_file_format), NULL, NO_RANGE, {0}},
+    [PM_CO_CHANGELOG_FILE_COMPRESSION] = {"changelog-file.compression", T_STR, NULL, F(changelog_file_compression), NULL,
+                                          NO_RANGE, {0}},
+    [PM_CO_CHANGELOG_FILE_STATS_MODE] = {"changelog-file.stats-mode", T_STR, NULL, F(changelog_file_stats_mode), NULL,
+                                         NO_RANGE, {0}},
     [PM_CO_INDEX_IN_DATA_DIR] = {"index-file-in-data-file-dir", T_BOOL, "false", F(index_in_data_dir), NULL, NO_RANGE, {0}},
 
     [PM_CO_FILE_FORMAT] = {"file.format", T_STR, NULL, F(file_format), NULL, NO_RANGE, {0}},
@@ -678,6 +683,8 @@ int pm_core_options_parse(const pm_options *opts, int32_t table_version, int has
   co->session_time_zone = pm_options_get(&co->raw, DEFS[PM_CO_SESSION_TIME_ZONE].key);
   if (!co->session_time_zone) co->session_time_zone = pm_options_get(&co->raw, DEFS[PM_CO_LOCAL_TIME_ZONE].key);
   rc = check_stats_mode(DEFS[PM_CO_METADATA_STATS_MODE].key, co->metadata_stats_mode, err);
+  if (!rc && co->changelog_file_stats_mode)
+    rc = check_stats_mode(DEFS[PM_CO_CHANGELOG_FILE_STATS_MODE].key, co->changelog_file_stats_mode, err);
   if (!rc && co->snapshot_num_retained_min > co->snapshot_num_retained_max)
     rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                    "option '%s' (%d) must not be greater than '%s' (%d)", DEFS[PM_CO_SNAPSHOT_NUM_RETAINED_MIN].key,

@@ -83,6 +83,9 @@ typedef enum pm_co_id {
   PM_CO_DATA_FILE_PATH_DIRECTORY,
   PM_CO_DATA_FILE_PREFIX,
   PM_CO_CHANGELOG_FILE_PREFIX,
+  PM_CO_CHANGELOG_FILE_FORMAT,
+  PM_CO_CHANGELOG_FILE_COMPRESSION,
+  PM_CO_CHANGELOG_FILE_STATS_MODE,
   PM_CO_INDEX_IN_DATA_DIR,
   /* files */
   PM_CO_FILE_FORMAT,
@@ -223,6 +226,8 @@ typedef struct pm_core_options {
   int partition_legacy_name;           /* default true */
   const char *data_file_path_directory;
   const char *data_file_prefix, *changelog_file_prefix;
+  /* changelog-file.format / .compression / .stats-mode: NULL = as the data files */
+  const char *changelog_file_format, *changelog_file_compression, *changelog_file_stats_mode;
   int index_in_data_dir;
 
   const char *file_format; /* "parquet"; tables of schema version <= 2: "orc" (pm_core_file_format) */

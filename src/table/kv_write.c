@@ -43,6 +43,13 @@ static void slot_free(pm_kv_write *w, pm_kvslot *s) {
   }
   free(s->files);
   free(s->file_paths);
+  for (size_t i = 0; i < s->n_cl_files; i++) {
+    pm_error e;
+    if (s->cl_paths[i]) pm_fs_delete(w->t->fs, s->cl_paths[i], &e);
+    free(s->cl_paths[i]);
+  }
+  free(s->cl_files);
+  free(s->cl_paths);
   free(s->part);
   free(s->bucket_dir);
   free(s->rows);
@@ -191,7 +198,6 @@ static int build_layout(pm_kv_write *w, pm_error *err) {
 static int schemas(pm_kv_write *w, pm_error *err) {
   pm_table *t = w->t;
   size_t nf = w->nf, nk = w->nk;
-  int parquet = !strcmp(w->fmt->name, "parquet");
   /* the table's columns (for take) */
   struct ArrowSchema ts;
   PM_TRY(pm_dfields_to_arrow(w->fields, nf, &ts, err));
@@ -210,8 +216,16 @@ static int schemas(pm_kv_write *w, pm_error *err) {
     w->key_fields[k].id = src->id + PM_FIELD_ID_KEY_OFFSET;
     w->key_fields[k].type = src->type; /* borrowed from the schema */
   }
+  return pm_kv_file_layout(w, w->fmt, t->co.metadata_stats_mode, PM_CO_METADATA_STATS_MODE, &w->file_schema,
+                           &w->key_modes, &w->value_modes, err);
+}
+
+int pm_kv_file_layout(pm_kv_write *w, const pm_format *fmt, const char *def_mode, pm_co_id def_option,
+                      struct ArrowSchema *fs, pm_stats_mode **key_modes, pm_stats_mode **value_modes, pm_error *err) {
+  pm_table *t = w->t;
+  size_t nf = w->nf, nk = w->nk;
+  int parquet = !strcmp(fmt->name, "parquet");
   /* files: _KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND, columns */
-  struct ArrowSchema *fs = &w->file_schema;
   PM_TRY(pm_schema_init(fs, "+s", "", 0, (int64_t)(nk + 2 + nf), err));
   for (size_t k = 0; k < nk; k++) {
     pm_schema_release(fs->children[k]);
@@ -227,25 +241,25 @@ static int schemas(pm_kv_write *w, pm_error *err) {
   }
   /* stats modes: values as the append writer; keys truncate(128) unless
    * fields._KEY_<k>.stats-mode (Avro: the general mode) */
-  PM_TRY(pm_write_stats_modes(t, w->fields, nf, parquet || !strcmp(w->fmt->name, "orc"), &w->value_modes, err));
-  w->key_modes = calloc(nk + 1, sizeof *w->key_modes);
-  if (!w->key_modes) return PM_NOMEM(err);
+  PM_TRY(pm_write_stats_modes_def(t, w->fields, nf, parquet || !strcmp(fmt->name, "orc"), def_mode, def_option,
+                                  value_modes, err));
+  pm_stats_mode *km = *key_modes = calloc(nk + 1, sizeof *km);
+  if (!km) return PM_NOMEM(err);
   pm_stats_mode def;
-  if (pm_stats_mode_parse(t->co.metadata_stats_mode, &def, err))
-    return pm_error_prefix(err, "option '%s'", pm_core_option_key(PM_CO_METADATA_STATS_MODE));
+  if (pm_stats_mode_parse(def_mode, &def, err)) return pm_error_prefix(err, "option '%s'", pm_core_option_key(def_option));
   for (size_t k = 0; k < nk; k++) {
     const char *fm = pm_field_option(&t->options, w->key_fields[k].name, PM_FIELD_STATS_MODE);
     if (fm) {
-      if (pm_stats_mode_parse(fm, &w->key_modes[k], err)) {
+      if (pm_stats_mode_parse(fm, &km[k], err)) {
         char key[512];
         pm_field_option_key(w->key_fields[k].name, PM_FIELD_STATS_MODE, key, sizeof key);
         return pm_error_prefix(err, "option '%s'", key);
       }
-    } else if (!strcmp(w->fmt->name, "avro")) {
-      w->key_modes[k] = def;
+    } else if (!strcmp(fmt->name, "avro")) {
+      km[k] = def;
     } else {
-      w->key_modes[k].kind = PM_STATS_TRUNCATE;
-      w->key_modes[k].length = 128;
+      km[k].kind = PM_STATS_TRUNCATE;
+      km[k].length = 128;
     }
   }
   return 0;
@@ -273,7 +287,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   if (co->data_file_external_paths && *co->data_file_external_paths && co->external_path_strategy != PM_EXT_PATH_NONE)
     return refuse(t, pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), err);
   if (co->rowkind_field) return refuse(t, pm_core_option_key(PM_CO_ROWKIND_FIELD), err);
-  if (t->changelog_producer != PM_CHANGELOG_NONE) return refuse(t, "a changelog-producer", err);
+  if (t->changelog_producer != PM_CHANGELOG_NONE && t->changelog_producer != PM_CHANGELOG_INPUT)
+    return refuse(t, "changelog-producer = lookup / full-compaction", err);
   if (t->deletion_vectors) return refuse(t, "deletion vectors", err);
   /* first-row level-0 files are read only after a compaction, which this
    * writer does not run yet: only dedicated-compaction (write-only) tables */
@@ -305,6 +320,7 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->tm.cfg.keep_retracts = 1;
   w->nk = (size_t)w->tm.n_keys;
   if (!rc) rc = schemas(w, err);
+  if (!rc && t->changelog_producer == PM_CHANGELOG_INPUT) rc = pm_kv_changelog_open(w, err);
   w->n_part = t->n_partition_keys;
   if (!rc) rc = columns_of(w, t->partition_keys, t->n_partition_keys, &w->part_col, &w->part_types, "partition key",
                            err);
@@ -622,7 +638,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
   c->identifier = identifier;
   c->message_version = PM_COMMIT_MESSAGE_VERSION;
   size_t n = 0;
-  for (size_t i = 0; i < w->n_slots; i++) n += w->slots[i]->n_files > 0;
+  for (size_t i = 0; i < w->n_slots; i++) n += w->slots[i]->n_files + w->slots[i]->n_cl_files > 0;
   c->messages = pm_arena_alloc(&c->arena, (n ? n : 1) * sizeof *c->messages);
   if (!c->messages) {
     pm_committable_free(c);
@@ -632,7 +648,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
   int rc = 0;
   for (size_t i = 0; !rc && i < w->n_slots; i++) {
     pm_kvslot *s = w->slots[i];
-    if (!s->n_files) continue;
+    if (!s->n_files && !s->n_cl_files) continue;
     pm_commit_message *m = &c->messages[c->n_messages++];
     m->partition.data = pm_arena_memdup(&c->arena, s->part, s->part_len);
     m->partition.len = s->part_len;
@@ -641,7 +657,12 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     m->has_total_buckets = 1;
     m->new_files.items = pm_arena_memdup(&c->arena, s->files, s->n_files * sizeof *s->files);
     m->new_files.n = s->n_files;
-    if (!m->partition.data || !m->new_files.items) rc = PM_NOMEM(err);
+    if (!m->partition.data || (s->n_files && !m->new_files.items)) rc = PM_NOMEM(err);
+    if (!rc && s->n_cl_files) {
+      m->changelog_files.items = pm_arena_memdup(&c->arena, s->cl_files, s->n_cl_files * sizeof *s->cl_files);
+      m->changelog_files.n = s->n_cl_files;
+      if (!m->changelog_files.items) rc = PM_NOMEM(err);
+    }
   }
   if (rc) {
     pm_committable_free(c);
@@ -651,6 +672,8 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     pm_kvslot *s = w->slots[i];
     for (size_t k = 0; k < s->n_files; k++) free(s->file_paths[k]);
     s->n_files = 0;
+    for (size_t k = 0; k < s->n_cl_files; k++) free(s->cl_paths[k]);
+    s->n_cl_files = 0;
   }
   *out = c;
   return 0;
@@ -671,6 +694,7 @@ void pm_kv_write_free(pm_kv_write *w) {
   free(w->key_fields);
   free(w->key_modes);
   free(w->value_modes);
+  pm_kv_changelog_free(w->changelog);
   free(w->part_col);
   free(w->part_types);
   free(w->bkey_col);

@@ -111,6 +111,8 @@ static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, 
   free(idx);
   free(perm);
   free(fk);
+  /* changelog-producer = input: every input record, in flush sort order */
+  if (!rc && w->changelog) rc = pm_kv_write_rolling(w, s, sorted ? &all : &srt, 1, err);
   if (!rc) rc = pm_merge_sorted_batch(&w->tm.cfg, sorted ? &all : &srt, out, err);
   pm_array_release(&srt);
   pm_array_release(&all);
@@ -167,26 +169,49 @@ static int key_row(pm_kv_write *w, const struct ArrowArray *m, int64_t r, pm_byt
   return rc;
 }
 
-static int add_file_slot(pm_kvslot *s, pm_error *err) {
-  if (s->n_files < s->cap_files) return 0;
-  size_t cap = s->cap_files ? 2 * s->cap_files : 4;
-  pm_data_file_meta *nf = realloc(s->files, cap * sizeof *nf);
+/* Where one kind of file goes: data files or changelog files of a slot. */
+typedef struct file_kind {
+  const pm_format *fmt;
+  const pm_format_write_options *wo;
+  const struct ArrowSchema *schema;
+  const pm_stats_mode *key_modes, *value_modes;
+  const char *prefix;
+  pm_data_file_meta **files;
+  char ***paths;
+  size_t *n, *cap;
+} file_kind;
+
+static void file_kind_of(pm_kv_write *w, pm_kvslot *s, int changelog, file_kind *k) {
+  if (changelog) {
+    const pm_kv_changelog *c = w->changelog;
+    *k = (file_kind){c->fmt, &c->wo, &c->file_schema, c->key_modes, c->value_modes, c->prefix,
+                     &s->cl_files, &s->cl_paths, &s->n_cl_files, &s->cap_cl_files};
+  } else {
+    *k = (file_kind){w->fmt, &w->wo, &w->file_schema, w->key_modes, w->value_modes,
+                     w->t->co.data_file_prefix ? w->t->co.data_file_prefix : "data-",
+                     &s->files, &s->file_paths, &s->n_files, &s->cap_files};
+  }
+}
+
+static int add_file_slot(const file_kind *k, pm_error *err) {
+  if (*k->n < *k->cap) return 0;
+  size_t cap = *k->cap ? 2 * *k->cap : 4;
+  pm_data_file_meta *nf = realloc(*k->files, cap * sizeof *nf);
   if (!nf) return PM_NOMEM(err);
-  s->files = nf;
-  char **np = realloc(s->file_paths, cap * sizeof *np);
+  *k->files = nf;
+  char **np = realloc(*k->paths, cap * sizeof *np);
   if (!np) return PM_NOMEM(err);
-  s->file_paths = np;
-  s->cap_files = cap;
+  *k->paths = np;
+  *k->cap = cap;
   return 0;
 }
 
-/* Writes rows [start, start+len) of merged batch m (file view fv) as one file. */
-static int write_file(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, const struct ArrowArray *fv,
-                      int64_t start, int64_t len, pm_error *err) {
-  PM_TRY(add_file_slot(s, err));
+/* Writes rows [start, start+len) of merged batch m (file view fv) as one file of kind fk. */
+static int write_file(pm_kv_write *w, pm_kvslot *s, const file_kind *fk, const struct ArrowArray *m,
+                      const struct ArrowArray *fv, int64_t start, int64_t len, pm_error *err) {
+  PM_TRY(add_file_slot(fk, err));
   char name[256];
-  snprintf(name, sizeof name, "%s%s-%lld.%s", w->t->co.data_file_prefix ? w->t->co.data_file_prefix : "data-",
-           w->uuid, (long long)w->file_counter++, w->fmt->name);
+  snprintf(name, sizeof name, "%s%s-%lld.%s", fk->prefix, w->uuid, (long long)w->file_counter++, fk->fmt->name);
   size_t pl = strlen(s->bucket_dir) + strlen(name) + 2;
   char *path = malloc(pl);
   if (!path) return PM_NOMEM(err);
@@ -200,7 +225,7 @@ static int write_file(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, 
   pm_out_file *sink = NULL;
   pm_format_writer *fw = NULL;
   if (!rc) rc = pm_fs_create(w->t->fs, path, &sink, err);
-  if (!rc) rc = pm_format_writer_open_sink(w->fmt, sink, &w->file_schema, &w->wo, &fw, err); /* takes sink */
+  if (!rc) rc = pm_format_writer_open_sink(fk->fmt, sink, fk->schema, fk->wo, &fw, err); /* takes sink */
   if (!rc) rc = pm_write_slice(fv, start, len, &part, err);
   if (!rc) {
     pm_write_track_decimals(w->key_fields, nk, dec, &part, 0);
@@ -222,9 +247,9 @@ static int write_file(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, 
     return rc;
   }
   /* complete: free() may delete it from now on */
-  pm_data_file_meta *fm = &s->files[s->n_files];
+  pm_data_file_meta *fm = &(*fk->files)[*fk->n];
   memset(fm, 0, sizeof *fm);
-  s->file_paths[s->n_files++] = path;
+  (*fk->paths)[(*fk->n)++] = path;
   fm->file_name = pm_arena_strdup(&w->arena, name);
   if (!fm->file_name) rc = PM_NOMEM(err);
   fm->file_size = (int64_t)res.file_size;
@@ -232,11 +257,11 @@ static int write_file(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, 
   if (!rc) rc = key_row(w, m, start, &fm->min_key, err);
   if (!rc) rc = key_row(w, m, start + len - 1, &fm->max_key, err);
   if (!rc)
-    rc = pm_write_stats(w->key_fields, nk, w->key_modes, res.columns, res.n_columns < nk ? res.n_columns : nk, dec, 0,
+    rc = pm_write_stats(w->key_fields, nk, fk->key_modes, res.columns, res.n_columns < nk ? res.n_columns : nk, dec, 0,
                         &w->arena, &fm->key_stats, NULL, err);
   if (!rc) {
     size_t vc = res.n_columns > nk + 2 ? res.n_columns - nk - 2 : 0;
-    rc = pm_write_stats(w->fields, nf, w->value_modes, vc ? res.columns + nk + 2 : NULL, vc, dec + nk + 2, w->dense,
+    rc = pm_write_stats(w->fields, nf, fk->value_modes, vc ? res.columns + nk + 2 : NULL, vc, dec + nk + 2, w->dense,
                         &w->arena, &fm->value_stats, &fm->value_stats_cols, err);
   }
   const int64_t *seq = (const int64_t *)m->children[nf]->buffers[1] + m->children[nf]->offset;
@@ -263,22 +288,28 @@ static int write_file(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, 
   return rc;
 }
 
+int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, int changelog, pm_error *err) {
+  int64_t n = m->length;
+  if (!n) return 0;
+  file_kind fk;
+  file_kind_of(w, s, changelog, &fk);
+  file_view fv;
+  PM_TRY(file_view_init(w, m, &fv, err));
+  /* rows per file from the in-memory size (target-file-size) */
+  double bpr = (double)pm_write_batch_bytes(m, w->fields, w->nf) / (double)n + 9;
+  int64_t per = (int64_t)((double)w->target / bpr);
+  if (per < 1) per = 1;
+  int rc = 0;
+  for (int64_t a = 0; !rc && a < n; a += per) rc = write_file(w, s, &fk, m, &fv.a, a, a + per <= n ? per : n - a, err);
+  free(fv.children);
+  return rc;
+}
+
 int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   if (!s->n_chunks) return 0;
   struct ArrowArray m;
   PM_TRY(sort_and_merge(w, s, &m, err));
-  int64_t n = m.length;
-  file_view fv;
-  int rc = n ? file_view_init(w, &m, &fv, err) : 0;
-  if (!rc && n) {
-    /* rows per file from the in-memory size (target-file-size) */
-    double bpr = (double)pm_write_batch_bytes(&m, w->fields, w->nf) / (double)n + 9;
-    int64_t per = (int64_t)((double)w->target / bpr);
-    if (per < 1) per = 1;
-    for (int64_t a = 0; !rc && a < n; a += per)
-      rc = write_file(w, s, &m, &fv.a, a, a + per <= n ? per : n - a, err);
-    free(fv.children);
-  }
+  int rc = pm_kv_write_rolling(w, s, &m, 0, err);
   pm_array_release(&m);
   return rc;
 }

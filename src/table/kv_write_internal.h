@@ -25,9 +25,22 @@ typedef struct pm_kvslot {
   pm_data_file_meta *files;  /* closed, not handed out (strings in the writer's arena) */
   char **file_paths;
   size_t n_files, cap_files;
+  pm_data_file_meta *cl_files; /* changelog files (changelog-producer = input), as files */
+  char **cl_paths;
+  size_t n_cl_files, cap_cl_files;
   int64_t *rows;             /* routing scratch */
   size_t n_rows, cap_rows;
 } pm_kvslot;
+
+/* changelog-producer = input: how changelog files are written (kv_changelog.c):
+ * changelog-file.format / .compression / .stats-mode, else as the data files. */
+typedef struct pm_kv_changelog {
+  const pm_format *fmt;
+  pm_format_write_options wo;
+  struct ArrowSchema file_schema;
+  pm_stats_mode *key_modes, *value_modes;
+  const char *prefix; /* changelog-file.prefix */
+} pm_kv_changelog;
 
 struct pm_kv_write {
   pm_table *t;
@@ -67,10 +80,26 @@ struct pm_kv_write {
   int64_t rows_written;
   int failed;
   pm_error fail;
+  pm_kv_changelog *changelog; /* NULL unless changelog-producer = input */
 };
 
 /* kv_write_file.c: sorts, merges and writes the slot's buffer as level-0
  * files (metas into s->files); the buffer is emptied. */
 int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+/* kv_write_file.c: writes the rows of batch b (merge layout, sorted by key)
+ * as files rolling at target-file-size: data files (changelog 0, metas into
+ * s->files) or changelog files (1, into s->cl_files). */
+int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *b, int changelog, pm_error *err);
+
+/* kv_write.c: the files' schema (_KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND,
+ * columns; fs initialised here) and key / value stats modes (malloc'd, also
+ * on failure) for files of format fmt with default stats mode def_mode (the
+ * value of option def_option). */
+int pm_kv_file_layout(pm_kv_write *w, const pm_format *fmt, const char *def_mode, pm_co_id def_option,
+                      struct ArrowSchema *fs, pm_stats_mode **key_modes, pm_stats_mode **value_modes, pm_error *err);
+
+/* kv_changelog.c: w->changelog for changelog-producer = input. */
+int pm_kv_changelog_open(pm_kv_write *w, pm_error *err);
+void pm_kv_changelog_free(pm_kv_changelog *c); /* NULL ok */
 
 #endif

@@ -183,12 +183,19 @@ int pm_write_nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fi
 
 int pm_write_stats_modes(const pm_table *t, const pm_data_field *fields, size_t n, int nested_none,
                          pm_stats_mode **out, pm_error *err) {
+  return pm_write_stats_modes_def(t, fields, n, nested_none, t->co.metadata_stats_mode, PM_CO_METADATA_STATS_MODE, out,
+                                  err);
+}
+
+int pm_write_stats_modes_def(const pm_table *t, const pm_data_field *fields, size_t n, int nested_none,
+                             const char *def_mode, pm_co_id def_option, pm_stats_mode **out,
+                             pm_error *err) {
   const pm_core_options *co = &t->co;
   pm_stats_mode *modes = *out = calloc(n + 1, sizeof *modes);
   if (!modes) return PM_NOMEM(err);
   pm_stats_mode def;
-  int rc = pm_stats_mode_parse(co->metadata_stats_mode, &def, err);
-  if (rc) return pm_error_prefix(err, "option '%s'", pm_core_option_key(PM_CO_METADATA_STATS_MODE));
+  int rc = pm_stats_mode_parse(def_mode, &def, err);
+  if (rc) return pm_error_prefix(err, "option '%s'", pm_core_option_key(def_option));
   for (size_t i = 0; i < n; i++) {
     const char *fm = pm_field_option(&t->options, fields[i].name, PM_FIELD_STATS_MODE);
     if (fm) {

@@ -173,6 +173,10 @@ int pm_write_nested_ids(struct ArrowSchema *s, const pm_data_type *t, int32_t fi
  * nested_none: nested columns none). *out malloc'd (also on failure). */
 int pm_write_stats_modes(const pm_table *t, const pm_data_field *fields, size_t n, int nested_none,
                          pm_stats_mode **out, pm_error *err);
+/* The same with default mode def_mode (the value of option def_option, e.g. changelog-file.stats-mode). */
+int pm_write_stats_modes_def(const pm_table *t, const pm_data_field *fields, size_t n, int nested_none,
+                             const char *def_mode, pm_co_id def_option, pm_stats_mode **out,
+                             pm_error *err);
 
 /* Open files at most, also when one batch routes to more slots than
  * write-max-writers-to-spill (write.c make_room). */

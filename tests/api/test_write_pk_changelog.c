@@ -1,0 +1,379 @@
+/*
+ * changelog-producer = input on primary-key tables (SEMANTICS 2.4; issue 12 §2):
+ * every flushed input record is also written, unmerged, to level-0 changelog
+ * files. After every commit: paimon-table check passes, paimon-table read and
+ * our reader = the model (key -> row); the commit's changelog read through our
+ * incremental changelog mode (with row kinds) = exactly the input records of
+ * that commit; the snapshot's changelogManifestList / changelogRecordCount;
+ * the changelog files themselves read by DuckDB (independent): every input
+ * record with its row kind, each file in key then sequence order.
+ * Options changelog-file.format / .compression / .prefix (Avro changelog
+ * beside Parquet data: avro-dump reads the files, codec as configured).
+ */
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "arrow/arrow.h"
+#include "arrow/json_read.h"
+#include "arrow/type.h"
+#include "harness.h"
+#include "paimon/write.h"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "support/oracle_table.h"
+#include "support/oracle_write.h"
+
+static char wh[256];
+
+static const char *table_dir(const char *name) {
+  static char d[512];
+  snprintf(d, sizeof d, "%s/d.db/%s", wh, name);
+  return d;
+}
+
+static paimon_catalog *open_catalog(void) {
+  paimon_error err = {0};
+  paimon_option o[] = {{"warehouse", wh}};
+  paimon_catalog *c = NULL;
+  CHECK_OK(paimon_catalog_open(o, 1, &c, &err), &err);
+  return c;
+}
+
+#define TABLE_COLS "id INT NOT NULL, pt STRING NOT NULL, v STRING, n BIGINT"
+static const char *const COLS[] = {"id:i:notnull", "pt:u:notnull", "v:u", "n:l", "_rk:c:notnull"};
+static const char *const KIND_NAMES[] = {"+I", "-U", "+U", "-D"};
+
+static paimon_table *make_table(paimon_catalog *cat, const char *name, const char *const *extra, size_t n_extra) {
+  const char *opts[16] = {"primary-key=pt,id", "bucket=2", "changelog-producer=input"};
+  size_t n = 3;
+  for (size_t i = 0; i < n_extra && n < 16; i++) opts[n++] = extra[i];
+  paimon_error err = {0};
+  CHECK_OK(ow_create_table(cat, "d", name, TABLE_COLS, "pt", opts, n, 0, &err), &err);
+  char id[128];
+  snprintf(id, sizeof id, "d.%s", name);
+  paimon_table *t = NULL;
+  CHECK_OK(paimon_catalog_get_table(cat, id, &t, &err), &err);
+  return t;
+}
+
+/* A batch from JSON lines with the int8 row-kind column "_rk". */
+static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a) {
+  pm_error err;
+  CHECK(pm_schema_init(s, "+s", "", 0, 5, &err) == 0);
+  for (int i = 0; i < 5; i++) {
+    char name[64], fmt[32];
+    int notnull = strstr(COLS[i], ":notnull") != NULL;
+    sscanf(COLS[i], "%63[^:]:%31[^:]", name, fmt);
+    CHECK(pm_schema_init(s->children[i], fmt, name, notnull ? 0 : ARROW_FLAG_NULLABLE, 0, &err) == 0);
+  }
+  pm_type t;
+  CHECK(pm_type_from_schema(s, &t, &err) == 0);
+  CHECK_MSG(pm_json_lines_to_array(&t, jsonl, strlen(jsonl), a, &err) == 0, "%s", err.message);
+  pm_type_free(&t);
+}
+
+/* Writes the rows (row kinds from "_rk"), flushing after every `flush_every`
+ * batch-parts (a part = one JSON-lines string), and commits once. */
+static int write_commit(paimon_table *t, const char *const *parts, size_t n, paimon_error *err) {
+  paimon_write_builder *wb = NULL;
+  paimon_table_write *w = NULL;
+  paimon_commit_messages *m = NULL;
+  paimon_table_commit *c = NULL;
+  int rc = paimon_write_builder_new(t, 0, NULL, 0, &wb, err);
+  if (!rc) rc = paimon_write_builder_new_write(wb, &w, err);
+  if (!rc) rc = paimon_table_write_with_row_kind_column(w, "_rk", err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    struct ArrowSchema s;
+    struct ArrowArray a;
+    batch(parts[i], &s, &a);
+    rc = paimon_table_write_arrow(w, &s, &a, err);
+    a.release(&a);
+    s.release(&s);
+  }
+  if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
+  if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
+  if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, err);
+  paimon_commit_messages_free(m);
+  paimon_table_commit_free(c);
+  paimon_table_write_free(w);
+  paimon_write_builder_free(wb);
+  return rc;
+}
+
+/* ------------------------------------------------------------ model */
+
+static json_t *row_of(const json_t *r) {
+  json_t *row = json_deep_copy(r);
+  json_object_del(row, "_rk");
+  const char *cols[] = {"v", "n"};
+  for (int c = 0; c < 2; c++)
+    if (!json_object_get(row, cols[c])) json_object_set_new(row, cols[c], json_null());
+  return row;
+}
+
+/* Applies the rows (deduplicate) to model; appends each as a changelog row
+ * (with "_row_kind") to changes. */
+static void model_apply(json_t *model, json_t *changes, const char *jsonl) {
+  json_t *rows = ot_parse_lines(jsonl, NULL);
+  CHECK(rows != NULL);
+  size_t i;
+  json_t *r;
+  json_array_foreach(rows, i, r) {
+    int k = (int)json_integer_value(json_object_get(r, "_rk"));
+    json_t *row = row_of(r);
+    char key[256];
+    snprintf(key, sizeof key, "%s/%lld", json_string_value(json_object_get(row, "pt")),
+             (long long)json_integer_value(json_object_get(row, "id")));
+    json_t *ch = json_deep_copy(row);
+    json_object_set_new(ch, "_row_kind", json_string(KIND_NAMES[k]));
+    json_array_append_new(changes, ch);
+    if (k == 1 || k == 3) {
+      json_object_del(model, key);
+      json_decref(row);
+    } else {
+      json_object_set_new(model, key, row);
+    }
+  }
+  json_decref(rows);
+}
+
+static json_t *model_rows(const json_t *model) {
+  json_t *out = json_array();
+  const char *k;
+  json_t *v;
+  json_object_foreach((json_t *)model, k, v) json_array_append(out, v);
+  return out;
+}
+
+/* Our reader over `options` (with the _row_kind column when with_kind). */
+static json_t *read_ours(paimon_table *t, const paimon_option *options, size_t n, int with_kind) {
+  paimon_error err = {0};
+  paimon_read_builder *rb = NULL;
+  paimon_plan *plan = NULL;
+  struct ArrowArrayStream st = {0};
+  json_t *rows = NULL;
+  int rc = paimon_read_builder_new(t, options, n, &rb, &err);
+  if (!rc) paimon_read_builder_with_row_kind(rb, with_kind);
+  if (!rc) rc = paimon_read_builder_plan(rb, &plan, &err);
+  if (!rc) rc = paimon_read_plan(rb, plan, &st, &err);
+  CHECK_MSG(rc == 0, "read: %s", err.message);
+  if (!rc) {
+    struct ArrowSchema schema;
+    CHECK(st.get_schema(&st, &schema) == 0);
+    pm_type type;
+    pm_error e;
+    CHECK(pm_type_from_schema(&schema, &type, &e) == 0);
+    rows = json_array();
+    pm_buf b;
+    pm_buf_init(&b);
+    for (;;) {
+      struct ArrowArray a;
+      CHECK(st.get_next(&st, &a) == 0);
+      if (!a.release) break;
+      for (int64_t r = 0; r < a.length; r++) {
+        json_t *row = json_object();
+        for (int64_t c = 0; c < type.n_children; c++) {
+          b.len = 0;
+          CHECK(pm_json_append_value(&type.children[c], a.children[c], r, -1, &b, &e) == 0);
+          json_t *v = json_loadb((const char *)b.data, b.len, JSON_DECODE_ANY, NULL);
+          json_object_set_new(row, type.children[c].name, v ? v : json_null());
+        }
+        json_array_append_new(rows, row);
+      }
+      a.release(&a);
+    }
+    pm_buf_free(&b);
+    pm_type_free(&type);
+    schema.release(&schema);
+    st.release(&st);
+  }
+  paimon_plan_free(plan);
+  paimon_read_builder_free(rb);
+  return rows;
+}
+
+/* The table = model in both readers; check passes; snapshot `snap`'s changelog
+ * read (ours, incremental changelog mode) = changes; its snapshot file has
+ * the changelog manifest list and changelogRecordCount = |changes|. */
+static void check_commit(paimon_table *t, const char *name, const json_t *model, const json_t *changes, int64_t snap,
+                         int use_oracle, const char *what) {
+  char msg[8192];
+  json_t *want = model_rows(model);
+  json_t *ours = read_ours(t, NULL, 0, 0);
+  if (ours) CHECK_MSG(ot_rows_match(want, ours, msg, sizeof msg), "%s: our reader: %s", what, msg);
+  json_decref(ours);
+  char between[64];
+  snprintf(between, sizeof between, "%lld,%lld", (long long)snap - 1, (long long)snap);
+  paimon_option o[] = {{"incremental-between", between}, {"incremental-between-scan-mode", "changelog"}};
+  json_t *cl = read_ours(t, o, 2, 1);
+  if (cl) CHECK_MSG(ot_rows_match(changes, cl, msg, sizeof msg), "%s: changelog read: %s", what, msg);
+  json_decref(cl);
+  char path[1024];
+  snprintf(path, sizeof path, "%s/snapshot/snapshot-%lld", table_dir(name), (long long)snap);
+  json_t *s = json_load_file(path, 0, NULL);
+  CHECK_MSG(s != NULL, "%s: %s", what, path);
+  if (s) {
+    const char *list = json_string_value(json_object_get(s, "changelogManifestList"));
+    CHECK_MSG(list && !strncmp(list, "manifest-list-", 14), "%s: changelogManifestList", what);
+    CHECK_EQ_INT(json_integer_value(json_object_get(s, "changelogRecordCount")), json_array_size(changes));
+    CHECK(json_integer_value(json_object_get(s, "changelogManifestListSize")) > 0);
+    CHECK_EQ_INT(json_is_string(json_object_get(s, "commitKind")) &&
+                     !strcmp(json_string_value(json_object_get(s, "commitKind")), "APPEND"),
+                 1);
+  }
+  json_decref(s);
+  if (use_oracle && ot_available()) {
+    CHECK_MSG(ot_check_ok(table_dir(name), 0, what), "%s", what);
+    CHECK_MSG(ot_read_equals(table_dir(name), NULL, want, what), "%s", what);
+  }
+  json_decref(want);
+}
+
+/* ------------------------------------------------------------ tests */
+
+static const char *const C1[] = {
+    "{\"id\":1,\"pt\":\"a\",\"v\":\"one\",\"n\":10,\"_rk\":0}\n{\"id\":2,\"pt\":\"a\",\"v\":null,\"n\":20,\"_rk\":0}\n"
+    "{\"id\":1,\"pt\":\"b\",\"v\":\"b-one\",\"n\":null,\"_rk\":0}\n{\"id\":3,\"pt\":\"a\",\"v\":\"three\",\"n\":30,\"_rk\":0}\n",
+    "{\"id\":1,\"pt\":\"a\",\"v\":\"one\",\"n\":10,\"_rk\":1}\n{\"id\":1,\"pt\":\"a\",\"v\":\"one'\",\"n\":11,\"_rk\":2}\n"
+    "{\"id\":7,\"pt\":\"b\",\"v\":\"seven\",\"n\":70,\"_rk\":0}\n{\"id\":8,\"pt\":\"b\",\"v\":\"eight\",\"n\":80,\"_rk\":0}\n"};
+static const char *const C2[] = {
+    "{\"id\":2,\"pt\":\"a\",\"v\":null,\"n\":20,\"_rk\":1}\n{\"id\":2,\"pt\":\"a\",\"v\":\"two\",\"n\":21,\"_rk\":2}\n"
+    "{\"id\":3,\"pt\":\"a\",\"v\":\"three\",\"n\":30,\"_rk\":3}\n{\"id\":7,\"pt\":\"b\",\"v\":\"seven\",\"n\":70,\"_rk\":3}\n"
+    "{\"id\":9,\"pt\":\"b\",\"v\":\"nine\",\"n\":90,\"_rk\":0}\n{\"id\":9,\"pt\":\"b\",\"v\":\"nine\",\"n\":90,\"_rk\":3}\n"
+    "{\"id\":9,\"pt\":\"b\",\"v\":\"nine!\",\"n\":91,\"_rk\":0}\n"};
+static const char *const C3[] = {"{\"id\":1,\"pt\":\"b\",\"v\":\"b-one\",\"n\":null,\"_rk\":3}\n"
+                                 "{\"id\":4,\"pt\":\"c\",\"v\":\"four\",\"n\":40,\"_rk\":0}\n"};
+
+static void test_input_changelog(void) {
+  paimon_catalog *cat = open_catalog();
+  paimon_table *t = make_table(cat, "cl", NULL, 0);
+  json_t *model = json_object();
+  json_t *all = json_array();
+  paimon_error err = {0};
+  const char *const *commits[] = {C1, C2, C3};
+  size_t sizes[] = {2, 1, 1};
+  for (int c = 0; c < 3; c++) {
+    CHECK_OK(write_commit(t, commits[c], sizes[c], &err), &err);
+    json_t *changes = json_array();
+    for (size_t p = 0; p < sizes[c]; p++) model_apply(model, changes, commits[c][p]);
+    json_array_extend(all, changes);
+    char what[64];
+    snprintf(what, sizeof what, "commit %d", c + 1);
+    check_commit(t, "cl", model, changes, c + 1, c == 2, what);
+    json_decref(changes);
+  }
+  /* the changelog files read by DuckDB: every input record with its kind ... */
+  if (ot_available()) {
+    char q[4096], *out = NULL;
+    snprintf(q, sizeof q,
+             "%s/tools/duckdb-sql \"SELECT id, pt, v, n, CASE _VALUE_KIND WHEN 0 THEN '+I' WHEN 1 THEN '-U' WHEN 2 "
+             "THEN '+U' ELSE '-D' END AS _row_kind FROM read_parquet('%s/pt=*/bucket-*/changelog-*.parquet')\"",
+             PAIMON_SHARED_DIR, table_dir("cl"));
+    CHECK_EQ_INT(ot_shell(q, &out), 0);
+    json_t *rows = out ? ot_parse_lines(out, NULL) : NULL;
+    char msg[8192];
+    CHECK_MSG(rows && ot_rows_match(all, rows, msg, sizeof msg), "changelog files: %s", rows ? msg : out);
+    json_decref(rows);
+    free(out);
+    /* ... each file in (key, sequence) order, the trimmed key (id) in _KEY_id */
+    out = NULL;
+    snprintf(q, sizeof q,
+             "%s/tools/duckdb-sql \"SELECT count(*) AS bad FROM (SELECT _KEY_id = id AS k, "
+             "lag(_KEY_id) OVER w AS li, lag(_SEQUENCE_NUMBER) OVER w AS ls, _KEY_id, _SEQUENCE_NUMBER FROM read_parquet('%s/pt=*/bucket-*/changelog-*.parquet', filename=true, "
+             "file_row_number=true) WINDOW w AS (PARTITION BY filename ORDER BY file_row_number)) WHERE NOT k OR "
+             "(li IS NOT NULL AND (li > _KEY_id OR (li = _KEY_id AND ls >= _SEQUENCE_NUMBER)))\"",
+             PAIMON_SHARED_DIR, table_dir("cl"));
+    CHECK_EQ_INT(ot_shell(q, &out), 0);
+    CHECK_MSG(out && strstr(out, "\"bad\":0"), "changelog order: %s", out ? out : "");
+    free(out);
+  }
+  json_decref(all);
+  json_decref(model);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
+/* changelog-file.format = avro with snappy, changelog-file.prefix; data stays Parquet. */
+static void test_changelog_options(void) {
+  paimon_catalog *cat = open_catalog();
+  const char *opts[] = {"changelog-file.format=avro", "changelog-file.compression=snappy", "changelog-file.prefix=cl-",
+                        "changelog-file.stats-mode=none"};
+  paimon_table *t = make_table(cat, "clopt", opts, 4);
+  json_t *model = json_object();
+  json_t *changes = json_array();
+  paimon_error err = {0};
+  CHECK_OK(write_commit(t, C1, 2, &err), &err);
+  for (size_t p = 0; p < 2; p++) model_apply(model, changes, C1[p]);
+  check_commit(t, "clopt", model, changes, 1, 1, "avro changelog");
+  char cmd[2048], *out = NULL;
+  snprintf(cmd, sizeof cmd,
+           "cd '%s' && ls pt=*/bucket-*/ | grep -c '^cl-.*\\.avro$'; ls pt=*/bucket-*/ | grep -c '^changelog-'; "
+           "ls pt=*/bucket-*/ | grep -c '^data-.*\\.parquet$'",
+           table_dir("clopt"));
+  CHECK_EQ_INT(ot_shell(cmd, &out), 0);
+  int n_cl = -1, n_old = -1, n_data = -1;
+  if (out) sscanf(out, "%d %d %d", &n_cl, &n_old, &n_data);
+  CHECK_MSG(n_cl >= 3 && n_old == 0 && n_data >= 3, "files: %s", out ? out : "");
+  free(out);
+  if (ot_available()) {
+    out = NULL;
+    snprintf(cmd, sizeof cmd, "cd '%s' && for f in pt=*/bucket-*/cl-*.avro; do %s/tools/avro-dump \"$f\"; done",
+             table_dir("clopt"), PAIMON_SHARED_DIR);
+    CHECK_EQ_INT(ot_shell(cmd, &out), 0);
+    json_t *recs = out ? ot_parse_lines(out, NULL) : NULL; /* per file: a header line, then its records */
+    size_t i, n_rec = 0, n_snappy = 0;
+    json_t *r;
+    int kinds[4] = {0};
+    json_array_foreach(recs, i, r) {
+      if (json_object_get(r, "codec")) {
+        n_snappy += json_is_string(json_object_get(r, "codec")) &&
+                    !strcmp(json_string_value(json_object_get(r, "codec")), "snappy");
+        continue;
+      }
+      n_rec++;
+      long long k = json_integer_value(json_object_get(r, "_VALUE_KIND"));
+      if (k >= 0 && k < 4) kinds[k]++;
+      CHECK(json_equal(json_object_get(r, "_KEY_id"), json_object_get(r, "id")));
+    }
+    CHECK_EQ_INT(n_rec, json_array_size(changes));
+    CHECK_EQ_INT(n_snappy, n_cl);
+    CHECK_EQ_INT(kinds[0], 6);
+    CHECK_EQ_INT(kinds[1], 1);
+    CHECK_EQ_INT(kinds[2], 1);
+    json_decref(recs);
+    free(out);
+  }
+  json_decref(changes);
+  json_decref(model);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
+/* lookup / full-compaction producers stay refused until compaction exists in the writer. */
+static void test_other_producers_refused(void) {
+  paimon_catalog *cat = open_catalog();
+  const char *opts[] = {"changelog-producer=lookup"};
+  paimon_error err = {0};
+  CHECK_OK(ow_create_table(cat, "d", "lk", TABLE_COLS, "pt",
+                           (const char *[]){"primary-key=pt,id", "bucket=1", opts[0]}, 3, 0, &err),
+           &err);
+  paimon_table *t = NULL;
+  CHECK_OK(paimon_catalog_get_table(cat, "d.lk", &t, &err), &err);
+  CHECK_EQ_INT(write_commit(t, C3, 1, &err), PAIMON_ERR_UNSUPPORTED);
+  CHECK_MSG(strstr(err.message, "changelog-producer") != NULL, "%s", err.message);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
+int main(void) {
+  snprintf(wh, sizeof wh, "/tmp/pm_write_pk_cl_XXXXXX");
+  if (!mkdtemp(wh)) return 1;
+  RUN_TEST(test_input_changelog);
+  RUN_TEST(test_changelog_options);
+  RUN_TEST(test_other_producers_refused);
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
+  if (!pm_test_failures && system(cmd)) return 1;
+  TEST_MAIN_END();
+}
