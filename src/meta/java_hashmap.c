@@ -128,3 +128,34 @@ int pm_jmap_order(const pm_jmap *m, const char ***out, pm_error *err) {
   free(b);
   return 0;
 }
+
+int pm_jmap_put_all(pm_jmap *dst, const pm_jmap *src, pm_error *err) {
+  if (src->n == 0) return 0;
+  if (dst->table == 0) {
+    uint32_t t = table_size_for((uint32_t)((float)src->n / 0.75f + 1.0f));
+    if (t > dst->threshold) dst->threshold = t;
+  } else {
+    while (src->n > dst->threshold && dst->table < (1u << 30)) resize(dst);
+  }
+  const char **order;
+  PM_TRY(pm_jmap_order(src, &order, err));
+  int rc = 0;
+  for (size_t i = 0; !rc && i < src->n; i++) rc = pm_jmap_put(dst, order[i], err);
+  free(order);
+  return rc;
+}
+
+int pm_jmap_compute_if_absent(pm_jmap *m, const char *key, pm_error *err) {
+  if (find(m, key) >= 0) return 0;
+  if (m->table == 0 || m->n > m->threshold) resize(m);
+  if (m->n == m->cap_keys) {
+    size_t nc = m->cap_keys ? m->cap_keys * 2 : 16;
+    char **nk = realloc(m->keys, nc * sizeof *nk);
+    if (!nk) return PM_NOMEM(err);
+    m->keys = nk;
+    m->cap_keys = nc;
+  }
+  if (!(m->keys[m->n] = strdup(key))) return PM_NOMEM(err);
+  m->n++;
+  return 0;
+}

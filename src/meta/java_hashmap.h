@@ -29,6 +29,12 @@ int pm_jmap_put(pm_jmap *m, const char *key, pm_error *err); /* no-op when prese
 void pm_jmap_remove(pm_jmap *m, const char *key);
 /* new HashMap<>(src): dst is initialised. */
 int pm_jmap_copy(const pm_jmap *src, pm_jmap *dst, pm_error *err);
+/* HashMap.putAll(src) into dst (pre-sizes an empty dst as the copy constructor,
+ * grows a non-empty one until src fits its threshold), src's order. */
+int pm_jmap_put_all(pm_jmap *dst, const pm_jmap *src, pm_error *err);
+/* HashMap.computeIfAbsent inserting key: resizes before inserting (when the
+ * size is over the threshold), never after. No-op when present. */
+int pm_jmap_compute_if_absent(pm_jmap *m, const char *key, pm_error *err);
 /* Keys in iteration order: *out is a malloc'd array of pointers into m (free(*out) only). */
 int pm_jmap_order(const pm_jmap *m, const char ***out, pm_error *err);
 
