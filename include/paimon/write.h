@@ -86,8 +86,12 @@ PAIMON_EXPORT paimon_status paimon_table_write_stream(paimon_table_write *w, str
  * paimon_table_write_arrow writes +I rows; paimon_table_write_arrow_kind
  * gives all rows of a batch one kind (e.g. PAIMON_ROW_KIND_DELETE removes
  * those keys; the batch still needs every NOT NULL column); with a row-kind
- * column named, each row's kind is read from that int8 column of the input
- * (values 0..3; null or another value fails the batch) and the column is not
+ * column named, each row's kind is read from that column of the input: an
+ * integer column (int8..int64) holding Paimon's RowKind bytes 0..3, or a
+ * string column holding Java's RowKind short strings "+I" "-U" "+U" "-D"
+ * (what Java's rowkind.field holds), the RowKind names "INSERT"
+ * "UPDATE_BEFORE" "UPDATE_AFTER" "DELETE", or "0".."3" (a null or another
+ * value fails the batch) and the column is not
  * written. Rows of one key are merged in arrival order by the table's
  * merge-engine; `ignore-delete` drops -U/-D rows, `ignore-update-before` -U.
  * Append tables take only +I / +U (PAIMON_ERR_INVALID_ARGUMENT otherwise; a
@@ -169,6 +173,32 @@ PAIMON_EXPORT paimon_status paimon_table_commit_filter_committed(paimon_table_co
                                                                  int *committed, paimon_error *err);
 PAIMON_EXPORT void paimon_table_commit_free(paimon_table_commit *c);
 
+/* ------------------------------------------- delete / update by predicate */
+
+/* Primary-key tables: removes every row matching `where` (the filter syntax
+ * of paimon_predicate_parse, non-empty) in one batch commit: the matching
+ * rows of the latest snapshot are read and written back as -D rows through
+ * the merge engine. Refused (PAIMON_ERR_UNSUPPORTED, as Java refuses a
+ * primary-key batch delete) for tables without a primary key, first-row,
+ * partial-update without partial-update.remove-record-on-delete /
+ * .remove-record-on-sequence-group, aggregation without
+ * aggregation.remove-record-on-delete, and ignore-delete tables. wb: a batch
+ * builder without overwrite (its commit user and dynamic options apply).
+ * *rows (may be NULL) = rows deleted; *snapshot_id (may be NULL) = the
+ * snapshot written, -1 when nothing matched (no commit). Commit statuses as
+ * in "Failure rules". */
+PAIMON_EXPORT paimon_status paimon_write_builder_delete_where(const paimon_write_builder *wb, const char *where,
+                                                              int64_t *rows, int64_t *snapshot_id,
+                                                              paimon_error *err);
+/* Sets columns of the rows matching `where` (one commit, +U rows): each
+ * assignment is column = value, the value in the text form `table read
+ * --format csv` prints ("" = null). Primary-key columns cannot be assigned;
+ * deduplicate and partial-update tables only (as Java). Otherwise as delete. */
+PAIMON_EXPORT paimon_status paimon_write_builder_update_where(const paimon_write_builder *wb, const char *where,
+                                                              const paimon_option *assignments, size_t n,
+                                                              int64_t *rows, int64_t *snapshot_id,
+                                                              paimon_error *err);
+
 /* -------------------------------------------------------- import inputs */
 
 /* The rows of a file as an Arrow stream to write into `table` (e.g. with
@@ -194,6 +224,16 @@ PAIMON_EXPORT paimon_status paimon_table_open_input(const paimon_table *table, c
 PAIMON_EXPORT paimon_status paimon_table_open_input_fd(const paimon_table *table, int fd, const char *name,
                                                        const char *format, struct ArrowArrayStream *out,
                                                        paimon_error *err);
+
+/* CDC input (primary-key tables): as paimon_table_open_input (path) or
+ * paimon_table_open_input_fd (path NULL: descriptor fd, format required), with
+ * one more column, `row_kind_column` (not a table column), for
+ * paimon_table_write_with_row_kind_column: jsonl and csv read it as a string
+ * column (a JSON integer becomes its text, so 0..3 work too); data files carry
+ * it as they type it (an integer or string column). */
+PAIMON_EXPORT paimon_status paimon_table_open_cdc_input(const paimon_table *table, const char *path, int fd,
+                                                        const char *format, const char *row_kind_column,
+                                                        struct ArrowArrayStream *out, paimon_error *err);
 
 #ifdef __cplusplus
 }

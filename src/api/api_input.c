@@ -36,6 +36,7 @@ typedef struct input {
   int header_done;
   size_t n_header;
   int64_t *col_of_field; /* csv header field -> table column */
+  char *row_kind_column; /* CDC input: the extra string column (jsonl/csv), or NULL */
 } input;
 
 static void input_free(void *st) {
@@ -48,6 +49,7 @@ static void input_free(void *st) {
   pm_buf_free(&in->pending);
   pm_csv_record_free(&in->rec);
   free(in->col_of_field);
+  free(in->row_kind_column);
   free(in->name);
   free(in);
 }
@@ -104,6 +106,12 @@ static int jsonl_line(input *in, pm_builder *b, const char *s, size_t n, pm_erro
     }
   } else if (!json_is_array(v)) {
     rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "expected a JSON object (one row)");
+  }
+  json_t *rk = !rc && in->row_kind_column && json_is_object(v) ? json_object_get(v, in->row_kind_column) : NULL;
+  if (rk && json_is_integer(rk)) { /* a RowKind byte 0..3: as its text, the column is a string */
+    char num[32];
+    snprintf(num, sizeof num, "%lld", (long long)json_integer_value(rk));
+    json_object_set_new(v, in->row_kind_column, json_string(num));
   }
   if (!rc) rc = pm_builder_append_json(b, v, err);
   json_decref(v);
@@ -244,8 +252,21 @@ static int collect_ts_units(const struct ArrowSchema *s, ts_units *u, pm_error *
   return 0;
 }
 
+/* The table's columns, plus a nullable string column rk when given (CDC text input). */
+static int input_columns(const pm_table *t, const char *rk, struct ArrowSchema *out, pm_error *err) {
+  size_t nf = t->schema->n_fields;
+  if (!rk) return pm_dfields_to_arrow(t->schema->fields, nf, out, err);
+  PM_TRY(pm_schema_init(out, "+s", "", 0, (int64_t)nf + 1, err));
+  for (size_t f = 0; f < nf; f++) {
+    pm_schema_release(out->children[f]);
+    PM_TRY(pm_dfield_to_arrow(&t->schema->fields[f], out->children[f], err));
+  }
+  pm_schema_release(out->children[nf]);
+  return pm_schema_init(out->children[nf], "u", rk, ARROW_FLAG_NULLABLE, 0, err);
+}
+
 static int open_input(const paimon_table *table, const char *path, int fd, const char *name, const char *format,
-                      struct ArrowArrayStream *out, pm_error *err) {
+                      const char *row_kind_column, struct ArrowArrayStream *out, pm_error *err) {
   int kind = IN_FORMAT;
   const pm_format *f;
   PM_TRY(kind_of(format, path ? path : name, &kind, &f, err));
@@ -258,6 +279,8 @@ static int open_input(const paimon_table *table, const char *path, int fd, const
   pm_csv_record_init(&in->rec);
   in->name = pm_strdup(path ? path : name);
   int rc = in->name ? 0 : PM_NOMEM(err);
+  if (!rc && row_kind_column && kind != IN_FORMAT && !(in->row_kind_column = pm_strdup(row_kind_column)))
+    rc = PM_NOMEM(err);
   if (!rc && path && kind != IN_FORMAT) {
     in->fd = open(path, O_RDONLY | O_CLOEXEC);
     in->close_fd = 1;
@@ -270,7 +293,11 @@ static int open_input(const paimon_table *table, const char *path, int fd, const
   struct ArrowSchema ts;
   memset(&ts, 0, sizeof ts);
   if (!rc) rc = pm_dfields_to_arrow(table->t->schema->fields, table->t->schema->n_fields, &ts, err);
-  if (!rc && kind != IN_FORMAT) rc = pm_type_from_schema(&ts, &in->row, err);
+  struct ArrowSchema tk;
+  memset(&tk, 0, sizeof tk);
+  if (!rc && kind != IN_FORMAT) rc = input_columns(table->t, in->row_kind_column, &tk, err);
+  if (!rc && kind != IN_FORMAT) rc = pm_type_from_schema(&tk, &in->row, err);
+  if (tk.release) tk.release(&tk);
   if (!rc && kind == IN_FORMAT) {
     pm_file *file = NULL;
     if (path) {
@@ -309,12 +336,24 @@ paimon_status paimon_table_open_input(const paimon_table *table, const char *pat
                                       struct ArrowArrayStream *out, paimon_error *err) {
   CHECK_ARG(table && path && out, "NULL argument");
   CHECK_ARG(!table->system_table, "a system table cannot be written");
-  return (paimon_status)open_input(table, path, -1, NULL, format, out, err);
+  return (paimon_status)open_input(table, path, -1, NULL, format, NULL, out, err);
 }
 
 paimon_status paimon_table_open_input_fd(const paimon_table *table, int fd, const char *name, const char *format,
                                          struct ArrowArrayStream *out, paimon_error *err) {
   CHECK_ARG(table && fd >= 0 && format && out, "NULL argument, negative descriptor or no format");
   CHECK_ARG(!table->system_table, "a system table cannot be written");
-  return (paimon_status)open_input(table, NULL, fd, name ? name : "stdin", format, out, err);
+  return (paimon_status)open_input(table, NULL, fd, name ? name : "stdin", format, NULL, out, err);
+}
+
+paimon_status paimon_table_open_cdc_input(const paimon_table *table, const char *path, int fd, const char *format,
+                                          const char *row_kind_column, struct ArrowArrayStream *out,
+                                          paimon_error *err) {
+  CHECK_ARG(table && out && row_kind_column && *row_kind_column && (path || (fd >= 0 && format)),
+            "NULL argument, no row-kind column, or a descriptor without format");
+  CHECK_ARG(!table->system_table, "a system table cannot be written");
+  CHECK_ARG(pm_schema_field_index(table->t->schema, row_kind_column) < 0,
+            "the row-kind column must not be a column of the table");
+  return (paimon_status)open_input(table, path, path ? -1 : fd, path ? NULL : "stdin", format, row_kind_column, out,
+                                   err);
 }

@@ -10,7 +10,7 @@
 
 void cli_import_usage(FILE *out) {
   fputs("usage: paimon [-w WAREHOUSE] table import DB.T FILE... [--format parquet|orc|avro|jsonl|csv]\n"
-        "              [--overwrite] [--partition k=v,...] [--option k=v ...]\n"
+        "              [--overwrite] [--partition k=v,...] [--option k=v ...] [--row-kind-column NAME]\n"
         "\n"
         "Writes every FILE (- = stdin) into the table in one commit and prints the snapshot id and the\n"
         "row and file counts. The format comes from each file's extension (.parquet, .orc, .avro,\n"
@@ -22,6 +22,12 @@ void cli_import_usage(FILE *out) {
         "             unpartitioned or dynamic-partition-overwrite=false); with --partition k=v,... that\n"
         "             (possibly partial) partition, and every row must fall inside it.\n"
         "--option k=v sets a write option (file.format, file.compression, target-file-size, ...).\n"
+        "--row-kind-column NAME  CDC input for a primary-key table: column NAME of the input (not a table\n"
+        "             column, not written) holds each row's kind, as Java's RowKind names them: +I (insert),\n"
+        "             -U (update before), +U (update after), -D (delete), or the names INSERT,\n"
+        "             UPDATE_BEFORE, UPDATE_AFTER, DELETE, or the RowKind bytes 0..3 (+I -U +U -D; integers\n"
+        "             in data files and JSON, text in csv). Rows of a key merge in input order through the\n"
+        "             table's merge engine (ignore-delete drops -U/-D). A null or other value fails the import.\n"
         "Nothing is visible unless the commit succeeds. The warehouse is -w PATH or $PAIMON_WAREHOUSE.\n",
         out);
 }
@@ -38,9 +44,14 @@ int cli_import_run(paimon_table *t, cli_write_args *a) {
   int rc = paimon_write_builder_new(t, 0, a->options, (size_t)a->n_options, &wb, &err);
   if (!rc && a->overwrite) rc = paimon_write_builder_with_overwrite(wb, spec, (size_t)n_spec, &err);
   if (!rc) rc = paimon_write_builder_new_write(wb, &w, &err);
+  if (!rc && a->row_kind_column) rc = paimon_table_write_with_row_kind_column(w, a->row_kind_column, &err);
   for (int i = 0; !rc && i < a->n_files; i++) {
     struct ArrowArrayStream s;
-    if (!strcmp(a->files[i], "-"))
+    int is_stdin = !strcmp(a->files[i], "-");
+    if (a->row_kind_column)
+      rc = paimon_table_open_cdc_input(t, is_stdin ? NULL : a->files[i], 0,
+                                       is_stdin && !a->format ? "jsonl" : a->format, a->row_kind_column, &s, &err);
+    else if (is_stdin)
       rc = paimon_table_open_input_fd(t, 0, "stdin", a->format ? a->format : "jsonl", &s, &err);
     else
       rc = paimon_table_open_input(t, a->files[i], a->format, &s, &err);

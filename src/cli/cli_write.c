@@ -58,6 +58,8 @@ static int parse_args(int argc, char **argv, cli_write_args *a) {
       a->specs[a->n_specs++] = argv[++i];
     } else if (is_import && !strcmp(s, "--format") && has_value) {
       a->format = argv[++i];
+    } else if (is_import && !strcmp(s, "--row-kind-column") && has_value) {
+      a->row_kind_column = argv[++i];
     } else if (is_import && !strcmp(s, "--overwrite")) {
       a->overwrite = 1;
     } else if (is_import && !strcmp(s, "--option") && has_value && a->n_options < MAX_ITEMS) {

@@ -19,6 +19,7 @@ typedef struct cli_write_args {
   int n_specs;
   paimon_option options[MAX_ITEMS];
   int n_options;
+  const char *row_kind_column; /* import --row-kind-column */
 } cli_write_args;
 
 /* Prints "paimon table SUB: <message>" on stderr; returns 1. */

@@ -18,6 +18,7 @@ static void usage(FILE *out) {
         "  table create|drop|rename DB.T ...               create / drop / rename tables\n"
         "  table get|read|snapshots|files|partitions|explain DB.T ...\n"
         "  table import|truncate|drop-partition DB.T ...   write into a table, remove rows\n"
+        "  table delete|update DB.T --where EXPR ...       delete / update rows of a primary-key table\n"
         "  table alter DB.T ACTION ...                     change a table's schema or options\n"
         "\n"
         "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"
@@ -84,6 +85,9 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "avro")) rc = cli_avro_main(argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && cli_is_write_command(argv[i + 1]))
     rc = cli_write_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "table") && argc - i > 1 &&
+           (!strcmp(argv[i + 1], "delete") || !strcmp(argv[i + 1], "update")))
+    rc = cli_delete_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "alter"))
     rc = cli_alter_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) rc = cli_table_main(warehouse, argc - i, argv + i);

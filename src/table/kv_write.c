@@ -514,28 +514,57 @@ static int strip_column(const struct ArrowSchema *s, const struct ArrowArray *a,
   return 0;
 }
 
-/* Row kinds of the batch from the row-kind column (int8 values 0..3). */
+/* A row kind from its text: Java's RowKind short strings (+I, -U, +U, -D, what
+ * `rowkind.field` holds), RowKind names (INSERT, UPDATE_BEFORE, UPDATE_AFTER,
+ * DELETE) or the byte values 0..3; -1 for anything else. */
+static int kind_of_text(const char *s, size_t n) {
+  static const char *const shorts[4] = {"+I", "-U", "+U", "-D"};
+  static const char *const names[4] = {"INSERT", "UPDATE_BEFORE", "UPDATE_AFTER", "DELETE"};
+  for (int k = 0; k < 4; k++)
+    if ((n == 2 && !memcmp(s, shorts[k], 2)) || (n == strlen(names[k]) && !memcmp(s, names[k], n)) ||
+        (n == 1 && s[0] == '0' + k))
+      return k;
+  return -1;
+}
+
+/* Row kinds of the batch from the row-kind column: integers 0..3 (Paimon's
+ * RowKind byte; int8..int64) or strings (kind_of_text). */
 static int read_kinds(pm_kv_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int64_t col,
                       int8_t *kinds, pm_error *err) {
   const struct ArrowSchema *cs = s->children[col];
   const struct ArrowArray *ca = a->children[col];
-  if (strcmp(cs->format, "c") != 0)
+  const char *f = cs->format;
+  int width = !strcmp(f, "c") ? 1 : !strcmp(f, "s") ? 2 : !strcmp(f, "i") ? 4 : !strcmp(f, "l") ? 8 : 0;
+  int text = !strcmp(f, "u") ? 4 : !strcmp(f, "U") ? 8 : 0;
+  if (!width && !text)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                     "table %s.%s: row-kind column '%s' must be int8 (Arrow format 'c'), got '%s'", w->t->database,
-                     w->t->name, w->row_kind_column, cs->format);
+                     "table %s.%s: row-kind column '%s' must be an integer (0..3) or string (+I/-U/+U/-D) column, "
+                     "got Arrow format '%s'",
+                     w->t->database, w->t->name, w->row_kind_column, f);
   if (ca->length < a->length + a->offset - ca->offset && ca->length < a->length)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: row-kind column '%s' is shorter than the batch",
                      w->t->database, w->t->name, w->row_kind_column);
   const uint8_t *valid = ca->n_buffers > 0 && ca->null_count != 0 ? ca->buffers[0] : NULL;
-  const int8_t *d = ca->buffers[1];
   for (int64_t r = 0; r < a->length; r++) {
-    int64_t j = ca->offset + a->offset + r;
-    if ((valid && !pm_bit_get(valid, j)) || d[j] < 0 || d[j] > 3)
+    int64_t j = ca->offset + a->offset + r, k = -1;
+    int null = valid && !pm_bit_get(valid, j);
+    if (!null && width == 1) k = ((const int8_t *)ca->buffers[1])[j];
+    else if (!null && width == 2) k = ((const int16_t *)ca->buffers[1])[j];
+    else if (!null && width == 4) k = ((const int32_t *)ca->buffers[1])[j];
+    else if (!null && width == 8) k = ((const int64_t *)ca->buffers[1])[j];
+    else if (!null && text == 4) {
+      const int32_t *o = ca->buffers[1];
+      k = kind_of_text((const char *)ca->buffers[2] + o[j], (size_t)(o[j + 1] - o[j]));
+    } else if (!null) {
+      const int64_t *o = ca->buffers[1];
+      k = kind_of_text((const char *)ca->buffers[2] + o[j], (size_t)(o[j + 1] - o[j]));
+    }
+    if (k < 0 || k > 3)
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                       "table %s.%s: row-kind column '%s' row %lld: %s (0 +I, 1 -U, 2 +U, 3 -D)", w->t->database,
-                       w->t->name, w->row_kind_column, (long long)r,
-                       valid && !pm_bit_get(valid, j) ? "null" : "not a row kind");
-    kinds[r] = d[j];
+                       "table %s.%s: row-kind column '%s' row %lld: %s (+I or 0, -U or 1, +U or 2, -D or 3)",
+                       w->t->database, w->t->name, w->row_kind_column, (long long)r,
+                       null ? "null" : "not a row kind");
+    kinds[r] = (int8_t)k;
   }
   return 0;
 }

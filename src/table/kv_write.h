@@ -20,7 +20,8 @@
  * roll at `target-file-size`.
  *
  * Row kinds: every row of pm_kv_write_arrow gets `kind` (PM_ROWKIND_*), or,
- * when a row-kind column is named, that int8 column's value (0..3;
+ * when a row-kind column is named, that column's value (integers 0..3 or
+ * strings +I/-U/+U/-D, INSERT/.../DELETE, 0..3;
  * the column is not written). `ignore-delete` drops -U/-D input rows,
  * `ignore-update-before` drops -U rows.
  *
