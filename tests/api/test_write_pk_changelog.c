@@ -9,16 +9,24 @@
  * record with its row kind, each file in key then sequence order.
  * Options changelog-file.format / .compression / .prefix (Avro changelog
  * beside Parquet data: avro-dump reads the files, codec as configured).
+ * Many flushes (write-buffer-size, target-file-size): a changelog file per
+ * flush and roll, the commit's changelog = the input. Injected I/O errors at
+ * the fs operations of a changelog write: the write fails naming the fault,
+ * leaves no file behind and the table unchanged.
  */
+#include <glob.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "api/api_internal.h"
 #include "arrow/arrow.h"
 #include "arrow/json_read.h"
 #include "arrow/type.h"
 #include "harness.h"
+#include "io/fs_fault.h"
 #include "paimon/write.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "support/oracle_table.h"
@@ -350,6 +358,132 @@ static void test_changelog_options(void) {
   paimon_catalog_free(cat);
 }
 
+/* Random rows over 300 keys in one commit with a small write buffer and target file size. */
+static void test_many_flushes(void) {
+  paimon_catalog *cat = open_catalog();
+  const char *opts[] = {"write-buffer-size=8 kb", "target-file-size=4 kb", "bucket=1"};
+  paimon_table *t = make_table(cat, "clmany", opts, 3);
+  json_t *model = json_object(), *changes = json_array();
+  size_t cap = 1 << 20, len = 0;
+  char *buf = malloc(cap);
+  unsigned seed = 7;
+  const char *parts[8];
+  char *owned[8];
+  for (int p = 0; p < 8; p++) {
+    len = 0;
+    for (int r = 0; r < 250; r++) {
+      int id = (int)(rand_r(&seed) % 300), k = (int)(rand_r(&seed) % 10);
+      int kind = k < 6 ? 0 : k < 7 ? 2 : k < 8 ? 1 : 3;
+      len += (size_t)snprintf(buf + len, cap - len,
+                              "{\"id\":%d,\"pt\":\"p%d\",\"v\":\"value-%d-%d-padding-padding\",\"n\":%d,\"_rk\":%d}\n", id,
+                              id % 2, p, r, r, kind);
+    }
+    owned[p] = strdup(buf);
+    parts[p] = owned[p];
+  }
+  paimon_error err = {0};
+  CHECK_OK(write_commit(t, parts, 8, &err), &err);
+  for (int p = 0; p < 8; p++) model_apply(model, changes, parts[p]);
+  check_commit(t, "clmany", model, changes, 1, 1, "many flushes");
+  char cmd[2048], *out = NULL;
+  snprintf(cmd, sizeof cmd, "ls '%s'/pt=*/bucket-0/ | grep -c '^changelog-'", table_dir("clmany"));
+  CHECK_EQ_INT(ot_shell(cmd, &out), 0);
+  CHECK_MSG(out && atoi(out) >= 8, "changelog files: %s", out ? out : "");
+  free(out);
+  for (int p = 0; p < 8; p++) free(owned[p]);
+  free(buf);
+  json_decref(changes);
+  json_decref(model);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
+static int count_files(const char *dir, const char *prefix) {
+  char pat[1024];
+  snprintf(pat, sizeof pat, "%s/pt=*/bucket-*/%s*", dir, prefix);
+  glob_t g;
+  int rc = glob(pat, 0, NULL, &g);
+  int n = rc == 0 ? (int)g.gl_pathc : rc == GLOB_NOMATCH ? 0 : -1;
+  if (rc == 0) globfree(&g);
+  return n;
+}
+
+/* An I/O error at each create / write / publish of a write + prepare: fails naming the fault,
+ * no file of it stays, the table keeps its one committed batch. */
+static void test_changelog_write_faults(void) {
+  char fwh[300];
+  snprintf(fwh, sizeof fwh, "%s/faults", wh);
+  CHECK(mkdir(fwh, 0755) == 0);
+  pm_error e;
+  pm_error_clear(&e);
+  pm_fs *fs = NULL;
+  CHECK_OK(pm_fault_fs_new(pm_fs_local(), &fs, &e), &e);
+  pm_options o;
+  pm_options_init(&o);
+  pm_options_set(&o, "warehouse", fwh, &e);
+  paimon_catalog *cat = calloc(1, sizeof *cat);
+  CHECK_OK(pm_catalog_open_with_fs(fs, &o, &cat->c, &e), &e);
+  pm_options_clear(&o);
+  paimon_error err = {0};
+  const char *opts[] = {"primary-key=pt,id", "bucket=2", "changelog-producer=input", "target-file-size=1 b"};
+  CHECK_OK(ow_create_table(cat, "d", "clf", TABLE_COLS, "pt", opts, 4, 0, &err), &err);
+  paimon_table *t = NULL;
+  CHECK_OK(paimon_catalog_get_table(cat, "d.clf", &t, &err), &err);
+  CHECK_OK(write_commit(t, C3, 1, &err), &err);
+  char dir[400];
+  snprintf(dir, sizeof dir, "%s/d.db/clf", fwh);
+  int data0 = count_files(dir, "data-"), cl0 = count_files(dir, "changelog-");
+  CHECK(data0 == 2 && cl0 == 2);
+  /* count the operations of writing + preparing C1 (not committing it) */
+  pm_fault_op ops[] = {PM_FAULT_OP_CREATE, PM_FAULT_OP_WRITE, PM_FAULT_OP_PUBLISH, PM_FAULT_OP_MKDIRS};
+  for (size_t oi = 0; oi < sizeof ops / sizeof ops[0]; oi++) {
+    for (uint64_t n = 1; n < 200; n++) {
+      pm_fault_rule r = {ops[oi], n, 1, PM_FAULT_ERROR, 0};
+      paimon_write_builder *wb = NULL;
+      paimon_table_write *w = NULL;
+      paimon_commit_messages *m = NULL;
+      pm_fault_fs_arm(fs, &r);
+      int rc = paimon_write_builder_new(t, 0, NULL, 0, &wb, &err);
+      if (!rc) rc = paimon_write_builder_new_write(wb, &w, &err);
+      if (!rc) rc = paimon_table_write_with_row_kind_column(w, "_rk", &err);
+      for (size_t p = 0; !rc && p < 2; p++) {
+        struct ArrowSchema s;
+        struct ArrowArray a;
+        batch(C1[p], &s, &a);
+        rc = paimon_table_write_arrow(w, &s, &a, &err);
+        a.release(&a);
+        s.release(&s);
+      }
+      if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, &err);
+      int injected = pm_fault_fs_injected(fs) > 0;
+      if (!rc) { /* past the last such operation: abort what was prepared */
+        paimon_table_commit *c = NULL;
+        CHECK_OK(paimon_write_builder_new_commit(wb, &c, &err), &err);
+        CHECK_OK(paimon_table_commit_abort(c, m, &err), &err);
+        paimon_table_commit_free(c);
+      } else {
+        CHECK_MSG(injected && strstr(err.message, "injected") != NULL, "%s #%llu: %s",
+                  pm_fault_op_name(ops[oi]), (unsigned long long)n, err.message);
+      }
+      paimon_commit_messages_free(m);
+      paimon_table_write_free(w);
+      paimon_write_builder_free(wb);
+      pm_fault_fs_disarm(fs);
+      CHECK_MSG(count_files(dir, "data-") == data0 && count_files(dir, "changelog-") == cl0,
+                "%s #%llu: files left behind", pm_fault_op_name(ops[oi]), (unsigned long long)n);
+      if (!injected) break;
+    }
+  }
+  json_t *model = json_object(), *changes = json_array();
+  model_apply(model, changes, C3[0]);
+  check_commit(t, "../faults/d.db/clf", model, changes, 1, 0, "after the faults");
+  json_decref(changes);
+  json_decref(model);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+  pm_fs_unref(fs);
+}
+
 /* lookup / full-compaction producers stay refused until compaction exists in the writer. */
 static void test_other_producers_refused(void) {
   paimon_catalog *cat = open_catalog();
@@ -371,6 +505,8 @@ int main(void) {
   if (!mkdtemp(wh)) return 1;
   RUN_TEST(test_input_changelog);
   RUN_TEST(test_changelog_options);
+  RUN_TEST(test_many_flushes);
+  RUN_TEST(test_changelog_write_faults);
   RUN_TEST(test_other_producers_refused);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
