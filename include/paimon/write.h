@@ -106,6 +106,31 @@ PAIMON_EXPORT paimon_status paimon_table_write_arrow_kind(paimon_table_write *w,
 /* Names the row-kind column of later input batches (copied; NULL: none). */
 PAIMON_EXPORT paimon_status paimon_table_write_with_row_kind_column(paimon_table_write *w, const char *column,
                                                                     paimon_error *err);
+/* Primary-key tables: compaction in the writer (Java's TableWrite.compact).
+ * Compacts bucket `bucket` (-1: every bucket) of every partition matching
+ * partition_spec (n pairs, possibly partial; n = 0: all partitions; values in
+ * the text form `table read` prints) among the table's latest snapshot and
+ * this writer's buckets: full_compaction = 1 rewrites each into the max
+ * level, 0 runs the universal strategy's pick (num-sorted-run.* and
+ * compaction.* options). Writers compact by themselves after flushes too
+ * unless the table is write-only (then this call does nothing). The results
+ * are committed by the next prepare_commit + commit: an APPEND snapshot for
+ * new data, then a COMPACT snapshot; a concurrent change of the same files
+ * makes that commit PAIMON_ERR_CONFLICT (nothing published). Append tables:
+ * PAIMON_ERR_UNSUPPORTED. */
+PAIMON_EXPORT paimon_status paimon_table_write_compact(paimon_table_write *w, const paimon_option *partition_spec,
+                                                       size_t n, int32_t bucket, int full_compaction,
+                                                       paimon_error *err);
+/* What this writer's compactions handed out through prepare_commit so far (the
+ * reference compact builder's metrics): compaction units run, files removed
+ * (compact-before), files added (compact-after, upgrades included), rows and
+ * bytes of the files written; changelog counters stay 0 (no changelog
+ * producer writes compaction changelog yet). */
+typedef struct paimon_compact_metrics {
+  int64_t tasks, files_removed, files_added, rows_written, bytes_written;
+  int64_t changelog_files_added, changelog_rows_written, changelog_bytes_written;
+} paimon_compact_metrics;
+PAIMON_EXPORT void paimon_table_write_compact_metrics(const paimon_table_write *w, paimon_compact_metrics *out);
 /* Flushes and closes the open files and returns their commit messages (one per
  * written (partition, bucket)). Batch writers: once, identifier
  * PAIMON_BATCH_COMMIT_IDENTIFIER. *out owned by the caller. */

@@ -1,6 +1,8 @@
 /* Table write (write.h): Arrow batches and streams into the writer, prepare_commit. */
 #include "api/api_write_internal.h"
 #include "arrow/stream.h"
+#include "table/commit.h"
+#include "table/kv_compact.h"
 #include "table/write.h"
 
 struct paimon_table_write {
@@ -57,6 +59,42 @@ paimon_status paimon_table_write_arrow_kind(paimon_table_write *w, const struct 
   CHECK_ARG(row_kind >= 0 && row_kind <= 3, "row_kind is not 0..3");
   PM_TRY(check_open(w, err));
   return (paimon_status)pm_table_write_arrow_kind(w->w, schema, batch, row_kind, err);
+}
+
+paimon_status paimon_table_write_compact(paimon_table_write *w, const paimon_option *partition_spec, size_t n,
+                                         int32_t bucket, int full_compaction, paimon_error *err) {
+  CHECK_ARG(w && (partition_spec || !n), "NULL argument");
+  PM_TRY(check_open(w, err));
+  const char **keys = calloc(n + 1, sizeof *keys), **values = calloc(n + 1, sizeof *values);
+  if (!keys || !values) {
+    free(keys);
+    free(values);
+    return (paimon_status)PM_NOMEM(err);
+  }
+  for (size_t i = 0; i < n; i++) {
+    keys[i] = partition_spec[i].key;
+    values[i] = partition_spec[i].value;
+  }
+  pm_partition_spec spec = {keys, values, n};
+  int rc = 0;
+  for (size_t i = 0; i < n && !rc; i++)
+    if (!keys[i]) rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: partition spec key %zu is NULL", __func__, i);
+  if (!rc) rc = pm_table_write_compact(w->w, &spec, bucket, full_compaction != 0, err);
+  free(keys);
+  free(values);
+  return (paimon_status)rc;
+}
+
+void paimon_table_write_compact_metrics(const paimon_table_write *w, paimon_compact_metrics *out) {
+  if (!out) return;
+  memset(out, 0, sizeof *out);
+  pm_kv_compact_stats st;
+  if (!w || !pm_table_write_compact_stats(w->w, &st)) return;
+  out->tasks = st.tasks;
+  out->files_removed = st.files_removed;
+  out->files_added = st.files_added;
+  out->rows_written = st.rows_written;
+  out->bytes_written = st.bytes_written;
 }
 
 paimon_status paimon_table_write_with_row_kind_column(paimon_table_write *w, const char *column, paimon_error *err) {

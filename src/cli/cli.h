@@ -18,6 +18,8 @@ int cli_is_write_command(const char *sub);
 int cli_alter_main(const char *warehouse, int argc, char **argv);
 /* paimon table delete|update DB.T --where EXPR ... (cli_delete.c) */
 int cli_delete_main(const char *warehouse, int argc, char **argv);
+/* paimon table compact DB.T [--partition k=v,...] [--full] (cli_compact.c) */
+int cli_compact_main(const char *warehouse, int argc, char **argv);
 /* 1 if argv[1..] holds -h or --help (every command and subcommand then prints its usage, exit 0). */
 int cli_wants_help(int argc, char **argv);
 /* 1 if paths a and b name the same file (same device and inode; equal strings when a does not exist). */

@@ -149,7 +149,7 @@ int pm_parse_enum(const char *key, const char *text, const char *const *names, i
 
 /* ------------------------------------------------------- definitions */
 
-typedef enum otype { T_STR, T_BOOL, T_INT, T_LONG, T_MEM, T_DUR, T_ENUM } otype;
+typedef enum otype { T_STR, T_BOOL, T_INT, T_LONG, T_MEM, T_DUR, T_ENUM, T_DOUBLE } otype;
 
 typedef struct odef {
   const char *key;
@@ -353,6 +353,24 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_TARGET_FILE_ROW_NUM] = {"target-file-row-num", T_LONG, "9223372036854775807", F(target_file_row_num), NULL,
                                    NO_RANGE, {0}},
     [PM_CO_PATH] = {"path", T_STR, NULL, NOFIELD, NULL, NO_RANGE, {0}},
+    [PM_CO_NUM_SORTED_RUN_STOP_TRIGGER] = {"num-sorted-run.stop-trigger", T_INT, NULL, F(num_sorted_run_stop_trigger),
+                                           NULL, POS, {0}},
+    [PM_CO_COMPACTION_MAX_SIZE_AMP] = {"compaction.max-size-amplification-percent", T_INT, "200",
+                                       F(compaction_max_size_amp), NULL, 0, INT32_MAX, {0}},
+    [PM_CO_COMPACTION_SIZE_RATIO] = {"compaction.size-ratio", T_INT, "1", F(compaction_size_ratio), NULL, 0, INT32_MAX,
+                                     {0}},
+    [PM_CO_COMPACTION_OPTIMIZATION_INTERVAL] = {"compaction.optimization-interval", T_DUR, NULL,
+                                                F(compaction_optimization_interval_ms), NULL, NO_RANGE, {0}},
+    [PM_CO_COMPACTION_TOTAL_SIZE_THRESHOLD] = {"compaction.total-size-threshold", T_MEM, NULL,
+                                               F(compaction_total_size_threshold), NULL, NO_RANGE, {0}},
+    [PM_CO_COMPACTION_INCREMENTAL_SIZE_THRESHOLD] = {"compaction.incremental-size-threshold", T_MEM, NULL,
+                                                     F(compaction_incremental_size_threshold), NULL, NO_RANGE, {0}},
+    [PM_CO_FULL_COMPACTION_DELTA_COMMITS] = {"full-compaction.delta-commits", T_INT, NULL,
+                                             F(full_compaction_delta_commits), NULL, POS, {0}},
+    [PM_CO_COMPACTION_SMALL_FILE_RATIO] = {"compaction.small-file-ratio", T_DOUBLE, "0.7", F(compaction_small_file_ratio),
+                                           NULL, NO_RANGE, {0}},
+    [PM_CO_COMPACTION_FORCE_REWRITE_ALL_FILES] = {"compaction.force-rewrite-all-files", T_BOOL, "false",
+                                                  F(compaction_force_rewrite_all_files), NULL, NO_RANGE, {0}},
 };
 
 /* Java table options this library does not interpret: known, so they do not warn. */
@@ -630,6 +648,15 @@ static int parse_one(pm_core_options *co, const odef *d, const char *key, const 
     case T_DUR:
       PM_TRY(pm_parse_duration_ms(key, text, &v, err));
       break;
+    case T_DOUBLE: {
+      char *end = NULL;
+      double dv = strtod(text, &end);
+      while (end && (*end == ' ' || *end == '\t')) end++;
+      if (!end || end == text || *end)
+        return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s': '%s' is not a number", key, text);
+      if (field) *(double *)field = dv;
+      return 0;
+    }
   }
   PM_TRY(range_check(d, key, text, v, err));
   if (field) {
@@ -680,6 +707,12 @@ int pm_core_options_parse(const pm_options *opts, int32_t table_version, int has
   if (!co->set[PM_CO_SCAN_MANIFEST_PARALLELISM]) co->scan_manifest_parallelism = 4;
   if (!co->scan_mode) co->scan_mode = "default";
   if (!co->set[PM_CO_THREADS]) co->threads = PM_CO_DEFAULT_THREADS;
+  if (!co->set[PM_CO_NUM_SORTED_RUN_STOP_TRIGGER])
+    co->num_sorted_run_stop_trigger = co->num_sorted_run_compaction_trigger > INT32_MAX - 3
+                                          ? INT32_MAX
+                                          : co->num_sorted_run_compaction_trigger + 3;
+  if (co->num_sorted_run_stop_trigger < co->num_sorted_run_compaction_trigger)
+    co->num_sorted_run_stop_trigger = co->num_sorted_run_compaction_trigger;
   co->session_time_zone = pm_options_get(&co->raw, DEFS[PM_CO_SESSION_TIME_ZONE].key);
   if (!co->session_time_zone) co->session_time_zone = pm_options_get(&co->raw, DEFS[PM_CO_LOCAL_TIME_ZONE].key);
   rc = check_stats_mode(DEFS[PM_CO_METADATA_STATS_MODE].key, co->metadata_stats_mode, err);

@@ -199,6 +199,16 @@ typedef enum pm_co_id {
   PM_CO_AUTO_CREATE,
   PM_CO_TARGET_FILE_ROW_NUM,
   PM_CO_PATH,
+  /* primary-key compaction (table/kv_compact.h) */
+  PM_CO_NUM_SORTED_RUN_STOP_TRIGGER,
+  PM_CO_COMPACTION_MAX_SIZE_AMP,
+  PM_CO_COMPACTION_SIZE_RATIO,
+  PM_CO_COMPACTION_OPTIMIZATION_INTERVAL,
+  PM_CO_COMPACTION_TOTAL_SIZE_THRESHOLD,
+  PM_CO_COMPACTION_INCREMENTAL_SIZE_THRESHOLD,
+  PM_CO_FULL_COMPACTION_DELTA_COMMITS,
+  PM_CO_COMPACTION_SMALL_FILE_RATIO,
+  PM_CO_COMPACTION_FORCE_REWRITE_ALL_FILES,
   PM_CO_N
 } pm_co_id;
 
@@ -316,6 +326,16 @@ typedef struct pm_core_options {
   int primary_key_nullable; /* primary-key.nullable, default false */
   int auto_create;          /* auto-create, default false */
   int64_t target_file_row_num; /* default INT64_MAX, >= 1 */
+
+  /* primary-key compaction; "unset" fields are checked through set[] */
+  int32_t num_sorted_run_stop_trigger;  /* unset: compaction-trigger + 3; never below the trigger */
+  int32_t compaction_max_size_amp;      /* compaction.max-size-amplification-percent, 200 */
+  int32_t compaction_size_ratio;        /* compaction.size-ratio, 1 */
+  int64_t compaction_optimization_interval_ms; /* unset: none */
+  int64_t compaction_total_size_threshold, compaction_incremental_size_threshold; /* unset: none */
+  int32_t full_compaction_delta_commits; /* unset: none */
+  double compaction_small_file_ratio;    /* 0.7 */
+  int compaction_force_rewrite_all_files;
 
   char **warnings; /* unknown keys, one message each (owned) */
   size_t n_warnings;

@@ -969,6 +969,13 @@ static int delete_quietly(pm_fs *fs, const char *path, int *first_rc, pm_error *
   return 0;
 }
 
+/* A compact-after file that is also compact-before: an upgrade (same file, new level). */
+static int is_upgrade(const pm_commit_message *msg, const pm_data_file_meta *f) {
+  for (size_t i = 0; i < msg->compact_before.n; i++)
+    if (!strcmp(msg->compact_before.items[i].file_name, f->file_name)) return 1;
+  return 0;
+}
+
 int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err) {
   int first = 0;
   for (size_t i = 0; m && i < m->n_messages; i++) {
@@ -986,6 +993,7 @@ int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err
     for (int l = 0; l < 4; l++)
       for (size_t k = 0; k < lists[l]->n; k++) {
         const pm_data_file_meta *f = &lists[l]->items[k];
+        if (l == 2 && is_upgrade(msg, f)) continue; /* the file was there before: not ours to delete */
         char *p = NULL;
         pm_error e = {0};
         if (pm_table_data_file_path(t, bdir, f->file_name, f->external_path, &p, &e)) {

@@ -61,11 +61,12 @@ typedef struct pm_commit pm_commit;
 /* A partition spec in text form: keys[i] = values[i] (values as Java renders
  * partition values; the table's partition.default-name means null). n may be
  * smaller than the number of partition keys (a partial spec). Borrowed. */
-typedef struct pm_partition_spec {
+typedef struct pm_partition_spec pm_partition_spec;
+struct pm_partition_spec {
   const char *const *keys;
   const char *const *values;
   size_t n;
-} pm_partition_spec;
+};
 
 /* A committer for table t (retained) and commit_user (copied). streaming = 1:
  * empty commits always write a snapshot (Java's StreamTableCommit); 0: batch,
@@ -108,7 +109,8 @@ int pm_commit_drop_partitions(pm_commit *c, const pm_partition_spec *specs, size
 int pm_commit_filter_committed(pm_commit *c, const int64_t *ids, size_t n, int *committed, pm_error *err);
 
 /* Deletes the new files (data, changelog, compact-after, compact changelog and
- * new index files) of messages known NOT to be committed. Missing files are
+ * new index files) of messages known NOT to be committed (compact-after files
+ * also listed compact-before are upgrades of existing files: kept). Missing files are
  * fine; the first other failure is returned after trying every file. */
 int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err);
 

@@ -2,10 +2,13 @@
 #include <inttypes.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "meta/file_entry.h"
 #include "table/commit_internal.h"
+#include "table/kv_levels.h"
 #include "table/scan.h"
+#include "util/sort.h"
 
 typedef struct part_set {
   pm_bytes *parts;
@@ -63,13 +66,84 @@ static int check_total_buckets(const pm_commit *c, part_set *ps, const pm_manife
   return rc;
 }
 
-/* The LSM-level check for primary-key tables (7.6 step 5) comes with the
- * primary-key write path; append tables have level-0 files only. */
+/* The LSM-level check for primary-key tables (7.6 step 5, Java's
+ * ConflictDetection.noConflictsOrFail LSM part): the files of one (partition,
+ * bucket, level >= 1) after the commit must not overlap in key range. */
+typedef struct ranged {
+  const pm_manifest_entry *e;
+  pm_value *min, *max;
+} ranged;
+
+typedef struct range_ctx {
+  const ranged *r;
+  int nk;
+} range_ctx;
+
+static int group_cmp(const pm_manifest_entry *a, const pm_manifest_entry *b) {
+  if (a->partition.len != b->partition.len) return a->partition.len < b->partition.len ? -1 : 1;
+  int r = a->partition.len ? memcmp(a->partition.data, b->partition.data, a->partition.len) : 0;
+  if (r) return r;
+  if (a->bucket != b->bucket) return a->bucket < b->bucket ? -1 : 1;
+  return a->file.level < b->file.level ? -1 : a->file.level > b->file.level;
+}
+
+static int range_order(const void *ctx, size_t a, size_t b) {
+  const range_ctx *c = ctx;
+  int r = group_cmp(c->r[a].e, c->r[b].e);
+  return r ? r : pm_kv_key_cmp(c->nk, c->r[a].min, c->r[b].min);
+}
+
 static int check_key_ranges(const pm_commit *c, const pm_entry_merge *merged, pm_error *err) {
-  (void)c;
-  (void)merged;
-  (void)err;
-  return 0;
+  pm_table *t = c->t;
+  const char *override = pm_core_option_text(&t->co, PM_CO_PK_CLUSTERING_OVERRIDE);
+  if (override && !strcasecmp(override, "true")) return 0;
+  int nk = (int)t->n_trimmed_primary_keys;
+  const pm_data_type **types = calloc((size_t)nk + 1, sizeof *types);
+  size_t n = 0;
+  for (size_t i = 0; i < merged->cap; i++)
+    n += merged->slots[i].e && merged->slots[i].state == PM_FILE_ADD && merged->slots[i].e->file.level >= 1;
+  ranged *r = calloc(n + 1, sizeof *r);
+  pm_value *vals = calloc(2 * n * (size_t)(nk ? nk : 1) + 1, sizeof *vals);
+  size_t *idx = malloc((n + 1) * sizeof *idx);
+  int rc = types && r && vals && idx ? 0 : PM_NOMEM(err);
+  for (int k = 0; !rc && k < nk; k++) {
+    int f = pm_schema_field_index(t->schema, t->trimmed_primary_keys[k]);
+    if (f < 0) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "table %s: primary key '%s' is not a column", t->name,
+                              t->trimmed_primary_keys[k]);
+    else types[k] = t->schema->fields[f].type;
+  }
+  size_t m = 0;
+  for (size_t i = 0; !rc && i < merged->cap; i++) {
+    const pm_entry_merge_slot *s = &merged->slots[i];
+    if (!s->e || s->state != PM_FILE_ADD || s->e->file.level < 1) continue;
+    ranged *x = &r[m];
+    x->e = s->e;
+    x->min = vals + 2 * m * (size_t)nk;
+    x->max = x->min + nk;
+    rc = pm_kv_key_decode(nk, types, s->e->file.min_key, x->min, err);
+    if (!rc) rc = pm_kv_key_decode(nk, types, s->e->file.max_key, x->max, err);
+    if (rc) pm_error_prefix(err, "table %s: file %s", t->name, s->e->file.file_name);
+    m++;
+  }
+  range_ctx rc_ctx = {r, nk};
+  for (size_t i = 0; !rc && i < m; i++) idx[i] = i;
+  if (!rc && pm_sort_indices(idx, m, range_order, &rc_ctx)) rc = PM_NOMEM(err);
+  for (size_t i = 1; !rc && i < m; i++) {
+    const ranged *a = &r[idx[i - 1]], *b = &r[idx[i]];
+    if (group_cmp(a->e, b->e) || pm_kv_key_cmp(nk, a->max, b->min) < 0) continue;
+    char *pt = pm_commit_partition_text(c, b->e->partition);
+    rc = pm_errorf(err, PAIMON_ERR_CONFLICT,
+                   "commit conflict on table %s: LSM conflict in partition %s bucket %d level %d: the key ranges of "
+                   "files %s and %s overlap (two writers compacted into the same level); give up committing",
+                   t->name, pt ? pt : "?", (int)b->e->bucket, (int)b->e->file.level, a->e->file.file_name,
+                   b->e->file.file_name);
+    free(pt);
+  }
+  free(types);
+  free(r);
+  free(vals);
+  free(idx);
+  return rc;
 }
 
 int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit_changes *ch, const char *kind,

@@ -36,20 +36,17 @@ static void slot_free(pm_kv_write *w, pm_kvslot *s) {
   if (!s) return;
   slot_drop_buffer(w, s);
   free(s->chunks);
-  for (size_t i = 0; i < s->n_files; i++) {
-    pm_error e;
-    if (s->file_paths[i]) pm_fs_delete(w->t->fs, s->file_paths[i], &e);
-    free(s->file_paths[i]);
+  pm_kv_files *lists[2] = {&s->out, &s->cl};
+  for (int l = 0; l < 2; l++) {
+    for (size_t i = 0; i < lists[l]->n; i++) {
+      pm_error e;
+      if (lists[l]->paths[i]) pm_fs_delete(w->t->fs, lists[l]->paths[i], &e);
+      free(lists[l]->paths[i]);
+    }
+    free(lists[l]->items);
+    free(lists[l]->paths);
   }
-  free(s->files);
-  free(s->file_paths);
-  for (size_t i = 0; i < s->n_cl_files; i++) {
-    pm_error e;
-    if (s->cl_paths[i]) pm_fs_delete(w->t->fs, s->cl_paths[i], &e);
-    free(s->cl_paths[i]);
-  }
-  free(s->cl_files);
-  free(s->cl_paths);
+  pm_kv_slot_compact_free(w, s);
   free(s->part);
   free(s->bucket_dir);
   free(s->rows);
@@ -74,16 +71,19 @@ static int ht_grow(pm_kv_write *w, pm_error *err) {
 
 /* The bucket's next sequence number (after the max of its live files in the
  * latest snapshot), and Java's check of the partition's bucket count. */
+int pm_kv_restore_previous(pm_kv_write *w, pm_error *err) {
+  if (w->restored || w->ignore_previous) return 0;
+  w->restored = 1;
+  pm_snapshot_manager sm = pm_table_snapshots(w->t);
+  pm_snapshot *latest = NULL;
+  PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
+  int rc = latest ? pm_scan_live_files(w->t, latest, NULL, &w->previous, err) : 0;
+  pm_snapshot_free(latest);
+  return rc;
+}
+
 static int restore_slot(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
-  if (!w->restored) {
-    w->restored = 1;
-    pm_snapshot_manager sm = pm_table_snapshots(w->t);
-    pm_snapshot *latest = NULL;
-    PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
-    int rc = latest ? pm_scan_live_files(w->t, latest, NULL, &w->previous, err) : 0;
-    pm_snapshot_free(latest);
-    if (rc) return rc;
-  }
+  PM_TRY(pm_kv_restore_previous(w, err));
   int64_t max = -1;
   for (size_t i = 0; i < w->previous.n; i++) {
     const pm_manifest_entry *e = &w->previous.items[i];
@@ -102,7 +102,7 @@ static int restore_slot(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
     if (e->bucket == s->bucket && e->file.max_sequence_number > max) max = e->file.max_sequence_number;
   }
   s->next_seq = max + 1;
-  return 0;
+  return pm_kv_levels_setup(w, s, err);
 }
 
 static int slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_kvslot **out,
@@ -129,7 +129,7 @@ static int slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_
   if (!rc) rc = pm_partition_path(w->t, pb, &pdir, err);
   if (!rc) rc = pm_table_bucket_path(w->t, pdir, bucket, &s->bucket_dir, err);
   free(pdir);
-  if (!rc && !w->ignore_previous) rc = restore_slot(w, s, err);
+  if (!rc) rc = w->ignore_previous ? pm_kv_levels_setup(w, s, err) : restore_slot(w, s, err);
   if (!rc && w->n_slots == w->cap_slots) {
     size_t cap = w->cap_slots ? 2 * w->cap_slots : 16;
     pm_kvslot **ns = realloc(w->slots, cap * sizeof *ns);
@@ -147,6 +147,11 @@ static int slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_
   w->ht[h] = w->n_slots;
   *out = s;
   return 0;
+}
+
+int pm_kv_slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_kvslot **out,
+                   pm_error *err) {
+  return slot_get(w, part, part_len, bucket, out, err);
 }
 
 /* ------------------------------------------------------------ open */
@@ -290,10 +295,10 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   if (t->changelog_producer != PM_CHANGELOG_NONE && t->changelog_producer != PM_CHANGELOG_INPUT)
     return refuse(t, "changelog-producer = lookup / full-compaction", err);
   if (t->deletion_vectors) return refuse(t, "deletion vectors", err);
-  /* first-row level-0 files are read only after a compaction, which this
-   * writer does not run yet: only dedicated-compaction (write-only) tables */
+  /* first-row level-0 files are read only after a lookup compaction, which
+   * this writer does not run yet: only dedicated-compaction (write-only) tables */
   if (t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW && !co->write_only)
-    return refuse(t, "merge-engine = first-row unless write-only = true (no compaction in the writer yet)", err);
+    return refuse(t, "merge-engine = first-row unless write-only = true (no lookup compaction yet)", err);
   pm_kv_write *w = calloc(1, sizeof *w);
   if (!w) return PM_NOMEM(err);
   w->t = pm_table_retain(t);
@@ -313,6 +318,9 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->dense = co->metadata_stats_dense_store;
   w->target = (uint64_t)co->target_file_size;
   w->buffer_limit = (uint64_t)co->write_buffer_size;
+  w->compaction = !co->write_only;
+  w->n_levels = co->num_levels > 0 ? co->num_levels : co->num_sorted_run_compaction_trigger + 1;
+  w->min_file_size = (int64_t)((double)co->target_file_size * co->compaction_small_file_ratio);
   pm_uuid_random(w->uuid);
   if (!rc) rc = build_layout(w, err);
   if (!rc)
@@ -653,12 +661,32 @@ int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *er
 
 /* ------------------------------------------------------------ prepare */
 
+static int slot_has_changes(const pm_kvslot *s) { return s->out.n || s->cl.n || s->n_before || s->compact_after.n; }
+
+static int list_dup(pm_arena *a, const pm_data_file_meta *items, size_t n, pm_file_list *out, pm_error *err) {
+  out->n = n;
+  out->items = NULL;
+  if (!n) return 0;
+  out->items = pm_arena_memdup(a, items, n * sizeof *items);
+  return out->items ? 0 : PM_NOMEM(err);
+}
+
 int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err) {
   *out = NULL;
   if (w->failed) return failed(w, err);
   for (size_t i = 0; i < w->n_slots; i++) {
     int rc = pm_kv_flush(w, w->slots[i], err);
     if (rc) return fail_with(w, rc, err);
+  }
+  /* full-compaction.delta-commits: a full compaction of the buckets written, every
+   * delta-commits identifiers (each batch commit), as Java's GlobalFullCompactionSinkWrite */
+  int32_t delta = w->t->co.full_compaction_delta_commits;
+  if (w->compaction && w->t->co.set[PM_CO_FULL_COMPACTION_DELTA_COMMITS] && delta > 0 &&
+      (identifier == INT64_MAX || identifier % delta == 0)) {
+    for (size_t i = 0; i < w->n_slots; i++) {
+      int rc = pm_kv_compact_slot(w, w->slots[i], 1, err);
+      if (rc) return fail_with(w, rc, err);
+    }
   }
   pm_manifest_committable *c = calloc(1, sizeof *c);
   if (!c) return PM_NOMEM(err);
@@ -667,7 +695,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
   c->identifier = identifier;
   c->message_version = PM_COMMIT_MESSAGE_VERSION;
   size_t n = 0;
-  for (size_t i = 0; i < w->n_slots; i++) n += w->slots[i]->n_files + w->slots[i]->n_cl_files > 0;
+  for (size_t i = 0; i < w->n_slots; i++) n += slot_has_changes(w->slots[i]);
   c->messages = pm_arena_alloc(&c->arena, (n ? n : 1) * sizeof *c->messages);
   if (!c->messages) {
     pm_committable_free(c);
@@ -677,21 +705,18 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
   int rc = 0;
   for (size_t i = 0; !rc && i < w->n_slots; i++) {
     pm_kvslot *s = w->slots[i];
-    if (!s->n_files && !s->n_cl_files) continue;
+    if (!slot_has_changes(s)) continue;
     pm_commit_message *m = &c->messages[c->n_messages++];
     m->partition.data = pm_arena_memdup(&c->arena, s->part, s->part_len);
     m->partition.len = s->part_len;
     m->bucket = s->bucket;
     m->total_buckets = w->t->bucket;
     m->has_total_buckets = 1;
-    m->new_files.items = pm_arena_memdup(&c->arena, s->files, s->n_files * sizeof *s->files);
-    m->new_files.n = s->n_files;
-    if (!m->partition.data || (s->n_files && !m->new_files.items)) rc = PM_NOMEM(err);
-    if (!rc && s->n_cl_files) {
-      m->changelog_files.items = pm_arena_memdup(&c->arena, s->cl_files, s->n_cl_files * sizeof *s->cl_files);
-      m->changelog_files.n = s->n_cl_files;
-      if (!m->changelog_files.items) rc = PM_NOMEM(err);
-    }
+    rc = m->partition.data ? 0 : PM_NOMEM(err);
+    if (!rc) rc = list_dup(&c->arena, s->out.items, s->out.n, &m->new_files, err);
+    if (!rc) rc = list_dup(&c->arena, s->cl.items, s->cl.n, &m->changelog_files, err);
+    if (!rc) rc = list_dup(&c->arena, s->compact_before, s->n_before, &m->compact_before, err);
+    if (!rc) rc = list_dup(&c->arena, s->compact_after.items, s->compact_after.n, &m->compact_after, err);
   }
   if (rc) {
     pm_committable_free(c);
@@ -699,10 +724,14 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
   }
   for (size_t i = 0; i < w->n_slots; i++) {
     pm_kvslot *s = w->slots[i];
-    for (size_t k = 0; k < s->n_files; k++) free(s->file_paths[k]);
-    s->n_files = 0;
-    for (size_t k = 0; k < s->n_cl_files; k++) free(s->cl_paths[k]);
-    s->n_cl_files = 0;
+    pm_kv_compact_handed(w, s);
+    for (size_t k = 0; k < s->out.n; k++) free(s->out.paths[k]);
+    s->out.n = 0;
+    for (size_t k = 0; k < s->cl.n; k++) free(s->cl.paths[k]);
+    s->cl.n = 0;
+    for (size_t k = 0; k < s->compact_after.n; k++) free(s->compact_after.paths[k]);
+    s->compact_after.n = 0;
+    s->n_before = 0;
   }
   *out = c;
   return 0;
@@ -745,6 +774,20 @@ int pm_table_write_arrow_kind(pm_table_write *w, const struct ArrowSchema *s, co
                      "table %s.%s is an append table: it takes only +I / +U rows, not %s", w->t->database,
                      w->t->name, pm_rowkind_name(kind) ? pm_rowkind_name(kind) : "an invalid row kind");
   return pm_table_write_arrow(w, s, a, err);
+}
+
+int pm_table_write_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
+  if (!w->kv)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                     "table %s.%s is an append table: compacting append tables is not supported yet", w->t->database,
+                     w->t->name);
+  return pm_kv_write_compact(w->kv, spec, bucket, full, err);
+}
+
+int pm_table_write_compact_stats(const pm_table_write *w, struct pm_kv_compact_stats *out) {
+  if (!w->kv) return 0;
+  pm_kv_write_compact_stats(w->kv, out);
+  return 1;
 }
 
 int pm_table_write_row_kind_column(pm_table_write *w, const char *column, pm_error *err) {

@@ -25,7 +25,16 @@
  * the column is not written). `ignore-delete` drops -U/-D input rows,
  * `ignore-update-before` drops -U rows.
  *
- * Not yet: dynamic / cross-partition / postpone buckets, compaction,
+ * Compaction (kv_compact.h, kv_compact_write.c): each bucket keeps its LSM
+ * levels (kv_levels.h, restored from the latest snapshot); after every flush
+ * the universal strategy may pick a unit, which runs to completion before the
+ * write goes on (so num-sorted-run.stop-trigger never needs to stall it);
+ * pm_kv_write_compact asks for one (full or not); full-compaction.delta-commits
+ * forces full compactions at prepare; write-only turns compaction off.
+ * Results go out in prepare's compact increments (compact_before /
+ * compact_after), committed as a COMPACT snapshot after the APPEND one.
+ *
+ * Not yet: dynamic / cross-partition / postpone buckets, lookup compaction,
  * changelog producers, deletion vectors, spilling, data-file.thin-mode,
  * external paths (all PAIMON_ERR_UNSUPPORTED at open).
  *
@@ -39,6 +48,8 @@
 
 #include "meta/wire.h"
 #include "paimon/arrow_c.h"
+#include "table/commit.h"
+#include "table/kv_compact.h"
 #include "table/table.h"
 #include "table/write.h"
 #include "util/error.h"
@@ -55,6 +66,15 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
 int64_t pm_kv_write_rows(const pm_kv_write *w);
 /* Names the int8 input column holding each row's kind (copied; NULL: none). */
 int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *err);
+/* Compacts (Java's TableWrite.compact) bucket `bucket` (-1: every bucket) of
+ * every partition matching spec (NULL or spec->n = 0: all; values in text
+ * form, partition.default-name = null) among the latest snapshot's live files
+ * and this writer's buckets: the bucket's buffer is flushed, then a full
+ * compaction (full = 1) or the universal strategy's pick runs. The results
+ * are in the next prepare's compact increments. write-only tables: nothing. */
+int pm_kv_write_compact(pm_kv_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err);
+/* Totals of the compaction results handed out by prepare so far (tasks = units run). */
+void pm_kv_write_compact_stats(const pm_kv_write *w, pm_kv_compact_stats *out);
 void pm_kv_write_free(pm_kv_write *w); /* NULL ok */
 
 #endif

@@ -169,139 +169,217 @@ static int key_row(pm_kv_write *w, const struct ArrowArray *m, int64_t r, pm_byt
   return rc;
 }
 
-/* Where one kind of file goes: data files or changelog files of a slot. */
-typedef struct file_kind {
-  const pm_format *fmt;
-  const pm_format_write_options *wo;
-  const struct ArrowSchema *schema;
-  const pm_stats_mode *key_modes, *value_modes;
-  const char *prefix;
-  pm_data_file_meta **files;
-  char ***paths;
-  size_t *n, *cap;
-} file_kind;
-
-static void file_kind_of(pm_kv_write *w, pm_kvslot *s, int changelog, file_kind *k) {
-  if (changelog) {
-    const pm_kv_changelog *c = w->changelog;
-    *k = (file_kind){c->fmt, &c->wo, &c->file_schema, c->key_modes, c->value_modes, c->prefix,
-                     &s->cl_files, &s->cl_paths, &s->n_cl_files, &s->cap_cl_files};
-  } else {
-    *k = (file_kind){w->fmt, &w->wo, &w->file_schema, w->key_modes, w->value_modes,
-                     w->t->co.data_file_prefix ? w->t->co.data_file_prefix : "data-",
-                     &s->files, &s->file_paths, &s->n_files, &s->cap_files};
-  }
-}
-
-static int add_file_slot(const file_kind *k, pm_error *err) {
-  if (*k->n < *k->cap) return 0;
-  size_t cap = *k->cap ? 2 * *k->cap : 4;
-  pm_data_file_meta *nf = realloc(*k->files, cap * sizeof *nf);
-  if (!nf) return PM_NOMEM(err);
-  *k->files = nf;
-  char **np = realloc(*k->paths, cap * sizeof *np);
+static int files_reserve(pm_kv_files *f, pm_error *err) {
+  if (f->n < f->cap) return 0;
+  size_t cap = f->cap ? 2 * f->cap : 4;
+  pm_data_file_meta *ni = realloc(f->items, cap * sizeof *ni);
+  if (!ni) return PM_NOMEM(err);
+  f->items = ni;
+  char **np = realloc(f->paths, cap * sizeof *np);
   if (!np) return PM_NOMEM(err);
-  *k->paths = np;
-  *k->cap = cap;
+  f->paths = np;
+  f->cap = cap;
   return 0;
 }
 
-/* Writes rows [start, start+len) of merged batch m (file view fv) as one file of kind fk. */
-static int write_file(pm_kv_write *w, pm_kvslot *s, const file_kind *fk, const struct ArrowArray *m,
-                      const struct ArrowArray *fv, int64_t start, int64_t len, pm_error *err) {
-  PM_TRY(add_file_slot(fk, err));
-  char name[256];
-  snprintf(name, sizeof name, "%s%s-%lld.%s", fk->prefix, w->uuid, (long long)w->file_counter++, fk->fmt->name);
-  size_t pl = strlen(s->bucket_dir) + strlen(name) + 2;
-  char *path = malloc(pl);
-  if (!path) return PM_NOMEM(err);
-  snprintf(path, pl, "%s/%s", s->bucket_dir, name);
-  size_t nk = w->nk, nf = w->nf;
-  pm_wdec *dec = calloc(nk + 2 + nf + 1, sizeof *dec);
-  struct ArrowArray part;
-  memset(&part, 0, sizeof part);
-  int rc = dec ? 0 : PM_NOMEM(err);
-  if (!rc) rc = pm_fs_mkdirs(w->t->fs, s->bucket_dir, err);
-  pm_out_file *sink = NULL;
-  pm_format_writer *fw = NULL;
-  if (!rc) rc = pm_fs_create(w->t->fs, path, &sink, err);
-  if (!rc) rc = pm_format_writer_open_sink(fk->fmt, sink, fk->schema, fk->wo, &fw, err); /* takes sink */
-  if (!rc) rc = pm_write_slice(fv, start, len, &part, err);
-  if (!rc) {
-    pm_write_track_decimals(w->key_fields, nk, dec, &part, 0);
-    pm_write_track_decimals(w->fields, nf, dec + nk + 2, &part, (int64_t)nk + 2);
-    rc = pm_format_writer_write(fw, &part, err);
+/* ------------------------------------------------------------ rolling writer */
+
+void pm_kv_roll_init(pm_kv_roll *r, pm_kv_write *w, const char *dir, int32_t level, int8_t source, int changelog,
+                     pm_kv_files *out) {
+  memset(r, 0, sizeof *r);
+  r->w = w;
+  r->dir = dir;
+  r->level = level;
+  r->source = source;
+  r->out = out;
+  if (changelog) {
+    const pm_kv_changelog *c = w->changelog;
+    r->fmt = c->fmt;
+    r->wo = &c->wo;
+    r->schema = &c->file_schema;
+    r->key_modes = c->key_modes;
+    r->value_modes = c->value_modes;
+    r->prefix = c->prefix;
+  } else {
+    r->fmt = w->fmt;
+    r->wo = &w->wo;
+    r->schema = &w->file_schema;
+    r->key_modes = w->key_modes;
+    r->value_modes = w->value_modes;
+    r->prefix = w->t->co.data_file_prefix ? w->t->co.data_file_prefix : "data-";
   }
-  pm_array_release(&part);
+}
+
+static void roll_drop_current(pm_kv_roll *r) {
+  if (r->fw) pm_format_writer_abort(r->fw);
+  r->fw = NULL;
+  free(r->path);
+  r->path = NULL;
+  free(r->dec);
+  r->dec = NULL;
+  pm_buf_free(&r->max_row);
+}
+
+static int roll_open(pm_kv_roll *r, pm_error *err) {
+  pm_kv_write *w = r->w;
+  snprintf(r->name, sizeof r->name, "%s%s-%lld.%s", r->prefix, w->uuid, (long long)w->file_counter++, r->fmt->name);
+  size_t pl = strlen(r->dir) + strlen(r->name) + 2;
+  r->path = malloc(pl);
+  r->dec = calloc(w->nk + 2 + w->nf + 1, sizeof *r->dec);
+  if (!r->path || !r->dec) {
+    roll_drop_current(r);
+    return PM_NOMEM(err);
+  }
+  snprintf(r->path, pl, "%s/%s", r->dir, r->name);
+  int rc = pm_fs_mkdirs(w->t->fs, r->dir, err);
+  pm_out_file *sink = NULL;
+  if (!rc) rc = pm_fs_create(w->t->fs, r->path, &sink, err);
+  if (!rc) rc = pm_format_writer_open_sink(r->fmt, sink, r->schema, r->wo, &r->fw, err); /* takes sink */
+  if (rc) {
+    r->fw = NULL;
+    roll_drop_current(r);
+    return rc;
+  }
+  r->rows = 0;
+  r->fed = 0;
+  r->lo = INT64_MAX;
+  r->hi = INT64_MIN;
+  r->deletes = 0;
+  r->min_key.data = NULL;
+  r->min_key.len = 0;
+  pm_buf_init(&r->max_row);
+  return 0;
+}
+
+/* Closes the current file and records its meta in r->out. */
+static int roll_close(pm_kv_roll *r, pm_error *err) {
+  pm_kv_write *w = r->w;
+  size_t nk = w->nk, nf = w->nf;
   pm_format_write_result res;
   memset(&res, 0, sizeof res);
-  if (!rc) {
-    rc = pm_format_writer_close(fw, &res, err);
-    fw = NULL;
-  }
-  if (fw) pm_format_writer_abort(fw);
+  int rc = files_reserve(r->out, err);
   if (rc) {
-    free(dec);
-    free(path);
+    roll_drop_current(r);
+    return rc;
+  }
+  rc = pm_format_writer_close(r->fw, &res, err);
+  r->fw = NULL;
+  if (rc) {
+    roll_drop_current(r);
     pm_format_write_result_free(&res);
     return rc;
   }
-  /* complete: free() may delete it from now on */
-  pm_data_file_meta *fm = &(*fk->files)[*fk->n];
+  /* complete: the owner of r->out may delete it from now on */
+  pm_data_file_meta *fm = &r->out->items[r->out->n];
   memset(fm, 0, sizeof *fm);
-  (*fk->paths)[(*fk->n)++] = path;
-  fm->file_name = pm_arena_strdup(&w->arena, name);
+  r->out->paths[r->out->n++] = r->path;
+  r->path = NULL;
+  fm->file_name = pm_arena_strdup(&w->arena, r->name);
   if (!fm->file_name) rc = PM_NOMEM(err);
   fm->file_size = (int64_t)res.file_size;
   fm->row_count = res.row_count;
-  if (!rc) rc = key_row(w, m, start, &fm->min_key, err);
-  if (!rc) rc = key_row(w, m, start + len - 1, &fm->max_key, err);
+  fm->min_key = r->min_key;
+  fm->max_key.data = pm_arena_memdup(&w->arena, r->max_row.data, r->max_row.len);
+  fm->max_key.len = r->max_row.len;
+  if (!fm->max_key.data) rc = PM_NOMEM(err);
   if (!rc)
-    rc = pm_write_stats(w->key_fields, nk, fk->key_modes, res.columns, res.n_columns < nk ? res.n_columns : nk, dec, 0,
+    rc = pm_write_stats(w->key_fields, nk, r->key_modes, res.columns, res.n_columns < nk ? res.n_columns : nk, r->dec, 0,
                         &w->arena, &fm->key_stats, NULL, err);
   if (!rc) {
     size_t vc = res.n_columns > nk + 2 ? res.n_columns - nk - 2 : 0;
-    rc = pm_write_stats(w->fields, nf, fk->value_modes, vc ? res.columns + nk + 2 : NULL, vc, dec + nk + 2, w->dense,
+    rc = pm_write_stats(w->fields, nf, r->value_modes, vc ? res.columns + nk + 2 : NULL, vc, r->dec + nk + 2, w->dense,
                         &w->arena, &fm->value_stats, &fm->value_stats_cols, err);
   }
-  const int64_t *seq = (const int64_t *)m->children[nf]->buffers[1] + m->children[nf]->offset;
-  const int8_t *kind = (const int8_t *)m->children[nf + 1]->buffers[1] + m->children[nf + 1]->offset;
-  int64_t lo = INT64_MAX, hi = INT64_MIN, deletes = 0;
-  for (int64_t i = start; i < start + len; i++) {
-    if (seq[i] < lo) lo = seq[i];
-    if (seq[i] > hi) hi = seq[i];
-    deletes += pm_rowkind_is_retract(kind[i]);
-  }
-  fm->min_sequence_number = lo;
-  fm->max_sequence_number = hi;
+  fm->min_sequence_number = r->lo;
+  fm->max_sequence_number = r->hi;
   fm->schema_id = w->t->schema_id;
-  fm->level = 0;
+  fm->level = r->level;
   fm->creation_time_millis = pm_write_local_millis();
   fm->has_creation_time = 1;
-  fm->delete_row_count = deletes;
+  fm->delete_row_count = r->deletes;
   fm->has_delete_row_count = 1;
-  fm->file_source = PM_SOURCE_APPEND;
+  fm->file_source = r->source;
   fm->write_cols.is_null = 1;
   fm->write_cols_sequences_is_null = 1;
-  free(dec);
+  r->files++;
+  r->fed = 0;
+  r->bytes += fm->file_size;
+  r->rows_total += fm->row_count;
+  roll_drop_current(r);
   pm_format_write_result_free(&res);
   return rc;
 }
 
-int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, int changelog, pm_error *err) {
+/* Writes rows [start, start+len) of merged batch m (file view fv) into the current file. */
+static int roll_part(pm_kv_roll *r, const struct ArrowArray *m, const struct ArrowArray *fv, int64_t start,
+                     int64_t len, pm_error *err) {
+  pm_kv_write *w = r->w;
+  size_t nk = w->nk, nf = w->nf;
+  if (!r->fw) PM_TRY(roll_open(r, err));
+  struct ArrowArray part;
+  memset(&part, 0, sizeof part);
+  int rc = pm_write_slice(fv, start, len, &part, err);
+  if (!rc) {
+    pm_write_track_decimals(w->key_fields, nk, r->dec, &part, 0);
+    pm_write_track_decimals(w->fields, nf, r->dec + nk + 2, &part, (int64_t)nk + 2);
+    rc = pm_format_writer_write(r->fw, &part, err);
+  }
+  pm_array_release(&part);
+  if (!rc && !r->min_key.data) rc = key_row(w, m, start, &r->min_key, err);
+  if (!rc) {
+    pm_bytes mk;
+    rc = key_row(w, m, start + len - 1, &mk, err);
+    r->max_row.len = 0;
+    if (!rc && pm_buf_append(&r->max_row, mk.data, mk.len)) rc = PM_NOMEM(err);
+  }
+  if (rc) {
+    roll_drop_current(r);
+    return rc;
+  }
+  const int64_t *seq = (const int64_t *)m->children[nf]->buffers[1] + m->children[nf]->offset;
+  const int8_t *kind = (const int8_t *)m->children[nf + 1]->buffers[1] + m->children[nf + 1]->offset;
+  for (int64_t i = start; i < start + len; i++) {
+    if (seq[i] < r->lo) r->lo = seq[i];
+    if (seq[i] > r->hi) r->hi = seq[i];
+    r->deletes += pm_rowkind_is_retract(kind[i]);
+  }
+  r->rows += len;
+  return 0;
+}
+
+int pm_kv_roll_write(pm_kv_roll *r, const struct ArrowArray *m, pm_error *err) {
+  pm_kv_write *w = r->w;
   int64_t n = m->length;
   if (!n) return 0;
-  file_kind fk;
-  file_kind_of(w, s, changelog, &fk);
   file_view fv;
   PM_TRY(file_view_init(w, m, &fv, err));
   /* rows per file from the in-memory size (target-file-size) */
   double bpr = (double)pm_write_batch_bytes(m, w->fields, w->nf) / (double)n + 9;
-  int64_t per = (int64_t)((double)w->target / bpr);
-  if (per < 1) per = 1;
   int rc = 0;
-  for (int64_t a = 0; !rc && a < n; a += per) rc = write_file(w, s, &fk, m, &fv.a, a, a + per <= n ? per : n - a, err);
+  for (int64_t a = 0; !rc && a < n;) {
+    double room = (double)w->target - r->fed;
+    int64_t per = room <= bpr ? 1 : (int64_t)(room / bpr);
+    if (per > n - a) per = n - a;
+    rc = roll_part(r, m, &fv.a, a, per, err);
+    if (rc) break;
+    r->fed += bpr * (double)per;
+    a += per;
+    if (r->fed >= (double)w->target) rc = roll_close(r, err);
+  }
   free(fv.children);
+  return rc;
+}
+
+int pm_kv_roll_finish(pm_kv_roll *r, pm_error *err) { return r->fw ? roll_close(r, err) : 0; }
+
+void pm_kv_roll_abort(pm_kv_roll *r) { roll_drop_current(r); }
+
+int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m, int changelog, pm_error *err) {
+  pm_kv_roll r;
+  pm_kv_roll_init(&r, w, s->bucket_dir, 0, PM_SOURCE_APPEND, changelog, changelog ? &s->cl : &s->out);
+  int rc = pm_kv_roll_write(&r, m, err);
+  if (!rc) rc = pm_kv_roll_finish(&r, err);
+  if (rc) pm_kv_roll_abort(&r);
   return rc;
 }
 
@@ -309,7 +387,9 @@ int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   if (!s->n_chunks) return 0;
   struct ArrowArray m;
   PM_TRY(sort_and_merge(w, s, &m, err));
+  size_t before = s->out.n;
   int rc = pm_kv_write_rolling(w, s, &m, 0, err);
   pm_array_release(&m);
+  if (!rc) rc = pm_kv_flushed(w, s, s->out.items + before, s->out.n - before, err);
   return rc;
 }

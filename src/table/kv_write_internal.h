@@ -9,10 +9,22 @@
 #include "meta/arena.h"
 #include "meta/manifest.h"
 #include "meta/stats.h"
+#include "util/buf.h"
+#include "table/kv_compact.h"
+#include "table/kv_levels.h"
 #include "table/kv_write.h"
 #include "table/merge_table.h"
 
-/* One (partition, bucket) writer: its write buffer and its closed files. */
+/* Data files written and not handed out yet: metas (strings in the writer's
+ * arena) and their paths (malloc'd; deleted by the writer's free). */
+typedef struct pm_kv_files {
+  pm_data_file_meta *items;
+  char **paths;
+  size_t n, cap;
+} pm_kv_files;
+
+/* One (partition, bucket) writer: its write buffer, its closed files and its
+ * LSM levels (kv_levels.h) with the compaction results since the last prepare. */
 typedef struct pm_kvslot {
   uint8_t *part; /* partition row, manifest form */
   size_t part_len;
@@ -22,12 +34,15 @@ typedef struct pm_kvslot {
   struct ArrowArray *chunks; /* buffered rows, each in the merge layout (table columns, seq, kind) */
   size_t n_chunks, cap_chunks;
   uint64_t bytes;            /* their estimated size */
-  pm_data_file_meta *files;  /* closed, not handed out (strings in the writer's arena) */
-  char **file_paths;
-  size_t n_files, cap_files;
-  pm_data_file_meta *cl_files; /* changelog files (changelog-producer = input), as files */
-  char **cl_paths;
-  size_t n_cl_files, cap_cl_files;
+  pm_kv_files out;           /* new level-0 files, not handed out */
+  pm_kv_files cl;            /* changelog files (changelog-producer = input), not handed out */
+  int has_levels;            /* levels restored (compaction on) */
+  int no_trigger;            /* flushing for a requested compaction: no strategy pick */
+  pm_kv_levels levels;
+  pm_kv_files compact_after; /* compaction outputs (paths NULL for upgrades: the file is not ours) */
+  pm_data_file_meta *compact_before; /* files compacted away (writer's arena) */
+  size_t n_before, cap_before;
+  pm_kv_picker picker;       /* per bucket, as Java's strategy (early full compaction state) */
   int64_t *rows;             /* routing scratch */
   size_t n_rows, cap_rows;
 } pm_kvslot;
@@ -78,18 +93,86 @@ struct pm_kv_write {
   pm_manifest_entries previous;
   pm_arena arena;
   int64_t rows_written;
+  /* compaction (kv_compact_write.c) */
+  int compaction;              /* 0 with write-only */
+  int n_levels;                /* num-levels, else compaction-trigger + 1 */
+  int64_t min_file_size;       /* target-file-size * compaction.small-file-ratio: smaller files are rewritten */
+  pm_kv_compact_stats stats;   /* totals of the compactions run */
   int failed;
   pm_error fail;
   pm_kv_changelog *changelog; /* NULL unless changelog-producer = input */
 };
 
+/* kv_write.c: the live files of the latest snapshot into w->previous (once;
+ * nothing with ignore_previous_files), and the slot of (partition, bucket),
+ * created (and restored) on first use. */
+int pm_kv_restore_previous(pm_kv_write *w, pm_error *err);
+int pm_kv_slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_kvslot **out,
+                   pm_error *err);
+
 /* kv_write_file.c: sorts, merges and writes the slot's buffer as level-0
- * files (metas into s->files); the buffer is emptied. */
+ * files (metas into s->out), then tells pm_kv_flushed; the buffer is emptied. */
 int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err);
 /* kv_write_file.c: writes the rows of batch b (merge layout, sorted by key)
- * as files rolling at target-file-size: data files (changelog 0, metas into
- * s->files) or changelog files (1, into s->cl_files). */
+ * as level-0 files rolling at target-file-size: data files (changelog 0,
+ * into s->out) or changelog files (1, into s->cl). */
 int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *b, int changelog, pm_error *err);
+
+/* The rolling key/value file writer shared by flushes, changelog files,
+ * spilled-run merges and compaction: batches in the merge layout (table
+ * columns, _SEQUENCE_NUMBER, _VALUE_KIND) in key order go into files under
+ * `dir` at `level` with file source `source` (PM_SOURCE_APPEND /
+ * PM_SOURCE_COMPACT), data files or (changelog = 1) changelog files (their
+ * format, options and prefix), a new file once the rows written reach
+ * target-file-size (in-memory estimate). Each closed file's meta (Java's
+ * KeyValueDataFileWriter: min/max key = first/last row, key and value stats,
+ * sequence range, delete row count) and path are appended to *out.
+ * Counters: files, rows_total, bytes (file bytes) of the closed files. */
+typedef struct pm_kv_roll {
+  pm_kv_write *w;
+  const char *dir;
+  int32_t level;
+  int8_t source;
+  pm_kv_files *out;
+  const pm_format *fmt;
+  const pm_format_write_options *wo;
+  const struct ArrowSchema *schema;
+  const pm_stats_mode *key_modes, *value_modes;
+  const char *prefix;
+  /* current file */
+  pm_format_writer *fw;
+  char name[256];
+  char *path;
+  struct pm_wdec *dec; /* write_internal.h */
+  pm_bytes min_key;    /* writer's arena */
+  pm_buf max_row;
+  int64_t rows, lo, hi, deletes;
+  double fed;
+  /* totals */
+  int64_t files, rows_total, bytes;
+} pm_kv_roll;
+
+void pm_kv_roll_init(pm_kv_roll *r, pm_kv_write *w, const char *dir, int32_t level, int8_t source, int changelog,
+                     pm_kv_files *out);
+int pm_kv_roll_write(pm_kv_roll *r, const struct ArrowArray *m, pm_error *err);
+/* Closes the current file (if any). */
+int pm_kv_roll_finish(pm_kv_roll *r, pm_error *err);
+/* Discards the current file (closed files stay in *out). */
+void pm_kv_roll_abort(pm_kv_roll *r);
+
+/* ---- compaction in the writer (kv_compact_write.c) ---- */
+
+/* Sets up the slot's levels from the writer's restored live files (all files
+ * of the slot's partition and bucket) unless compaction is off (write-only). */
+int pm_kv_levels_setup(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+/* After a flush wrote files[0..n) at level 0: into the levels, then a compaction
+ * when the strategy picks one (run to completion before returning). */
+int pm_kv_flushed(pm_kv_write *w, pm_kvslot *s, const pm_data_file_meta *files, size_t n, pm_error *err);
+/* Compacts the slot now (full: a full compaction), after flushing its buffer. */
+int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err);
+void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s);
+/* Counts the slot's compact increment into w->stats as prepare hands it out. */
+void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s);
 
 /* kv_write.c: the files' schema (_KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND,
  * columns; fs initialised here) and key / value stats modes (malloc'd, also

@@ -103,6 +103,13 @@ int pm_table_write_arrow_kind(pm_table_write *w, const struct ArrowSchema *s, co
 /* Primary-key tables: names the int8 input column holding each row's kind
  * (copied; NULL: none). Append tables: PAIMON_ERR_INVALID_ARGUMENT. */
 int pm_table_write_row_kind_column(pm_table_write *w, const char *column, pm_error *err);
+/* Compaction (primary-key tables: pm_kv_write_compact; append tables:
+ * PAIMON_ERR_UNSUPPORTED for now). spec may be NULL. */
+typedef struct pm_partition_spec pm_partition_spec;
+int pm_table_write_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err);
+/* 1 and *out = the primary-key writer's compaction totals (pm_kv_write_compact_stats), else 0. */
+struct pm_kv_compact_stats;
+int pm_table_write_compact_stats(const pm_table_write *w, struct pm_kv_compact_stats *out);
 /* Rows written since open (for callers' counters). */
 int64_t pm_table_write_rows(const pm_table_write *w);
 void pm_table_write_free(pm_table_write *w); /* NULL ok */

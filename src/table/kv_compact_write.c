@@ -1,0 +1,596 @@
+/* Compaction inside the primary-key writer (kv_compact.h, SEMANTICS 3.3-3.5,
+ * 3.7): per bucket, after each flush the universal strategy picks a unit
+ * which is run to completion (rewrite or upgrade of its files), the levels
+ * are updated, and the results collect as the bucket's compact increment
+ * (compact_before / compact_after) until prepare hands them out, as Java's
+ * MergeTreeWriter + MergeTreeCompactManager + MergeTreeCompactTask. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "arrow/arrow.h"
+#include "arrow/compute.h"
+#include "io/fs.h"
+#include "table/kv_write_internal.h"
+#include "table/read.h"
+#include "table/scan.h"
+#include "util/sort.h"
+
+static int64_t now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* ------------------------------------------------------------ setup */
+
+int pm_kv_levels_setup(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
+  if (!w->compaction) return 0;
+  PM_TRY(pm_kv_levels_init(&s->levels, w->nk, (const pm_data_type *const *)w->tm.key_types, w->n_levels, err));
+  s->has_levels = 1;
+  size_t n = 0;
+  for (size_t i = 0; i < w->previous.n; i++) {
+    const pm_manifest_entry *e = &w->previous.items[i];
+    n += e->bucket == s->bucket && e->partition.len == s->part_len &&
+         (!s->part_len || !memcmp(e->partition.data, s->part, s->part_len));
+  }
+  const pm_data_file_meta **files = calloc(n + 1, sizeof *files);
+  if (!files) return PM_NOMEM(err);
+  size_t k = 0;
+  int64_t last_full = -1;
+  for (size_t i = 0; i < w->previous.n; i++) {
+    const pm_manifest_entry *e = &w->previous.items[i];
+    if (e->bucket != s->bucket || e->partition.len != s->part_len ||
+        (s->part_len && memcmp(e->partition.data, s->part, s->part_len)))
+      continue;
+    files[k++] = &e->file;
+    /* Java estimates the last full compaction from the newest max-level file */
+    if (e->file.level == w->n_levels - 1 && e->file.creation_time_millis > last_full)
+      last_full = e->file.creation_time_millis;
+  }
+  int rc = pm_kv_levels_restore(&s->levels, files, k, err);
+  free(files);
+  if (rc) return pm_error_prefix(err, "table %s.%s: restoring the levels of bucket %d", w->t->database, w->t->name,
+                                 (int)s->bucket);
+  const pm_core_options *co = &w->t->co;
+  pm_kv_picker_init(&s->picker, co->num_sorted_run_compaction_trigger, co->compaction_max_size_amp,
+                    co->compaction_size_ratio,
+                    co->set[PM_CO_COMPACTION_OPTIMIZATION_INTERVAL] ? co->compaction_optimization_interval_ms : -1,
+                    co->set[PM_CO_COMPACTION_TOTAL_SIZE_THRESHOLD] ? co->compaction_total_size_threshold : -1,
+                    co->set[PM_CO_COMPACTION_INCREMENTAL_SIZE_THRESHOLD] ? co->compaction_incremental_size_threshold
+                                                                          : -1,
+                    last_full);
+  return 0;
+}
+
+void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s) {
+  for (size_t i = 0; i < s->compact_after.n; i++) {
+    pm_error e;
+    if (s->compact_after.paths[i]) pm_fs_delete(w->t->fs, s->compact_after.paths[i], &e);
+    free(s->compact_after.paths[i]);
+  }
+  free(s->compact_after.items);
+  free(s->compact_after.paths);
+  memset(&s->compact_after, 0, sizeof s->compact_after);
+  free(s->compact_before);
+  s->compact_before = NULL;
+  s->n_before = s->cap_before = 0;
+  if (s->has_levels) pm_kv_levels_free(&s->levels);
+  s->has_levels = 0;
+}
+
+/* ------------------------------------------------------------ a unit's result */
+
+typedef struct unit_result {
+  pm_data_file_meta *before, *after; /* metas; strings in the writer's arena or the levels' (before) */
+  char **after_paths;                /* NULL for upgrades */
+  size_t nb, na, cap_b, cap_a;
+} unit_result;
+
+static void result_free(pm_kv_write *w, unit_result *r, int delete_outputs) {
+  for (size_t i = 0; i < r->na; i++) {
+    pm_error e;
+    if (delete_outputs && r->after_paths[i]) pm_fs_delete(w->t->fs, r->after_paths[i], &e);
+    free(r->after_paths[i]);
+  }
+  free(r->before);
+  free(r->after);
+  free(r->after_paths);
+}
+
+/* before metas are copied into the writer's arena (the levels drop theirs) */
+static int add_before(pm_kv_write *w, unit_result *r, const pm_data_file_meta *m, pm_error *err) {
+  if (r->nb == r->cap_b) {
+    size_t cap = r->cap_b ? 2 * r->cap_b : 8;
+    pm_data_file_meta *n = realloc(r->before, cap * sizeof *n);
+    if (!n) return PM_NOMEM(err);
+    r->before = n;
+    r->cap_b = cap;
+  }
+  PM_TRY(pm_data_file_meta_copy(m, &r->before[r->nb], &w->arena, err));
+  r->nb++;
+  return 0;
+}
+
+static int add_after(unit_result *r, const pm_data_file_meta *m, char *path, pm_error *err) {
+  if (r->na == r->cap_a) {
+    size_t cap = r->cap_a ? 2 * r->cap_a : 8;
+    pm_data_file_meta *n = realloc(r->after, cap * sizeof *n);
+    char **p = n ? realloc(r->after_paths, cap * sizeof *p) : NULL;
+    if (n) r->after = n;
+    if (!n || !p) {
+      free(path);
+      return PM_NOMEM(err);
+    }
+    r->after_paths = p;
+    r->cap_a = cap;
+  }
+  r->after[r->na] = *m;
+  r->after_paths[r->na++] = path;
+  return 0;
+}
+
+/* ------------------------------------------------------------ rewrite */
+
+static int kind_of(const struct ArrowArray *a, int64_t i) {
+  const int32_t *off = (const int32_t *)a->buffers[1] + a->offset;
+  const char *d = a->buffers[2];
+  int32_t len = off[i + 1] - off[i];
+  const char *p = d + off[i];
+  if (len == 2 && p[0] == '-') return p[1] == 'U' ? PM_ROWKIND_UPDATE_BEFORE : PM_ROWKIND_DELETE;
+  if (len == 2 && p[1] == 'U') return PM_ROWKIND_UPDATE_AFTER;
+  return PM_ROWKIND_INSERT;
+}
+
+/* A read batch (_row_kind, table columns, _SEQUENCE_NUMBER) as a merge-layout
+ * batch (table columns, _SEQUENCE_NUMBER, _VALUE_KIND); retracts left out
+ * when drop_delete. *out released when nothing is left. */
+static int to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, struct ArrowArray *out, pm_error *err) {
+  size_t nf = w->nf;
+  int64_t n = b->length;
+  memset(out, 0, sizeof *out);
+  struct ArrowArray c;
+  PM_TRY(pm_array_init(&c, n, 1, (int64_t)nf + 2, err));
+  for (size_t f = 0; f < nf; f++) pm_array_move(b->children[1 + f], c.children[f]);
+  pm_array_move(b->children[1 + nf], c.children[nf]);
+  struct ArrowArray *kc = c.children[nf + 1];
+  int rc = pm_array_init(kc, n, 2, 0, err);
+  int8_t *kinds = rc ? NULL : pm_aligned_alloc((size_t)n + 8);
+  if (!rc && !kinds) rc = PM_NOMEM(err);
+  if (rc) {
+    pm_array_release(&c);
+    return rc;
+  }
+  pm_array_set_buffer(kc, 1, kinds);
+  int64_t keep = 0;
+  for (int64_t i = 0; i < n; i++) {
+    kinds[i] = (int8_t)kind_of(b->children[0], i);
+    keep += !(drop_delete && pm_rowkind_is_retract(kinds[i]));
+  }
+  if (b->offset == 0 && keep == n) {
+    pm_array_move(&c, out);
+    return 0;
+  }
+  if (!keep) {
+    pm_array_release(&c);
+    return 0;
+  }
+  int64_t *idx = malloc((size_t)keep * sizeof *idx);
+  if (!idx) {
+    pm_array_release(&c);
+    return PM_NOMEM(err);
+  }
+  int64_t k = 0;
+  for (int64_t i = 0; i < n; i++)
+    if (!(drop_delete && pm_rowkind_is_retract(kinds[i]))) idx[k++] = i + b->offset;
+  rc = pm_take(&w->layout, &c, idx, keep, out, err);
+  free(idx);
+  pm_array_release(&c);
+  return rc;
+}
+
+/* Merge-reads files[0..n) (key-ordered sections, the table's merge engine)
+ * and writes the result at `level` (source COMPACT) into r. */
+static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int level, int drop_delete,
+                   unit_result *r, pm_error *err) {
+  if (!n) return 0;
+  pm_data_split split;
+  memset(&split, 0, sizeof split);
+  pm_arena_init(&split.arena);
+  split.partition.data = s->part;
+  split.partition.len = s->part_len;
+  split.bucket = s->bucket;
+  split.bucket_path = s->bucket_dir;
+  split.total_buckets = w->t->bucket;
+  split.has_total_buckets = 1;
+  split.data_files = calloc(n, sizeof *split.data_files);
+  const char **cols = calloc(w->nf + 1, sizeof *cols);
+  int rc = split.data_files && cols ? 0 : PM_NOMEM(err);
+  for (size_t i = 0; !rc && i < n; i++) split.data_files[i] = files[i]->meta;
+  split.n_data_files = n;
+  for (size_t f = 0; f < w->nf && cols; f++) cols[f] = w->fields[f].name;
+  if (cols) cols[w->nf] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER;
+  pm_read_options ro;
+  pm_read_options_init(&ro);
+  ro.columns = cols;
+  ro.n_columns = w->nf + 1;
+  ro.with_row_kind = 1;
+  ro.parallelism = 1;
+  struct ArrowArrayStream st;
+  memset(&st, 0, sizeof st);
+  if (!rc) rc = pm_read_split(w->t, &split, &ro, &st, err);
+  pm_kv_files outs;
+  memset(&outs, 0, sizeof outs);
+  pm_kv_roll roll;
+  pm_kv_roll_init(&roll, w, s->bucket_dir, level, PM_SOURCE_COMPACT, 0, &outs);
+  while (!rc) {
+    struct ArrowArray b, m;
+    memset(&b, 0, sizeof b);
+    if (st.get_next(&st, &b)) {
+      const char *msg = st.get_last_error ? st.get_last_error(&st) : NULL;
+      rc = pm_errorf(err, PAIMON_ERR_IO, "%s", msg ? msg : "reading the files to compact failed");
+      break;
+    }
+    if (!b.release) break;
+    rc = to_layout(w, &b, drop_delete, &m, err);
+    b.release(&b);
+    if (!rc && m.release) {
+      rc = pm_kv_roll_write(&roll, &m, err);
+      m.release(&m);
+    }
+  }
+  if (!rc) rc = pm_kv_roll_finish(&roll, err);
+  if (rc) pm_kv_roll_abort(&roll);
+  if (st.release) st.release(&st);
+  free(cols);
+  free(split.data_files);
+  pm_arena_free(&split.arena);
+  for (size_t i = 0; !rc && i < n; i++) rc = add_before(w, r, &files[i]->meta, err);
+  size_t i = 0;
+  for (; !rc && i < outs.n; i++) {
+    rc = add_after(r, &outs.items[i], outs.paths[i], err);
+    outs.paths[i] = NULL;
+  }
+  for (size_t j = i; j < outs.n; j++) {
+    pm_error e;
+    if (outs.paths[j]) pm_fs_delete(w->t->fs, outs.paths[j], &e);
+    free(outs.paths[j]);
+  }
+  free(outs.items);
+  free(outs.paths);
+  return rc;
+}
+
+/* ------------------------------------------------------------ the task (MergeTreeCompactTask) */
+
+typedef struct task {
+  pm_kv_write *w;
+  pm_kvslot *s;
+  int level, max_level, drop_delete;
+  unit_result *r;
+  /* candidate: files to rewrite together, and its shape */
+  pm_kv_lfile **cand;
+  size_t n_cand, n_sections;
+  int first_section_runs;
+} task;
+
+static int upgrade(task *t, pm_kv_lfile *f, pm_error *err) {
+  const pm_data_file_meta *m = &f->meta;
+  int deletes = !m->has_delete_row_count || m->delete_row_count > 0;
+  if ((t->level == t->max_level && deletes) || t->w->t->co.compaction_force_rewrite_all_files)
+    return rewrite(t->w, t->s, &f, 1, t->level, t->drop_delete, t->r, err);
+  if (m->level == t->level) return 0;
+  PM_TRY(add_before(t->w, t->r, m, err));
+  pm_data_file_meta up;
+  PM_TRY(pm_data_file_meta_copy(m, &up, &t->w->arena, err));
+  up.level = t->level;
+  t->w->stats.upgrades++;
+  return add_after(t->r, &up, NULL, err);
+}
+
+static int flush_candidate(task *t, pm_error *err) {
+  int rc = 0;
+  if (!t->n_cand) return 0;
+  if (t->n_sections == 1 && t->first_section_runs == 1) {
+    for (size_t i = 0; !rc && i < t->n_cand; i++) rc = upgrade(t, t->cand[i], err);
+  } else {
+    rc = rewrite(t->w, t->s, t->cand, t->n_cand, t->level, t->drop_delete, t->r, err);
+  }
+  t->n_cand = 0;
+  t->n_sections = 0;
+  return rc;
+}
+
+static void cand_add(task *t, pm_kv_lfile *const *f, size_t n, int runs) {
+  if (!t->n_sections) t->first_section_runs = runs;
+  t->n_sections++;
+  for (size_t i = 0; i < n; i++) t->cand[t->n_cand++] = f[i];
+}
+
+typedef struct sort_ctx {
+  int nk;
+  pm_kv_lfile *const *files;
+} sort_ctx;
+
+static int by_range(const void *ctx, size_t a, size_t b) {
+  const sort_ctx *c = ctx;
+  const pm_kv_lfile *x = c->files[a], *y = c->files[b];
+  int r = pm_kv_key_cmp(c->nk, x->min, y->min);
+  return r ? r : pm_kv_key_cmp(c->nk, x->max, y->max);
+}
+
+/* Sorted runs in one section (Java's IntervalPartition): each file joins the
+ * run whose last max key is smallest when it lies above it, else starts a run. */
+static int section_runs(int nk, pm_kv_lfile *const *f, size_t n, size_t *scratch) {
+  size_t runs = 0; /* scratch[k] = index of run k's last file */
+  for (size_t i = 0; i < n; i++) {
+    size_t best = (size_t)-1;
+    for (size_t k = 0; k < runs; k++)
+      if (best == (size_t)-1 || pm_kv_key_cmp(nk, f[scratch[k]]->max, f[scratch[best]]->max) < 0) best = k;
+    if (best != (size_t)-1 && pm_kv_key_cmp(nk, f[i]->min, f[scratch[best]]->max) > 0) scratch[best] = i;
+    else scratch[runs++] = i;
+  }
+  return (int)runs;
+}
+
+static int run_task(task *t, pm_kv_lfile **files, size_t n, int file_rewrite, pm_error *err) {
+  int nk = t->w->nk > 0 ? (int)t->w->nk : 0;
+  if (file_rewrite) {
+    for (size_t i = 0; i < n; i++) PM_TRY(rewrite(t->w, t->s, &files[i], 1, t->level, t->drop_delete, t->r, err));
+    return 0;
+  }
+  size_t *scratch = malloc((n + 1) * sizeof *scratch);
+  t->cand = malloc((n + 1) * sizeof *t->cand);
+  pm_kv_lfile **sorted = malloc((n + 1) * sizeof *sorted);
+  int rc = scratch && t->cand && sorted ? 0 : PM_NOMEM(err);
+  if (!rc) {
+    /* by (min key, max key), stable */
+    sort_ctx sc = {nk, files};
+    for (size_t i = 0; i < n; i++) scratch[i] = i;
+    if (pm_sort_indices(scratch, n, by_range, &sc)) rc = PM_NOMEM(err);
+    for (size_t i = 0; !rc && i < n; i++) sorted[i] = files[scratch[i]];
+    if (!rc) memcpy(files, sorted, n * sizeof *files);
+  }
+  free(sorted);
+  for (size_t a = 0; !rc && a < n;) {
+    /* section [a, b): files chained by overlapping key ranges */
+    size_t b = a + 1;
+    const pm_value *bound = files[a]->max;
+    while (b < n && pm_kv_key_cmp(nk, files[b]->min, bound) <= 0) {
+      if (pm_kv_key_cmp(nk, files[b]->max, bound) > 0) bound = files[b]->max;
+      b++;
+    }
+    int runs = section_runs(nk, files + a, b - a, scratch);
+    if (runs > 1) {
+      cand_add(t, files + a, b - a, runs);
+    } else {
+      for (size_t i = a; !rc && i < b; i++) {
+        if (files[i]->meta.file_size < t->w->min_file_size) {
+          cand_add(t, &files[i], 1, 1);
+        } else {
+          rc = flush_candidate(t, err);
+          if (!rc) rc = upgrade(t, files[i], err);
+        }
+      }
+    }
+    a = b;
+  }
+  if (!rc) rc = flush_candidate(t, err);
+  free(scratch);
+  free(t->cand);
+  t->cand = NULL;
+  return rc;
+}
+
+/* ------------------------------------------------------------ bookkeeping (updateCompactResult) */
+
+static long find_after(const pm_kvslot *s, const pm_data_file_meta *m) {
+  for (size_t i = 0; i < s->compact_after.n; i++)
+    if (s->compact_after.items[i].level == m->level && !strcmp(s->compact_after.items[i].file_name, m->file_name))
+      return (long)i;
+  return -1;
+}
+
+static int in_before(const pm_kvslot *s, const char *name) {
+  for (size_t i = 0; i < s->n_before; i++)
+    if (!strcmp(s->compact_before[i].file_name, name)) return 1;
+  return 0;
+}
+
+static int record(pm_kv_write *w, pm_kvslot *s, unit_result *r, pm_error *err) {
+  /* room first: nothing below fails half-way */
+  if (s->n_before + r->nb > s->cap_before) {
+    size_t cap = s->n_before + r->nb + 16;
+    pm_data_file_meta *nb = realloc(s->compact_before, cap * sizeof *nb);
+    if (!nb) return PM_NOMEM(err);
+    s->compact_before = nb;
+    s->cap_before = cap;
+  }
+  pm_kv_files *ca = &s->compact_after;
+  if (ca->n + r->na > ca->cap) {
+    size_t cap = ca->n + r->na + 16;
+    pm_data_file_meta *ni = realloc(ca->items, cap * sizeof *ni);
+    if (!ni) return PM_NOMEM(err);
+    ca->items = ni;
+    char **np = realloc(ca->paths, cap * sizeof *np);
+    if (!np) return PM_NOMEM(err);
+    ca->paths = np;
+    ca->cap = cap;
+  }
+  for (size_t i = 0; i < r->nb; i++) {
+    const pm_data_file_meta *b = &r->before[i];
+    long at = find_after(s, b);
+    if (at >= 0) {
+      /* an output of an earlier compaction since the last prepare: never committed */
+      int keep = in_before(s, b->file_name);
+      for (size_t k = 0; !keep && k < r->na; k++) keep = !strcmp(r->after[k].file_name, b->file_name);
+      if (!keep && ca->paths[at]) {
+        pm_error e;
+        pm_fs_delete(w->t->fs, ca->paths[at], &e);
+      }
+      free(ca->paths[at]);
+      memmove(ca->items + at, ca->items + at + 1, (ca->n - (size_t)at - 1) * sizeof *ca->items);
+      memmove(ca->paths + at, ca->paths + at + 1, (ca->n - (size_t)at - 1) * sizeof *ca->paths);
+      ca->n--;
+    } else {
+      int dup = 0;
+      for (size_t k = 0; k < s->n_before && !dup; k++)
+        if (!strcmp(s->compact_before[k].file_name, b->file_name)) {
+          s->compact_before[k] = *b;
+          dup = 1;
+        }
+      if (!dup) s->compact_before[s->n_before++] = *b;
+    }
+  }
+  for (size_t i = 0; i < r->na; i++) {
+    ca->items[ca->n] = r->after[i];
+    ca->paths[ca->n++] = r->after_paths[i];
+    r->after_paths[i] = NULL;
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ trigger */
+
+static int compact(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
+  if (!s->has_levels) return 0;
+  pm_kv_run *runs = NULL;
+  size_t n = 0;
+  PM_TRY(pm_kv_levels_runs(&s->levels, &runs, &n, err));
+  pm_kv_run_info *info = calloc(n + 1, sizeof *info);
+  if (!info) {
+    free(runs);
+    return PM_NOMEM(err);
+  }
+  for (size_t i = 0; i < n; i++) info[i] = (pm_kv_run_info){runs[i].level, runs[i].size, runs[i].n};
+  int n_levels = s->levels.n_levels;
+  pm_kv_unit u;
+  int picked = full ? pm_kv_pick_full(n_levels, info, n, w->t->co.compaction_force_rewrite_all_files, &u)
+                    : pm_kv_pick(&s->picker, n_levels, info, n, now_ms(), &u) && pm_kv_unit_useful(&u, info);
+  int rc = 0;
+  if (picked) {
+    size_t nfiles = 0;
+    for (size_t i = 0; i < u.n_runs; i++) nfiles += runs[i].n;
+    pm_kv_lfile **files = malloc((nfiles + 1) * sizeof *files);
+    if (!files) rc = PM_NOMEM(err);
+    size_t k = 0;
+    for (size_t i = 0; !rc && i < u.n_runs; i++)
+      for (size_t j = 0; j < runs[i].n; j++) files[k++] = runs[i].files[j];
+    unit_result r;
+    memset(&r, 0, sizeof r);
+    task t = {w, s, u.out_level, pm_kv_levels_max_level(&s->levels),
+              pm_kv_drop_delete(u.out_level, pm_kv_levels_highest_nonempty(&s->levels), w->t->deletion_vectors),
+              &r, NULL, 0, 0, 0};
+    if (!rc) rc = run_task(&t, files, nfiles, u.file_rewrite, err);
+    if (!rc) rc = pm_kv_levels_update(&s->levels, r.before, r.nb, r.after, r.na, err);
+    if (!rc) rc = record(w, s, &r, err);
+    if (!rc) w->stats.tasks++;
+    result_free(w, &r, rc != 0);
+    free(files);
+    if (rc) pm_error_prefix(err, "table %s.%s: compacting bucket %d", w->t->database, w->t->name, (int)s->bucket);
+  }
+  free(info);
+  free(runs);
+  return rc;
+}
+
+int pm_kv_flushed(pm_kv_write *w, pm_kvslot *s, const pm_data_file_meta *files, size_t n, pm_error *err) {
+  if (!s->has_levels) return 0;
+  PM_TRY(pm_kv_levels_update(&s->levels, NULL, 0, files, n, err));
+  if (s->no_trigger) return 0;
+  return compact(w, s, 0, err);
+}
+
+int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
+  if (!s->has_levels) return 0;
+  s->no_trigger = 1;
+  int rc = pm_kv_flush(w, s, err);
+  s->no_trigger = 0;
+  if (!rc) rc = compact(w, s, full, err);
+  return rc;
+}
+
+/* ------------------------------------------------------------ entry points */
+
+void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s) {
+  w->stats.files_removed += (int64_t)s->n_before;
+  w->stats.files_added += (int64_t)s->compact_after.n;
+  for (size_t i = 0; i < s->compact_after.n; i++) {
+    const pm_data_file_meta *m = &s->compact_after.items[i];
+    if (in_before(s, m->file_name)) continue; /* an upgrade: nothing written */
+    w->stats.rows_written += m->row_count;
+    w->stats.bytes_written += m->file_size;
+  }
+}
+
+void pm_kv_write_compact_stats(const pm_kv_write *w, pm_kv_compact_stats *out) { *out = w->stats; }
+
+static int spec_match(pm_kv_write *w, const pm_partition_spec *spec, pm_bytes part, int *match, pm_error *err) {
+  const pm_table *t = w->t;
+  *match = 1;
+  for (size_t k = 0; spec && k < spec->n && *match; k++) {
+    size_t idx = 0;
+    while (idx < t->n_partition_keys && strcmp(t->partition_keys[idx], spec->keys[k])) idx++;
+    if (idx == t->n_partition_keys)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition spec: '%s' is not a partition key of table %s.%s",
+                       spec->keys[k], t->database, t->name);
+    pm_value v;
+    const pm_data_type *type = NULL;
+    char text[512];
+    PM_TRY(pm_scan_partition_field(t, part.data, part.len, idx, &v, &type, text, sizeof text, err));
+    const char *want = spec->values[k];
+    int want_null = !want || !strcmp(want, t->partition_default_name);
+    *match = v.kind == PM_V_NULL ? want_null : !want_null && !strcmp(text, want);
+  }
+  return 0;
+}
+
+typedef struct target {
+  pm_bytes part;
+  int32_t bucket;
+} target;
+
+int pm_kv_write_compact(pm_kv_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
+  if (w->failed) {
+    if (err) *err = w->fail;
+    return (int)w->fail.code;
+  }
+  if (!w->compaction) return 0;
+  PM_TRY(pm_kv_restore_previous(w, err));
+  size_t cap = w->previous.n + w->n_slots + 1, n = 0;
+  target *ts = malloc(cap * sizeof *ts);
+  if (!ts) return PM_NOMEM(err);
+  int rc = 0;
+  for (size_t i = 0; !rc && i < w->previous.n + w->n_slots; i++) {
+    target c;
+    if (i < w->previous.n) {
+      c.part = w->previous.items[i].partition;
+      c.bucket = w->previous.items[i].bucket;
+    } else {
+      c.part.data = w->slots[i - w->previous.n]->part;
+      c.part.len = w->slots[i - w->previous.n]->part_len;
+      c.bucket = w->slots[i - w->previous.n]->bucket;
+    }
+    if (bucket >= 0 && c.bucket != bucket) continue;
+    int dup = 0;
+    for (size_t k = 0; k < n && !dup; k++)
+      dup = ts[k].bucket == c.bucket && ts[k].part.len == c.part.len &&
+            (!c.part.len || !memcmp(ts[k].part.data, c.part.data, c.part.len));
+    if (dup) continue;
+    int match = 0;
+    rc = spec_match(w, spec, c.part, &match, err);
+    if (!rc && match) ts[n++] = c;
+  }
+  for (size_t i = 0; !rc && i < n; i++) {
+    pm_kvslot *s = NULL;
+    rc = pm_kv_slot_get(w, ts[i].part.data, ts[i].part.len, ts[i].bucket, &s, err);
+    if (!rc) rc = pm_kv_compact_slot(w, s, full, err);
+  }
+  free(ts);
+  if (rc) {
+    w->failed = 1;
+    if (err) w->fail = *err;
+    if (!w->fail.code) w->fail.code = (paimon_status)rc;
+  }
+  return rc;
+}
