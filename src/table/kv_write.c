@@ -19,12 +19,6 @@
 
 /* ------------------------------------------------------------ slots */
 
-static uint64_t slot_hash(const uint8_t *p, size_t n, int32_t bucket) {
-  uint64_t h = 1469598103934665603ull ^ (uint32_t)bucket;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 static void slot_drop_buffer(pm_kv_write *w, pm_kvslot *s) {
   for (size_t i = 0; i < s->n_chunks; i++) pm_array_release(&s->chunks[i]);
   s->n_chunks = 0;
@@ -53,69 +47,26 @@ static void slot_free(pm_kv_write *w, pm_kvslot *s) {
   free(s);
 }
 
-static int ht_grow(pm_kv_write *w, pm_error *err) {
-  size_t cap = w->ht_cap ? 2 * w->ht_cap : 64;
-  size_t *ht = calloc(cap, sizeof *ht);
-  if (!ht) return PM_NOMEM(err);
-  for (size_t i = 0; i < w->n_slots; i++) {
-    pm_kvslot *s = w->slots[i];
-    size_t h = (size_t)slot_hash(s->part, s->part_len, s->bucket) & (cap - 1);
-    while (ht[h]) h = (h + 1) & (cap - 1);
-    ht[h] = i + 1;
-  }
-  free(w->ht);
-  w->ht = ht;
-  w->ht_cap = cap;
-  return 0;
-}
-
-/* The bucket's next sequence number (after the max of its live files in the
- * latest snapshot), and Java's check of the partition's bucket count. */
+/* The live files of the latest snapshot, scanned once (none when ignoring previous files). */
 int pm_kv_restore_previous(pm_kv_write *w, pm_error *err) {
-  if (w->restored || w->ignore_previous) return 0;
-  w->restored = 1;
-  pm_snapshot_manager sm = pm_table_snapshots(w->t);
-  pm_snapshot *latest = NULL;
-  PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
-  int rc = latest ? pm_scan_live_files(w->t, latest, NULL, &w->previous, err) : 0;
-  pm_snapshot_free(latest);
-  return rc;
+  if (w->ignore_previous) return 0;
+  return pm_write_previous_files(w->t, &w->restored, &w->previous, err);
 }
 
+/* The bucket's next sequence number and Java's check of the partition's
+ * bucket count (write_slots.h), then its levels. */
 static int restore_slot(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   PM_TRY(pm_kv_restore_previous(w, err));
-  int64_t max = -1;
-  for (size_t i = 0; i < w->previous.n; i++) {
-    const pm_manifest_entry *e = &w->previous.items[i];
-    if (e->partition.len != s->part_len || (s->part_len && memcmp(e->partition.data, s->part, s->part_len))) continue;
-    if (e->total_buckets != w->t->bucket && e->total_buckets > 0) {
-      char *pt = NULL;
-      pm_error e2;
-      pm_partition_path(w->t, e->partition, &pt, &e2);
-      int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                         "table %s.%s: partition '%s' was written with %d buckets, the table now has %d: rescale "
-                         "it with an overwrite first",
-                         w->t->database, w->t->name, pt ? pt : "?", (int)e->total_buckets, (int)w->t->bucket);
-      free(pt);
-      return rc;
-    }
-    if (e->bucket == s->bucket && e->file.max_sequence_number > max) max = e->file.max_sequence_number;
-  }
-  s->next_seq = max + 1;
+  PM_TRY(pm_write_slot_restore(w->t, &w->previous, s->part, s->part_len, s->bucket, &s->next_seq, err));
   return pm_kv_levels_setup(w, s, err);
 }
 
 static int slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_kvslot **out,
                     pm_error *err) {
-  if ((w->n_slots + 1) * 2 > w->ht_cap) PM_TRY(ht_grow(w, err));
-  size_t h = (size_t)slot_hash(part, part_len, bucket) & (w->ht_cap - 1);
-  while (w->ht[h]) {
-    pm_kvslot *s = w->slots[w->ht[h] - 1];
-    if (s->bucket == bucket && s->part_len == part_len && !memcmp(s->part, part, part_len)) {
-      *out = s;
-      return 0;
-    }
-    h = (h + 1) & (w->ht_cap - 1);
+  int64_t pos = pm_slot_map_find(&w->slot_map, part, part_len, bucket);
+  if (pos >= 0) {
+    *out = w->slots[pos];
+    return 0;
   }
   pm_kvslot *s = calloc(1, sizeof *s);
   if (!s) return PM_NOMEM(err);
@@ -143,8 +94,12 @@ static int slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_
     slot_free(w, s);
     return rc;
   }
+  rc = pm_slot_map_add(&w->slot_map, s->part, part_len, bucket, w->n_slots, err);
+  if (rc) {
+    slot_free(w, s);
+    return rc;
+  }
   w->slots[w->n_slots++] = s;
-  w->ht[h] = w->n_slots;
   *out = s;
   return 0;
 }
@@ -334,6 +289,7 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
                            err);
   w->n_bkey = t->n_bucket_keys;
   if (!rc) rc = columns_of(w, t->bucket_keys, t->n_bucket_keys, &w->bkey_col, &w->bkey_types, "bucket key", err);
+  if (!rc) rc = pm_row_writer_init(&w->bkey_rw, (int32_t)w->n_bkey, err);
   if (rc) {
     pm_kv_write_free(w);
     return rc;
@@ -351,17 +307,10 @@ static int route_row(pm_kv_write *w, const struct ArrowArray *b, int64_t r, pm_b
   for (size_t i = 0; i < w->n_part; i++)
     PM_TRY(pm_write_value_at(w->part_types[i], b->children[w->part_col[i]], r, &vals[i], err));
   PM_TRY(pm_partition_row_encode(w->part_types, vals, w->n_part, part, err));
-  pm_binary_row_writer rw;
-  PM_TRY(pm_row_writer_init(&rw, (int32_t)w->n_bkey, err));
-  int rc = 0;
-  for (size_t i = 0; !rc && i < w->n_bkey; i++) {
-    pm_value v;
-    rc = pm_write_value_at(w->bkey_types[i], b->children[w->bkey_col[i]], r, &v, err);
-    if (!rc) rc = pm_row_writer_write(&rw, (int32_t)i, w->bkey_types[i], &v, err);
-  }
-  if (!rc) *bucket = pm_bucket_of_hash(pm_bucket_hash(rw.buf.data, rw.buf.len), w->t->bucket);
-  pm_row_writer_free(&rw);
-  return rc;
+  int32_t hash;
+  PM_TRY(pm_write_key_hash(w->bkey_types, w->bkey_col, w->n_bkey, b, r, &w->bkey_rw, &hash, err));
+  *bucket = pm_bucket_of_hash(hash, w->t->bucket);
+  return 0;
 }
 
 static int push_row(pm_kvslot *s, int64_t r, pm_error *err) {
@@ -741,7 +690,7 @@ void pm_kv_write_free(pm_kv_write *w) {
   if (!w) return;
   for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i]);
   free(w->slots);
-  free(w->ht);
+  pm_slot_map_free(&w->slot_map);
   pm_schema_release(&w->layout_schema);
   pm_schema_release(&w->file_schema);
   pm_type_free(&w->type);
@@ -757,6 +706,7 @@ void pm_kv_write_free(pm_kv_write *w) {
   free(w->part_types);
   free(w->bkey_col);
   free(w->bkey_types);
+  pm_row_writer_free(&w->bkey_rw);
   free(w->row_kind_column);
   pm_manifest_entries_clear(&w->previous);
   pm_arena_free(&w->arena);

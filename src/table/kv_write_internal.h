@@ -14,6 +14,7 @@
 #include "table/kv_levels.h"
 #include "table/kv_write.h"
 #include "table/merge_table.h"
+#include "table/write_slots.h"
 
 /* Data files written and not handed out yet: metas (strings in the writer's
  * arena) and their paths (malloc'd; deleted by the writer's free). */
@@ -85,8 +86,8 @@ struct pm_kv_write {
   uint64_t buffered;           /* bytes in all slots' buffers */
   pm_kvslot **slots;
   size_t n_slots, cap_slots;
-  size_t *ht;                  /* slot index + 1, open addressing */
-  size_t ht_cap;
+  pm_slot_map slot_map;        /* (partition, bucket) -> slots[i] */
+  pm_binary_row_writer bkey_rw; /* bucket key rows (reused) */
   char uuid[40];
   int64_t file_counter;
   int restored;

@@ -15,12 +15,6 @@
 
 /* ------------------------------------------------------------ slots */
 
-static uint64_t slot_hash(const uint8_t *p, size_t n, int32_t bucket) {
-  uint64_t h = 1469598103934665603ull ^ (uint32_t)bucket;
-  for (size_t i = 0; i < n; i++) h = (h ^ p[i]) * 1099511628211ull;
-  return h;
-}
-
 static void slot_free(pm_table_write *w, pm_wslot *s, int delete_files) {
   if (!s) return;
   pm_wfile_abort(w, s);
@@ -40,66 +34,12 @@ static void slot_free(pm_table_write *w, pm_wslot *s, int delete_files) {
   free(s);
 }
 
-static int ht_grow(pm_table_write *w, pm_error *err) {
-  size_t cap = w->ht_cap ? 2 * w->ht_cap : 64;
-  size_t *ht = calloc(cap, sizeof *ht);
-  if (!ht) return PM_NOMEM(err);
-  for (size_t i = 0; i < w->n_slots; i++) {
-    pm_wslot *s = w->slots[i];
-    size_t h = (size_t)slot_hash(s->part, s->part_len, s->bucket) & (cap - 1);
-    while (ht[h]) h = (h + 1) & (cap - 1);
-    ht[h] = i + 1;
-  }
-  free(w->ht);
-  w->ht = ht;
-  w->ht_cap = cap;
-  return 0;
-}
-
-/* Sequence number to continue from for a new fixed-bucket writer, and
- * Java's check that the partition was written with the same bucket count. */
-static int restore_slot(pm_table_write *w, pm_wslot *s, pm_error *err) {
-  if (!w->restored) {
-    w->restored = 1;
-    pm_snapshot_manager sm = pm_table_snapshots(w->t);
-    pm_snapshot *latest = NULL;
-    PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
-    int rc = latest ? pm_scan_live_files(w->t, latest, NULL, &w->previous, err) : 0;
-    pm_snapshot_free(latest);
-    if (rc) return rc;
-  }
-  int64_t max = -1;
-  for (size_t i = 0; i < w->previous.n; i++) {
-    const pm_manifest_entry *e = &w->previous.items[i];
-    if (e->partition.len != s->part_len || (s->part_len && memcmp(e->partition.data, s->part, s->part_len))) continue;
-    if (e->total_buckets != w->t->bucket && e->total_buckets > 0) {
-      char *pt = NULL;
-      pm_error e2;
-      pm_partition_path(w->t, e->partition, &pt, &e2);
-      int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                         "table %s.%s: partition '%s' was written with %d buckets, the table now has %d: rescale "
-                         "it with an overwrite first",
-                         w->t->database, w->t->name, pt ? pt : "?", (int)e->total_buckets, (int)w->t->bucket);
-      free(pt);
-      return rc;
-    }
-    if (e->bucket == s->bucket && e->file.max_sequence_number > max) max = e->file.max_sequence_number;
-  }
-  s->next_seq = max + 1;
-  return 0;
-}
-
 int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
                     pm_error *err) {
-  if ((w->n_slots + 1) * 2 > w->ht_cap) PM_TRY(ht_grow(w, err));
-  size_t h = (size_t)slot_hash(part, part_len, bucket) & (w->ht_cap - 1);
-  while (w->ht[h]) {
-    pm_wslot *s = w->slots[w->ht[h] - 1];
-    if (s->bucket == bucket && s->part_len == part_len && !memcmp(s->part, part, part_len)) {
-      *out = s;
-      return 0;
-    }
-    h = (h + 1) & (w->ht_cap - 1);
+  int64_t pos = pm_slot_map_find(&w->slot_map, part, part_len, bucket);
+  if (pos >= 0) {
+    *out = w->slots[pos];
+    return 0;
   }
   pm_wslot *s = calloc(1, sizeof *s);
   if (!s) return PM_NOMEM(err);
@@ -127,7 +67,10 @@ int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_
       snprintf(s->rel_dir, n, "%s%s%s%sbucket-%d", pd ? pd : "", pd ? "/" : "", pdir, *pdir ? "/" : "", (int)bucket);
   }
   free(pdir);
-  if (!rc && w->fixed && !w->ignore_previous && !w->seq_per_file) rc = restore_slot(w, s, err);
+  if (!rc && w->fixed && !w->ignore_previous && !w->seq_per_file) {
+    rc = pm_write_previous_files(w->t, &w->restored, &w->previous, err);
+    if (!rc) rc = pm_write_slot_restore(w->t, &w->previous, s->part, part_len, bucket, &s->next_seq, err);
+  }
   if (!rc && w->n_slots == w->cap_slots) {
     size_t cap = w->cap_slots ? 2 * w->cap_slots : 16;
     pm_wslot **ns = realloc(w->slots, cap * sizeof *ns);
@@ -141,8 +84,12 @@ int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_
     slot_free(w, s, 0);
     return rc;
   }
+  rc = pm_slot_map_add(&w->slot_map, s->part, part_len, bucket, w->n_slots, err);
+  if (rc) {
+    slot_free(w, s, 0);
+    return rc;
+  }
   w->slots[w->n_slots++] = s;
-  w->ht[h] = w->n_slots;
   *out = s;
   return 0;
 }
@@ -488,7 +435,7 @@ void pm_table_write_free(pm_table_write *w) {
   pm_kv_write_free(w->kv);
   for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i], 1);
   free(w->slots);
-  free(w->ht);
+  pm_slot_map_free(&w->slot_map);
   pm_route_scratch_free(&w->route);
   for (size_t i = 0; i < w->n_ext; i++) free(w->ext_roots[i]);
   free(w->ext_roots);

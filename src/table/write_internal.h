@@ -53,6 +53,7 @@ uint64_t pm_write_batch_bytes(const struct ArrowArray *a, const pm_data_field *f
 #include "meta/manifest.h"
 #include "meta/stats.h"
 #include "table/write.h"
+#include "table/write_slots.h"
 
 /* Min / max of one DECIMAL column of the open file (the formats report none),
  * or of a FLOAT / DOUBLE column in Java's total order (Double.compare: NaN
@@ -147,8 +148,7 @@ struct pm_table_write {
   uint64_t closed_fed, closed_bytes; /* for the compression estimate */
   pm_wslot **slots;
   size_t n_slots, cap_slots;
-  size_t *ht; /* slot index + 1, open addressing */
-  size_t ht_cap;
+  pm_slot_map slot_map;        /* (partition, bucket) -> slots[i] */
   char uuid[40];
   int64_t file_counter;
   char **ext_roots;  /* external roots (stored form, no trailing '/') */

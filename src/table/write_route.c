@@ -131,13 +131,9 @@ static int encode_partition(pm_table_write *w, const struct ArrowArray *b, int64
 
 static int bucket_of(pm_table_write *w, const struct ArrowArray *b, int64_t r, pm_binary_row_writer *rw,
                      int32_t *bucket, pm_error *err) {
-  PM_TRY(pm_row_writer_reset(rw, err));
-  for (size_t i = 0; i < w->n_bkey; i++) {
-    pm_value v;
-    PM_TRY(pm_write_value_at(w->bkey_types[i], b->children[w->bkey_col[i]], r, &v, err));
-    PM_TRY(pm_row_writer_write(rw, (int32_t)i, w->bkey_types[i], &v, err));
-  }
-  *bucket = pm_bucket_of_hash(pm_bucket_hash(rw->buf.data, rw->buf.len), w->t->bucket);
+  int32_t hash;
+  PM_TRY(pm_write_key_hash(w->bkey_types, w->bkey_col, w->n_bkey, b, r, rw, &hash, err));
+  *bucket = pm_bucket_of_hash(hash, w->t->bucket);
   return 0;
 }
 
