@@ -156,6 +156,8 @@ typedef enum pm_co_id {
   PM_CO_DYNAMIC_BUCKET_INITIAL_BUCKETS,
   PM_CO_DYNAMIC_BUCKET_MAX_BUCKETS,
   PM_CO_POSTPONE_MERGE_ON_READ,
+  PM_CO_DYNAMIC_BUCKET_ASSIGNER_PARALLELISM,
+  PM_CO_POSTPONE_DEFAULT_BUCKET_NUM,
   PM_CO_ROW_TRACKING,
   PM_CO_DATA_EVOLUTION,
   PM_CO_ROW_TRACKING_PARTITION_GROUP,
@@ -300,6 +302,8 @@ typedef struct pm_core_options {
   int32_t dynamic_bucket_initial_buckets; /* 0 when unset */
   int32_t dynamic_bucket_max_buckets;
   int postpone_merge_on_read;
+  int32_t dynamic_bucket_assigner_parallelism; /* 0 when unset */
+  int32_t postpone_default_bucket_num;         /* 0 when unset */
   int row_tracking, data_evolution;
   int row_tracking_partition_group; /* row-tracking.partition-group-on-commit, default true */
 

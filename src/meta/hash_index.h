@@ -18,4 +18,10 @@ int pm_hash_index_read(pm_fs *fs, const char *path, int32_t **hashes, size_t *n,
 /* Appends the encoding of n hashes (in the given order). */
 int pm_hash_index_encode(const int32_t *hashes, size_t n, pm_buf *out, pm_error *err);
 
+/* hash_index_write.c: writes hashes[0, n) as a HASH index file at path
+ * (its directory dir is created), published create-if-absent (an existing
+ * name is PAIMON_ERR_CONFLICT); *size = the file's bytes (4 n). */
+int pm_hash_index_write(pm_fs *fs, const char *dir, const char *path, const int32_t *hashes, size_t n,
+                        int64_t *size, pm_error *err);
+
 #endif

@@ -9,6 +9,8 @@
 #include "arrow/compute.h"
 #include "data/bucket.h"
 #include "io/fs.h"
+#include "table/kv_bucket.h"
+#include "table/kv_bucket_cross.h"
 #include "table/kv_write_internal.h"
 #include "table/partition.h"
 #include "table/read.h"
@@ -230,11 +232,21 @@ static int refuse(pm_table *t, const char *what, pm_error *err) {
                    t->database, t->name, what);
 }
 
+/* Dynamic buckets: keyed by the trimmed primary key (kv_bucket.h). */
+static int kv_dynamic_open(pm_kv_write *w, pm_error *err) {
+  const pm_data_type **types = calloc(w->nk + 1, sizeof *types);
+  if (!types) return PM_NOMEM(err);
+  for (size_t k = 0; k < w->nk; k++) types[k] = w->fields[w->tm.key_cols[k]].type;
+  int rc = pm_kv_buckets_open(w->t, w->tm.key_cols, types, w->nk, !w->ignore_previous, &w->buckets, err);
+  free(types);
+  return rc;
+}
+
 int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out, pm_error *err) {
   *out = NULL;
   PM_TRY(pm_table_options_ok(t, err));
   const pm_core_options *co = &t->co;
-  if (t->bucket_mode != PM_BUCKET_FIXED) {
+  if (t->bucket_mode != PM_BUCKET_FIXED && t->bucket_mode != PM_BUCKET_DYNAMIC) {
     char what[64];
     snprintf(what, sizeof what, "bucket = %d", (int)t->bucket);
     return refuse(t, what, err);
@@ -290,6 +302,9 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->n_bkey = t->n_bucket_keys;
   if (!rc) rc = columns_of(w, t->bucket_keys, t->n_bucket_keys, &w->bkey_col, &w->bkey_types, "bucket key", err);
   if (!rc) rc = pm_row_writer_init(&w->bkey_rw, (int32_t)w->n_bkey, err);
+  if (!rc && t->bucket_mode == PM_BUCKET_DYNAMIC)
+    rc = pm_kv_cross_partition(t) ? pm_kv_cross_open(t, &w->type, w->fields, w->nf, !w->ignore_previous, &w->cross, err)
+                                  : kv_dynamic_open(w, err);
   if (rc) {
     pm_kv_write_free(w);
     return rc;
@@ -307,6 +322,11 @@ static int route_row(pm_kv_write *w, const struct ArrowArray *b, int64_t r, pm_b
   for (size_t i = 0; i < w->n_part; i++)
     PM_TRY(pm_write_value_at(w->part_types[i], b->children[w->part_col[i]], r, &vals[i], err));
   PM_TRY(pm_partition_row_encode(w->part_types, vals, w->n_part, part, err));
+  if (w->buckets) return pm_kv_buckets_route(w->buckets, b, r, part->data, part->len, bucket, err);
+  if (w->cross) {
+    *bucket = pm_kv_cross_bucket(w->cross, r);
+    return 0;
+  }
   int32_t hash;
   PM_TRY(pm_write_key_hash(w->bkey_types, w->bkey_col, w->n_bkey, b, r, &w->bkey_rw, &hash, err));
   *bucket = pm_bucket_of_hash(hash, w->t->bucket);
@@ -590,7 +610,16 @@ int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct 
     free(keep);
     return rc; /* nothing of the batch was written */
   }
-  rc = write_routed(w, &nb, kinds, any_dropped ? keep : NULL, err);
+  if (w->cross) { /* the rows to write: kv_bucket_cross.h */
+    struct ArrowArray xb;
+    int8_t *xk = NULL;
+    rc = pm_kv_cross_rewrite(w->cross, &nb, kinds, any_dropped ? keep : NULL, &xb, &xk, err);
+    if (!rc) rc = write_routed(w, &xb, xk, NULL, err);
+    if (xb.release) xb.release(&xb);
+    free(xk);
+  } else {
+    rc = write_routed(w, &nb, kinds, any_dropped ? keep : NULL, err);
+  }
   if (!rc) w->rows_written += nb.length;
   nb.release(&nb);
   free(kinds);
@@ -667,6 +696,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     if (!rc) rc = list_dup(&c->arena, s->compact_before, s->n_before, &m->compact_before, err);
     if (!rc) rc = list_dup(&c->arena, s->compact_after.items, s->compact_after.n, &m->compact_after, err);
   }
+  if (!rc && w->buckets) rc = pm_kv_buckets_prepare(w->buckets, c, err);
   if (rc) {
     pm_committable_free(c);
     return fail_with(w, rc, err);
@@ -707,6 +737,8 @@ void pm_kv_write_free(pm_kv_write *w) {
   free(w->bkey_col);
   free(w->bkey_types);
   pm_row_writer_free(&w->bkey_rw);
+  pm_kv_buckets_free(w->buckets);
+  pm_kv_cross_free(w->cross);
   free(w->row_kind_column);
   pm_manifest_entries_clear(&w->previous);
   pm_arena_free(&w->arena);

@@ -12,8 +12,11 @@
  * append writer's, min/max sequence number, delete row count (-U/-D rows),
  * level 0, file source APPEND.
  *
- * Buckets: fixed only (`bucket` = N; bucket key = `bucket-key` or the trimmed
- * primary key). Sequence numbers continue after the bucket's maximum among
+ * Buckets: fixed (`bucket` = N; bucket key = `bucket-key` or the trimmed
+ * primary key); dynamic (`bucket` = -1, the primary key covers the partition
+ * keys: hash index, table/kv_bucket.h); cross-partition (`bucket` = -1, a
+ * partition key outside the primary key: key index, table/kv_bucket_cross.h).
+ * Sequence numbers continue after the bucket's maximum among
  * the live files of the latest snapshot (unless ignore_previous_files).
  * A buffer flushes at prepare, or when the buffered rows of all buckets
  * exceed `write-buffer-size` (the largest bucket's buffer first). Files
@@ -34,7 +37,7 @@
  * Results go out in prepare's compact increments (compact_before /
  * compact_after), committed as a COMPACT snapshot after the APPEND one.
  *
- * Not yet: dynamic / cross-partition / postpone buckets, lookup compaction,
+ * Not yet: postpone buckets (`bucket` = -2), lookup compaction,
  * changelog producers, deletion vectors, spilling, data-file.thin-mode,
  * external paths (all PAIMON_ERR_UNSUPPORTED at open).
  *

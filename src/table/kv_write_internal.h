@@ -88,6 +88,8 @@ struct pm_kv_write {
   size_t n_slots, cap_slots;
   pm_slot_map slot_map;        /* (partition, bucket) -> slots[i] */
   pm_binary_row_writer bkey_rw; /* bucket key rows (reused) */
+  struct pm_kv_buckets *buckets; /* dynamic buckets (kv_bucket.h), NULL otherwise */
+  struct pm_kv_cross *cross;     /* cross-partition updates (kv_bucket_cross.h), NULL otherwise */
   char uuid[40];
   int64_t file_counter;
   int restored;
