@@ -53,6 +53,8 @@
  *                     partition p = P (needs --part); no pending files
  *   --option '"k" : "v"'  table option at creation (repeatable)
  *   --sleep-us N      pause between commits
+ *   --upsert N        primary-key batches over N keys (layout pk; oc_upsert_json): the batch's
+ *                     upserts, then its deletes (paimon_table_write_arrow_kind -D)
  */
 #include <dirent.h>
 #include <errno.h>
@@ -162,7 +164,7 @@ typedef struct driver {
   const char *ident; /* "db.table" */
   int recover_commit;
   long long base;
-  int part, rows, overwrite, mix;
+  int part, rows, overwrite, mix, upsert;
   paimon_catalog *cat;
   paimon_table *table;
 } driver;
@@ -301,8 +303,15 @@ static paimon_status write_batch(driver *d, paimon_write_builder *wb, long long 
   struct ArrowSchema s = {0};
   struct ArrowArray a = {0};
   paimon_status st = paimon_write_builder_new_write(wb, &w, err);
-  if (!st) st = ow_batch(d->table, json, &s, &a, err);
-  if (!st) st = paimon_table_write_arrow(w, &s, &a, err);
+  for (int del = 0; d->upsert && !st && del < 2; del++) { /* --upsert: upserts, then deletes */
+    if (!oc_upsert_json(b, d->rows, d->upsert, del, json, sizeof json)) continue;
+    st = ow_batch(d->table, json, &s, &a, err);
+    if (!st) st = paimon_table_write_arrow_kind(w, &s, &a, del ? PAIMON_ROW_KIND_DELETE : PAIMON_ROW_KIND_INSERT, err);
+    if (a.release) a.release(&a);
+    if (s.release) s.release(&s);
+  }
+  if (!st && !d->upsert) st = ow_batch(d->table, json, &s, &a, err);
+  if (!st && !d->upsert) st = paimon_table_write_arrow(w, &s, &a, err);
   if (!st) st = paimon_table_write_prepare_commit(w, ident, m, err);
   if (a.release) a.release(&a);
   if (s.release) s.release(&s);
@@ -422,6 +431,7 @@ int main(int argc, char **argv) {
     else if (!strcmp(o, "--layout")) layout_name = v;
     else if (!strcmp(o, "--target-file-size")) d.target_file_size = v;
     else if (!strcmp(o, "--sleep-us")) sleep_us = atol(v);
+    else if (!strcmp(o, "--upsert")) d.upsert = atoi(v);
     else if (!strcmp(o, "--option") && n_options < 32) options[n_options++] = v;
     else {
       fprintf(stderr, "unknown option %s\n", o);

@@ -69,6 +69,25 @@ static inline size_t oc_batch_json(long long b, int n_rows, int part, char *buf,
   return oc_batch_json_extra(b, n_rows, part, 0, buf, cap);
 }
 
+/* Primary-key batches (driver --upsert N, layout "pk"): row i of batch b has key
+ * id = (5b + 3i) % n_keys in partition dt = "part<id % 2>" and name "b<b>-<i>"; it is a delete
+ * (-D, written after the batch's upserts) when (b + i) % 4 == 3. want_deletes selects which rows
+ * the JSON lines hold. Returns the length. */
+static inline int oc_upsert_id(long long b, int i, int n_keys) { return (int)((5 * b + 3 * i) % n_keys); }
+static inline int oc_upsert_is_delete(long long b, int i) { return (b + i) % 4 == 3; }
+static inline size_t oc_upsert_json(long long b, int n_rows, int n_keys, int want_deletes, char *buf, size_t cap) {
+  int n = oc_rows(b, n_rows);
+  size_t len = 0;
+  buf[0] = 0;
+  for (int i = 0; i < n && len + 1 < cap; i++) {
+    if (oc_upsert_is_delete(b, i) != want_deletes) continue;
+    int id = oc_upsert_id(b, i, n_keys);
+    len += (size_t)snprintf(buf + len, cap - len, "{\"id\":%d,\"name\":\"b%lld-%d\",\"dt\":\"part%d\"}\n", id, b, i,
+                            id % 2);
+  }
+  return len < cap ? len : cap - 1;
+}
+
 #define OC_ALTER_AT 4
 #define OC_EXTRA_COLUMN "extra"
 
@@ -86,6 +105,7 @@ static inline const oc_layout *oc_layout_find(const char *name) {
       {"dynamic", "dt", {"bucket=-1", NULL, NULL}},
       {"fixed", "dt", {"bucket=2", "bucket-key=id", NULL}},
       {"unaware", NULL, {"bucket=-1", NULL, NULL}},
+      {"pk", "dt", {"bucket=2", "primary-key=dt,id", NULL}}, /* with the driver's --upsert N */
   };
   for (size_t i = 0; i < sizeof layouts / sizeof layouts[0]; i++)
     if (!strcmp(layouts[i].name, name)) return &layouts[i];
