@@ -11,10 +11,12 @@
 #include "format/format.h"
 #include "format/orc/orc_reader.h"
 #include "format/parquet/parquet_reader.h"
+#include "format/parquet/parquet_writer.h"
 #include "io/file.h"
 #include "paimon/file.h"
+#include "api/api_internal.h"
 
-enum { F_PARQUET, F_ORC, F_AVRO };
+enum { F_PARQUET = PM_API_FILE_PARQUET, F_ORC = PM_API_FILE_ORC, F_AVRO = PM_API_FILE_AVRO };
 
 void paimon_file_read_options_init(paimon_file_read_options *o) {
   if (!o) return;
@@ -31,7 +33,7 @@ static int ends_with(const char *s, const char *suffix) {
   return n >= m && !strcasecmp(s + n - m, suffix);
 }
 
-static int kind_of(const char *path, const char *format, int *kind, pm_error *err) {
+int pm_api_file_kind(const char *path, const char *format, int *kind, pm_error *err) {
   if (format) {
     if (!strcasecmp(format, "parquet")) *kind = F_PARQUET;
     else if (!strcasecmp(format, "orc")) *kind = F_ORC;
@@ -185,7 +187,7 @@ static int fs_next(void *st, struct ArrowArray *out, pm_error *err) {
 static int open_stream(const char *path, const paimon_file_read_options *o, struct ArrowArrayStream *out,
                        pm_error *err) {
   int kind = F_PARQUET;
-  PM_TRY(kind_of(path, o ? o->format : NULL, &kind, err));
+  PM_TRY(pm_api_file_kind(path, o ? o->format : NULL, &kind, err));
   file_stream *s = calloc(1, sizeof *s);
   if (!s) return PM_NOMEM(err);
   s->kind = kind;
@@ -267,9 +269,50 @@ paimon_status paimon_file_arrow_schema(const char *path, const char *format, str
 
 /* ---- writing ---- */
 
-paimon_status paimon_file_write(const char *path, const paimon_file_write_options *o, struct ArrowArrayStream *in,
-                                int64_t *rows, paimon_error *err) {
-  if (rows) *rows = 0;
+/* Parquet: the writer itself, for the page options and the row group count
+ * (the same options as the format interface's Parquet writer otherwise). */
+static int write_parquet(const char *path, const paimon_file_write_options *o, struct ArrowSchema *schema,
+                         struct ArrowArrayStream *in, paimon_file_write_result *res, pm_error *err) {
+  pm_pq_write_options wo;
+  pm_pq_write_options_default(&wo);
+  int codec;
+  PM_TRY(pm_fmt_codec(o ? o->compression : NULL, &codec, err));
+  wo.codec = (pm_codec)codec;
+  if (o) {
+    wo.codec_level = o->compression_level;
+    if (o->row_group_rows > 0) wo.row_group_rows = (uint64_t)o->row_group_rows;
+    if (o->row_group_bytes > 0) wo.row_group_bytes = (uint64_t)o->row_group_bytes;
+    if (o->page_rows > 0) wo.page_rows = (uint64_t)o->page_rows;
+    if (o->page_bytes > 0) wo.page_bytes = (uint64_t)o->page_bytes;
+    if (o->no_dictionary) wo.dictionary = 0;
+    if (o->data_page_v2) wo.data_page_v2 = 1;
+    if (o->no_page_crc) wo.page_crc = 0;
+  }
+  pm_pq_writer *w = NULL;
+  int rc = pm_pq_writer_open(path, schema, &wo, &w, err);
+  while (!rc) {
+    struct ArrowArray a;
+    rc = pm_stream_get_next(in, &a, err);
+    if (rc || !a.release) break;
+    rc = pm_pq_writer_write(w, &a, err);
+    a.release(&a);
+  }
+  if (!rc) rc = pm_pq_writer_close(w, err);
+  if (!rc) {
+    const pm_pq_write_result *r = pm_pq_writer_result(w);
+    res->rows = r->num_rows;
+    res->row_groups = r->num_row_groups;
+    res->file_size = (int64_t)r->file_size;
+  }
+  pm_pq_writer_free(w); /* discards the file unless closed successfully */
+  return rc;
+}
+
+paimon_status paimon_file_write_with_result(const char *path, const paimon_file_write_options *o,
+                                            struct ArrowArrayStream *in, paimon_file_write_result *out,
+                                            paimon_error *err) {
+  paimon_file_write_result res = {0, 0, 0};
+  if (out) *out = res;
   if (!path || !in || !in->release) {
     if (in && in->release) in->release(in);
     return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "paimon_file_write: NULL argument or released stream");
@@ -284,31 +327,47 @@ paimon_status paimon_file_write(const char *path, const paimon_file_write_option
   if (o) {
     wo.compression = o->compression;
     wo.compression_level = o->compression_level;
-    if (o->row_group_rows < 0 || o->row_group_bytes < 0)
-      rc = rc ? rc : pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: negative row group size", path);
+    if (o->row_group_rows < 0 || o->row_group_bytes < 0 || o->page_rows < 0 || o->page_bytes < 0)
+      rc = rc ? rc : pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: negative row group or page size", path);
     wo.row_group_rows = (uint64_t)(o->row_group_rows > 0 ? o->row_group_rows : 0);
     wo.row_group_bytes = (uint64_t)(o->row_group_bytes > 0 ? o->row_group_bytes : 0);
   }
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
   if (!rc) rc = pm_stream_get_schema(in, &schema, err);
-  pm_format_writer *w = NULL;
-  if (!rc) rc = pm_format_writer_open_path(f, path, &schema, &wo, &w, err);
-  while (!rc) {
-    struct ArrowArray a;
-    rc = pm_stream_get_next(in, &a, err);
-    if (rc || !a.release) break;
-    rc = pm_format_writer_write(w, &a, err);
-    a.release(&a);
-  }
-  if (w && rc) pm_format_writer_abort(w);
-  else if (w) {
-    pm_format_write_result res;
-    rc = pm_format_writer_close(w, &res, err);
-    if (!rc && rows) *rows = res.row_count;
-    if (!rc) pm_format_write_result_free(&res);
+  if (!rc && !strcasecmp(fname, "parquet")) {
+    rc = write_parquet(path, o, &schema, in, &res, err);
+  } else if (!rc) {
+    pm_format_writer *w = NULL;
+    rc = pm_format_writer_open_path(f, path, &schema, &wo, &w, err);
+    while (!rc) {
+      struct ArrowArray a;
+      rc = pm_stream_get_next(in, &a, err);
+      if (rc || !a.release) break;
+      rc = pm_format_writer_write(w, &a, err);
+      a.release(&a);
+    }
+    if (w && rc) pm_format_writer_abort(w);
+    else if (w) {
+      pm_format_write_result wr;
+      rc = pm_format_writer_close(w, &wr, err);
+      if (!rc) {
+        res.rows = wr.row_count;
+        res.file_size = (int64_t)wr.file_size;
+        pm_format_write_result_free(&wr);
+      }
+    }
   }
   if (schema.release) schema.release(&schema);
   in->release(in);
+  if (!rc && out) *out = res;
   return (paimon_status)rc;
+}
+
+paimon_status paimon_file_write(const char *path, const paimon_file_write_options *o, struct ArrowArrayStream *in,
+                                int64_t *rows, paimon_error *err) {
+  paimon_file_write_result res;
+  paimon_status st = paimon_file_write_with_result(path, o, in, &res, err);
+  if (rows) *rows = st ? 0 : res.rows;
+  return st;
 }

@@ -75,6 +75,11 @@ const pm_table_schema *pm_api_builder_schema(const paimon_read_builder *rb);
 /* Converts public options to pm_options (out is initialised; cleared on error). */
 int pm_api_to_options(const paimon_option *o, size_t n, pm_options *out, pm_error *err);
 
+/* Single files (api_file.c): the format from `format` (any case) or else the
+ * file name's extension; INVALID_ARGUMENT naming path otherwise. */
+enum { PM_API_FILE_PARQUET, PM_API_FILE_ORC, PM_API_FILE_AVRO };
+int pm_api_file_kind(const char *path, const char *format, int *kind, pm_error *err);
+
 #define CHECK_ARG(cond, what) \
   if (!(cond)) return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: %s", __func__, what)
 

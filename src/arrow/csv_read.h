@@ -1,5 +1,5 @@
 /*
- * CSV to Arrow: the inverse of the printer's CSV encoding (cli/print/print.h),
+ * CSV to Arrow: the inverse of the printer's CSV encoding (print/print.h),
  * so `table read --format csv` output can be written back into a table.
  *
  * Records are RFC 4180: fields separated by ',', records by "\n" or "\r\n";

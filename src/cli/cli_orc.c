@@ -5,13 +5,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "arrow/arrow.h"
-#include "cli/print/print.h"
 #include "cli/cli.h"
 #include "cli/cli_output.h"
-#include "format/orc/orc_reader.h"
-#include "io/file.h"
 #include "paimon/file.h"
+#include "paimon/print.h"
 
 static void orc_usage(FILE *f) {
   fputs("usage: paimon orc schema FILE\n"
@@ -24,7 +21,7 @@ static void orc_usage(FILE *f) {
         f);
 }
 
-static int fail(const char *what, const pm_error *err) {
+static int fail(const char *what, const paimon_error *err) {
   fprintf(stderr, "paimon orc %s: %s\n", what, err->message);
   return 1;
 }
@@ -42,117 +39,19 @@ static char **split_list(const char *s, size_t *n, char **storage) {
   return out;
 }
 
-static void print_indent(int depth) {
-  for (int i = 0; i < depth; i++) fputs("  ", stdout);
-}
-
-static void print_type(const pm_orc_reader *r, uint32_t id, int depth) {
-  const pm_orc_column_info *c = pm_orc_reader_column(r, id);
-  print_indent(depth);
-  printf("%u %s%s%s", id, c->name[0] ? c->name : "", c->name[0] ? ": " : "", pm_orc_kind_name(c->kind));
-  if (c->kind == PM_ORC_DECIMAL) printf("(%u,%u)", c->precision, c->scale);
-  if (c->kind == PM_ORC_CHAR || c->kind == PM_ORC_VARCHAR) printf("(%u)", c->max_length);
-  size_t na = pm_orc_reader_column_attribute_count(r, id);
-  for (size_t i = 0; i < na; i++) {
-    const char *k, *v;
-    pm_orc_reader_column_attribute(r, id, i, &k, &v);
-    printf(" %s=%s", k, v);
-  }
-  putchar('\n');
-  for (uint32_t i = 0; i < c->n_children; i++) print_type(r, c->children[i], depth + 1);
-}
-
-static void print_stats(const pm_orc_column_stats *s) {
-  printf("values=%llu", (unsigned long long)s->num_values);
-  if (s->has_null >= 0) printf(" has_null=%s", s->has_null ? "true" : "false");
-  if (s->null_count >= 0) printf(" nulls=%lld", (long long)s->null_count);
-  if (s->has_int) printf(" min=%lld max=%lld", (long long)s->min_int, (long long)s->max_int);
-  if (s->has_double) printf(" min=%.17g max=%.17g", s->min_double, s->max_double);
-  if (s->has_bytes) printf(" min=\"%.*s\" max=\"%.*s\"", (int)s->min_len, s->min_bytes, (int)s->max_len, s->max_bytes);
-  if (s->has_decimal) printf(" min=%s max=%s", s->min_decimal, s->max_decimal);
-  if (s->has_timestamp)
-    printf(" min_ms=%lld(+%dns) max_ms=%lld(+%dns)", (long long)s->min_ts_millis, (int)s->min_ts_nanos,
-           (long long)s->max_ts_millis, (int)s->max_ts_nanos);
-}
-
-static int cmd_meta(pm_orc_reader *r, pm_error *err) {
-  printf("rows: %llu\n", (unsigned long long)pm_orc_reader_num_rows(r));
-  printf("compression: %s (block size %llu)\n", pm_orc_reader_compression_name(r),
-         (unsigned long long)pm_orc_reader_compression_block_size(r));
-  printf("writer version: %u\n", pm_orc_reader_writer_version(r));
-  printf("software version: %s\n", pm_orc_reader_software_version(r));
-  printf("row index stride: %u\n", pm_orc_reader_row_index_stride(r));
-  size_t nm = pm_orc_reader_user_metadata_count(r);
-  for (size_t i = 0; i < nm; i++) {
-    const char *k;
-    const uint8_t *v;
-    size_t vl;
-    pm_orc_reader_user_metadata(r, i, &k, &v, &vl);
-    printf("metadata: %s (%zu bytes)\n", k, vl);
-  }
-  puts("types:");
-  print_type(r, 0, 1);
-  size_t nc = pm_orc_reader_num_columns(r);
-  puts("file statistics:");
-  for (size_t c = 0; c < nc; c++) {
-    pm_orc_column_stats s;
-    if (pm_orc_reader_file_stats(r, c, &s, err) != 0) continue;
-    printf("  column %zu: ", c);
-    print_stats(&s);
-    putchar('\n');
-  }
-  size_t ns = pm_orc_reader_num_stripes(r);
-  pm_orc_encoding *enc = calloc(nc ? nc : 1, sizeof *enc);
-  uint32_t *dsz = calloc(nc ? nc : 1, sizeof *dsz);
-  if (!enc || !dsz) {
-    free(enc);
-    free(dsz);
-    return PM_NOMEM(err);
-  }
-  for (size_t i = 0; i < ns; i++) {
-    const pm_orc_stripe_info *s = pm_orc_reader_stripe(r, i);
-    printf("stripe %zu: offset=%llu index=%llu data=%llu footer=%llu rows=%llu\n", i, (unsigned long long)s->offset,
-           (unsigned long long)s->index_length, (unsigned long long)s->data_length,
-           (unsigned long long)s->footer_length, (unsigned long long)s->num_rows);
-    if (pm_orc_reader_stripe_encodings(r, i, enc, dsz, err) == 0) {
-      printf("  encodings:");
-      for (size_t c = 0; c < nc; c++) {
-        printf(" %zu:%s", c, pm_orc_encoding_name(enc[c]));
-        if (enc[c] == PM_ORC_ENC_DICTIONARY || enc[c] == PM_ORC_ENC_DICTIONARY_V2) printf("[%u]", dsz[c]);
-      }
-      putchar('\n');
-    } else {
-      free(enc);
-      free(dsz);
-      return err->code;
-    }
-    for (size_t c = 0; c < nc; c++) {
-      pm_orc_column_stats st;
-      if (pm_orc_reader_stripe_stats(r, i, c, &st, err) != 0) break;
-      printf("  column %zu: ", c);
-      print_stats(&st);
-      putchar('\n');
-    }
-  }
-  free(enc);
-  free(dsz);
-  pm_error_clear(err);
-  return 0;
-}
-
-static int stream_error(struct ArrowArrayStream *s, pm_error *err) {
+static int stream_error(struct ArrowArrayStream *s, paimon_error *err) {
   const char *m = s->get_last_error(s);
-  return pm_errorf(err, PAIMON_ERR_IO, "%s", m ? m : "read failed");
+  return cli_errorf(err, PAIMON_ERR_IO, "%s", m ? m : "read failed");
 }
 
 /* Opens path as a stream (paimon/file.h) in format fmt with --select and --limit. */
 static int open_stream(const char *path, const char *fmt, const char *select, long long limit,
-                       struct ArrowArrayStream *s, pm_error *err) {
+                       struct ArrowArrayStream *s, paimon_error *err) {
   char **cols = NULL, *storage = NULL;
   size_t ncols = 0;
   if (select && !(cols = split_list(select, &ncols, &storage))) {
     free(storage);
-    return PM_NOMEM(err);
+    return cli_errorf(err, PAIMON_ERR_NOMEM, "out of memory");
   }
   paimon_file_read_options o;
   paimon_file_read_options_init(&o);
@@ -168,7 +67,7 @@ static int open_stream(const char *path, const char *fmt, const char *select, lo
 
 /* Decodes every selected column completely and discards it; with runs > 1
  * the scan repeats and the fastest run is reported (as paimon parquet scan). */
-static int cmd_scan(const char *path, const char *select, int runs, pm_error *err) {
+static int cmd_scan(const char *path, const char *select, int runs, paimon_error *err) {
   double best = -1;
   long long rows = 0;
   int rc = 0;
@@ -193,19 +92,21 @@ static int cmd_scan(const char *path, const char *select, int runs, pm_error *er
   return rc;
 }
 
+
 static int ends_with(const char *s, const char *suffix) {
   size_t n = strlen(s), m = strlen(suffix);
   return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
 /* ORC or Parquet in, ORC or Parquet out (chosen by the .parquet suffix). */
-static int cmd_convert(const char *in, const char *out, const char *codec_name, pm_error *err) {
+static int cmd_convert(const char *in, const char *out, const char *codec_name, paimon_error *err) {
   const char *codec = codec_name ? codec_name : "zstd";
   if (strcmp(codec, "zstd") && strcmp(codec, "zlib") && strcmp(codec, "snappy") && strcmp(codec, "lz4") &&
       strcmp(codec, "none"))
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "unknown codec %s", codec_name);
+    return cli_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "unknown codec %s", codec_name);
   struct ArrowArrayStream s;
-  PM_TRY(open_stream(in, ends_with(in, ".parquet") ? "parquet" : "orc", NULL, -1, &s, err));
+  int rc = open_stream(in, ends_with(in, ".parquet") ? "parquet" : "orc", NULL, -1, &s, err);
+  if (rc) return rc;
   paimon_file_write_options wo;
   paimon_file_write_options_init(&wo);
   wo.format = ends_with(out, ".parquet") ? "parquet" : "orc";
@@ -214,27 +115,28 @@ static int cmd_convert(const char *in, const char *out, const char *codec_name, 
 }
 
 /* Prints the rows (--select, --limit) with the shared printer. */
-static int cmd_cat(const char *path, const char *select, long long limit, const cli_output *out, pm_error *err) {
+static int cmd_cat(const char *path, const char *select, long long limit, const cli_output *out, paimon_error *err) {
   struct ArrowArrayStream s;
-  PM_TRY(open_stream(path, "orc", select, limit, &s, err));
+  int rc = open_stream(path, "orc", select, limit, &s, err);
+  if (rc) return rc;
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
-  int rc = s.get_schema(&s, &schema) ? stream_error(&s, err) : 0;
-  pm_printer *p = NULL;
+  rc = s.get_schema(&s, &schema) ? stream_error(&s, err) : 0;
+  paimon_printer *p = NULL;
   if (!rc) {
-    pm_print_options po;
+    paimon_print_options po;
     memset(&po, 0, sizeof po);
     cli_output_apply(out, &po);
-    rc = pm_printer_new(&schema, &po, &p, err);
+    rc = paimon_printer_new(&schema, &po, &p, err);
   }
   while (!rc) {
     struct ArrowArray a;
     if ((rc = s.get_next(&s, &a) ? stream_error(&s, err) : 0) || !a.release) break;
-    rc = pm_printer_print(p, &a, stdout, err);
+    rc = paimon_printer_print(p, &a, stdout, err);
     a.release(&a);
   }
-  if (rc == 0) rc = pm_printer_finish_file(p, stdout, err);
-  pm_printer_free(p);
+  if (rc == 0) rc = paimon_printer_finish(p, stdout, err);
+  paimon_printer_free(p);
   if (schema.release) schema.release(&schema);
   s.release(&s);
   return rc;
@@ -297,8 +199,8 @@ int cli_orc_main(int argc, char **argv) {
     fprintf(stderr, "paimon orc %s: --format, --max-width and --no-truncate apply to orc cat only\n", cmd);
     return 2;
   }
-  pm_error err;
-  pm_error_clear(&err);
+  paimon_error err;
+  memset(&err, 0, sizeof err);
   if (!strcmp(cmd, "convert") && cli_same_file(file, out_path)) {
     fprintf(stderr, "paimon orc convert: OUT '%s' is the input file (write to another path)\n", out_path);
     return 2;
@@ -306,39 +208,28 @@ int cli_orc_main(int argc, char **argv) {
   if (!strcmp(cmd, "convert")) return cmd_convert(file, out_path, codec_name, &err) ? fail(cmd, &err) : 0;
   if (!strcmp(cmd, "scan")) return cmd_scan(file, select, runs < 1 ? 1 : runs, &err) ? fail(cmd, &err) : 0;
   if (!strcmp(cmd, "cat")) return cmd_cat(file, select, limit, &out, &err) ? fail(cmd, &err) : 0;
-  pm_file *f = NULL;
-  pm_orc_reader *r = NULL;
   char **cols = NULL, *storage = NULL;
   size_t ncols = 0;
-  int rc = 0, exit_code = 0;
-  if ((rc = pm_file_open(file, &f, &err))) {
-    exit_code = fail(cmd, &err);
-    goto done;
-  }
-  pm_orc_read_options o;
-  pm_orc_read_options_init(&o);
+  int exit_code = 0;
+  paimon_file_read_options o;
+  paimon_file_read_options_init(&o);
+  o.format = "orc";
   if (select) {
     cols = split_list(select, &ncols, &storage);
     if (!cols) {
       fprintf(stderr, "paimon orc: out of memory\n");
-      exit_code = 1;
-      goto done;
+      free(storage);
+      return 1;
     }
     o.columns = (const char *const *)cols;
     o.n_columns = ncols;
   }
-  if ((rc = pm_orc_reader_open(f, &o, &r, &err))) {
-    exit_code = fail(cmd, &err);
-    goto done;
-  }
-  if (!strcmp(cmd, "meta")) {
-    if (cmd_meta(r, &err)) exit_code = fail(cmd, &err);
-    goto done;
-  }
-  print_type(r, 0, 0); /* schema */
-done:
-  pm_orc_reader_close(r);
-  pm_file_close(f);
+  char *text = NULL;
+  paimon_status st = paimon_file_describe(file, &o, !strcmp(cmd, "meta") ? PAIMON_FILE_DESCRIBE_META : PAIMON_FILE_DESCRIBE_SCHEMA,
+                                          &text, &err);
+  if (text) fputs(text, stdout);
+  paimon_free_string(text);
+  if (st) exit_code = fail(cmd, &err);
   free(cols);
   free(storage);
   return exit_code;

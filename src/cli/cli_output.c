@@ -2,6 +2,7 @@
 #include "cli/cli_output.h"
 
 #include <errno.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,10 +11,10 @@
 
 void cli_output_init(cli_output *o) { memset(o, 0, sizeof *o); }
 
-static int parse_format(const char *s, pm_print_format *out) {
-  if (!strcmp(s, "table")) *out = PM_PRINT_TABLE;
-  else if (!strcmp(s, "jsonl") || !strcmp(s, "json")) *out = PM_PRINT_JSONL;
-  else if (!strcmp(s, "csv")) *out = PM_PRINT_CSV;
+static int parse_format(const char *s, paimon_print_format *out) {
+  if (!strcmp(s, "table")) *out = PAIMON_PRINT_TABLE;
+  else if (!strcmp(s, "jsonl") || !strcmp(s, "json")) *out = PAIMON_PRINT_JSONL;
+  else if (!strcmp(s, "csv")) *out = PAIMON_PRINT_CSV;
   else return -1;
   return 0;
 }
@@ -21,7 +22,7 @@ static int parse_format(const char *s, pm_print_format *out) {
 int cli_output_arg(cli_output *o, const char *cmd, int argc, char **argv, int *i) {
   const char *arg = argv[*i];
   if (!strcmp(arg, "--no-truncate")) {
-    o->max_width = PM_PRINT_NO_TRUNCATE;
+    o->max_width = PAIMON_PRINT_NO_TRUNCATE;
     return 1;
   }
   int is_format = !strcmp(arg, "--format"), is_width = !strcmp(arg, "--max-width");
@@ -62,10 +63,10 @@ static int terminal_width(void) {
   return 0;
 }
 
-void cli_output_apply(const cli_output *o, pm_print_options *po) {
-  po->format = o->format_set ? o->format : isatty(STDOUT_FILENO) ? PM_PRINT_TABLE : PM_PRINT_JSONL;
+void cli_output_apply(const cli_output *o, paimon_print_options *po) {
+  po->format = o->format_set ? o->format : isatty(STDOUT_FILENO) ? PAIMON_PRINT_TABLE : PAIMON_PRINT_JSONL;
   po->max_cell_width = o->max_width;
-  po->term_width = po->format == PM_PRINT_TABLE ? terminal_width() : 0;
+  po->term_width = po->format == PAIMON_PRINT_TABLE ? terminal_width() : 0;
 }
 
 int cli_stdout_check(void) {
@@ -74,4 +75,36 @@ int cli_stdout_check(void) {
   int e = errno;
   fprintf(stderr, "paimon: cannot write output: %s\n", e ? strerror(e) : "write error");
   return 1;
+}
+
+int cli_errorf(paimon_error *err, paimon_status code, const char *fmt, ...) {
+  if (err) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err->message, sizeof err->message, fmt, ap);
+    va_end(ap);
+    err->code = code;
+  }
+  return (int)code;
+}
+
+static int stream_error(struct ArrowArrayStream *s, int e, const char *what, paimon_error *err) {
+  const char *msg = s->get_last_error ? s->get_last_error(s) : NULL;
+  paimon_status code = e == ENOMEM ? PAIMON_ERR_NOMEM : e == EINVAL ? PAIMON_ERR_INVALID_ARGUMENT : PAIMON_ERR_IO;
+  if (msg && *msg) return cli_errorf(err, code, "%s", msg);
+  return cli_errorf(err, code, "%s: %s", what, strerror(e));
+}
+
+int cli_stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out, paimon_error *err) {
+  out->release = NULL;
+  if (!s || !s->release) return cli_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "stream is released");
+  int e = s->get_schema(s, out);
+  return e ? stream_error(s, e, "stream get_schema", err) : 0;
+}
+
+int cli_stream_next(struct ArrowArrayStream *s, struct ArrowArray *out, paimon_error *err) {
+  out->release = NULL;
+  if (!s || !s->release) return cli_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "stream is released");
+  int e = s->get_next(s, out);
+  return e ? stream_error(s, e, "stream get_next", err) : 0;
 }

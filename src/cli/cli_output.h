@@ -13,12 +13,16 @@
 #ifndef PM_CLI_OUTPUT_H
 #define PM_CLI_OUTPUT_H
 
-#include "cli/print/print.h"
+#include <stdio.h>
+
+#include "paimon/arrow_c.h"
+#include "paimon/error.h"
+#include "paimon/print.h"
 
 typedef struct cli_output {
-  pm_print_format format;
+  paimon_print_format format;
   int format_set;
-  int max_width; /* 0: default; PM_PRINT_NO_TRUNCATE: never cut */
+  int max_width; /* 0: default; PAIMON_PRINT_NO_TRUNCATE: never cut */
 } cli_output;
 
 #define CLI_OUTPUT_USAGE \
@@ -30,9 +34,16 @@ void cli_output_init(cli_output *o);
  * when its value is invalid (a message naming `cmd` went to stderr: exit 2). */
 int cli_output_arg(cli_output *o, const char *cmd, int argc, char **argv, int *i);
 /* Fills the format, width and terminal fields of po from o and stdout. */
-void cli_output_apply(const cli_output *o, pm_print_options *po);
+void cli_output_apply(const cli_output *o, paimon_print_options *po);
 /* Flushes stdout. Returns 0, or 1 after "paimon: cannot write output: REASON"
  * on stderr when a write to stdout failed (disk full, ...). */
 int cli_stdout_check(void);
+
+/* Sets *err to code + formatted message (as the library reports errors); returns code. */
+int cli_errorf(paimon_error *err, paimon_status code, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* get_schema / get_next of a stream with its error as a paimon_error: the
+ * producer's last error message, else "stream get_schema|get_next: <reason>". */
+int cli_stream_schema(struct ArrowArrayStream *s, struct ArrowSchema *out, paimon_error *err);
+int cli_stream_next(struct ArrowArrayStream *s, struct ArrowArray *out, paimon_error *err);
 
 #endif

@@ -4,10 +4,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "arrow/arrow.h"
 #include "cli/cli.h"
-#include "format/parquet/parquet_reader.h"
-#include "format/parquet/parquet_writer.h"
+#include "paimon/file.h"
 
 int cli_parquet_convert(int argc, char **argv);
 
@@ -31,8 +29,10 @@ static int parse_u64(const char *s, uint64_t *out) {
 
 int cli_parquet_convert(int argc, char **argv) {
   const char *in = NULL, *out = NULL;
-  pm_pq_write_options o;
-  pm_pq_write_options_default(&o);
+  paimon_file_write_options o;
+  paimon_file_write_options_init(&o);
+  o.format = "parquet";
+  int gzip = 0;
   if (cli_wants_help(argc, argv)) return convert_usage(stdout);
   int level_set = 0;
   for (int i = 1; i < argc; i++) {
@@ -46,11 +46,12 @@ int cli_parquet_convert(int argc, char **argv) {
       return 2;
     }
     if (!strcmp(a, "--codec")) {
-      if (!strcmp(v, "zstd")) o.codec = PM_CODEC_ZSTD;
-      else if (!strcmp(v, "snappy")) o.codec = PM_CODEC_SNAPPY;
-      else if (!strcmp(v, "lz4") || !strcmp(v, "lz4_raw")) o.codec = PM_CODEC_LZ4_RAW;
-      else if (!strcmp(v, "gzip")) o.codec = PM_CODEC_GZIP;
-      else if (!strcmp(v, "none") || !strcmp(v, "uncompressed")) o.codec = PM_CODEC_NONE;
+      gzip = 0;
+      if (!strcmp(v, "zstd")) o.compression = "zstd";
+      else if (!strcmp(v, "snappy")) o.compression = "snappy";
+      else if (!strcmp(v, "lz4") || !strcmp(v, "lz4_raw")) o.compression = "lz4";
+      else if (!strcmp(v, "gzip")) o.compression = "gzip", gzip = 1;
+      else if (!strcmp(v, "none") || !strcmp(v, "uncompressed")) o.compression = "none";
       else {
         fprintf(stderr, "paimon parquet convert: invalid value for --codec: '%s' (zstd, snappy, lz4, gzip, none)\n",
                 v);
@@ -62,7 +63,7 @@ int cli_parquet_convert(int argc, char **argv) {
         fprintf(stderr, "paimon parquet convert: invalid value for --level: '%s' (0..22)\n", v);
         return 2;
       }
-      o.codec_level = (int)n;
+      o.compression_level = (int)n;
       level_set = 1;
       i++;
     } else if (counted) {
@@ -70,17 +71,18 @@ int cli_parquet_convert(int argc, char **argv) {
         fprintf(stderr, "paimon parquet convert: invalid value for %s: '%s' (an integer >= 1)\n", a, v);
         return 2;
       }
-      if (!strcmp(a, "--row-group-rows")) o.row_group_rows = n;
-      else if (!strcmp(a, "--row-group-bytes")) o.row_group_bytes = n;
-      else if (!strcmp(a, "--page-rows")) o.page_rows = n;
-      else o.page_bytes = n;
+      if (n > (uint64_t)INT64_MAX) n = (uint64_t)INT64_MAX;
+      if (!strcmp(a, "--row-group-rows")) o.row_group_rows = (int64_t)n;
+      else if (!strcmp(a, "--row-group-bytes")) o.row_group_bytes = (int64_t)n;
+      else if (!strcmp(a, "--page-rows")) o.page_rows = (int64_t)n;
+      else o.page_bytes = (int64_t)n;
       i++;
     } else if (!strcmp(a, "--page-v2")) {
       o.data_page_v2 = 1;
     } else if (!strcmp(a, "--no-dictionary")) {
-      o.dictionary = 0;
+      o.no_dictionary = 1;
     } else if (!strcmp(a, "--no-crc")) {
-      o.page_crc = 0;
+      o.no_page_crc = 1;
     } else if (a[0] == '-' && a[1]) {
       fprintf(stderr, "paimon parquet convert: unknown option '%s'\n", a);
       return convert_usage(stderr);
@@ -93,8 +95,8 @@ int cli_parquet_convert(int argc, char **argv) {
       return convert_usage(stderr);
     }
   }
-  if (level_set && o.codec_level > 9 && o.codec == PM_CODEC_GZIP) {
-    fprintf(stderr, "paimon parquet convert: invalid value for --level: '%d' (0..9 for gzip)\n", o.codec_level);
+  if (level_set && o.compression_level > 9 && gzip) {
+    fprintf(stderr, "paimon parquet convert: invalid value for --level: '%d' (0..9 for gzip)\n", o.compression_level);
     return 2;
   }
   if (in && out && cli_same_file(in, out)) {
@@ -103,35 +105,20 @@ int cli_parquet_convert(int argc, char **argv) {
   }
   if (!in || !out) return convert_usage(stderr);
 
-  pm_error err;
+  paimon_error err;
   memset(&err, 0, sizeof err);
-  pm_pq_read_options ro;
-  pm_pq_read_options_init(&ro);
-  pm_pq_reader *r = NULL;
-  pm_pq_writer *w = NULL;
-  struct ArrowSchema schema;
-  memset(&schema, 0, sizeof schema);
-  int rc = pm_pq_reader_open_path(in, &ro, &r, &err);
-  if (!rc) rc = pm_pq_reader_schema(r, &schema, &err);
-  if (!rc) rc = pm_pq_writer_open(out, &schema, &o, &w, &err);
-  while (!rc) {
-    struct ArrowArray batch;
-    memset(&batch, 0, sizeof batch);
-    rc = pm_pq_reader_next(r, &batch, &err);
-    if (rc || !batch.release) break;
-    rc = pm_pq_writer_write(w, &batch, &err);
-    batch.release(&batch);
-  }
-  if (!rc) rc = pm_pq_writer_close(w, &err);
+  struct ArrowArrayStream r;
+  paimon_file_read_options ro;
+  paimon_file_read_options_init(&ro);
+  ro.format = "parquet";
+  int rc = (int)paimon_file_open(in, &ro, &r, &err);
+  paimon_file_write_result res;
+  if (!rc) rc = (int)paimon_file_write_with_result(out, &o, &r, &res, &err); /* consumes r; no OUT on failure */
   if (!rc) {
-    const pm_pq_write_result *res = pm_pq_writer_result(w);
-    printf("%s: %lld rows, %d row groups, %llu bytes\n", out, (long long)res->num_rows, res->num_row_groups,
-           (unsigned long long)res->file_size);
+    printf("%s: %lld rows, %d row groups, %llu bytes\n", out, (long long)res.rows, (int)res.row_groups,
+           (unsigned long long)res.file_size);
   } else {
     fprintf(stderr, "paimon parquet convert: %s\n", err.message);
   }
-  pm_pq_writer_free(w); /* discards OUT unless closed successfully */
-  if (schema.release) schema.release(&schema);
-  pm_pq_reader_close(r);
   return rc ? 1 : 0;
 }

@@ -5,11 +5,8 @@
 
 #include <errno.h>
 
-#include "arrow/arrow.h"
-#include "arrow/stream.h"
 #include "cli/cli.h"
 #include "cli/cli_output.h"
-#include "cli/print/print.h"
 #include "paimon/paimon.h"
 
 static void usage(FILE *out) {
@@ -96,11 +93,11 @@ typedef struct print_args {
 
 /* Prints every batch of a stream; consumes (releases) it. */
 static int print_stream(struct ArrowArrayStream *s, const print_args *pa) {
-  pm_error err = {0};
+  paimon_error err = {0};
   struct ArrowSchema schema;
   memset(&schema, 0, sizeof schema);
-  int rc = pm_stream_get_schema(s, &schema, &err);
-  pm_print_options po;
+  int rc = cli_stream_schema(s, &schema, &err);
+  paimon_print_options po;
   memset(&po, 0, sizeof po);
   cli_output_apply(pa->out, &po);
   po.fraction_digits = pa->digits;
@@ -114,23 +111,23 @@ static int print_stream(struct ArrowArrayStream *s, const print_args *pa) {
   }
   po.cut_left = cut;
   po.n_cut_left = !rc && schema.n_children < 256 ? (int)schema.n_children : 256;
-  pm_printer *pr = NULL;
-  if (!rc) rc = pm_printer_new(&schema, &po, &pr, &err);
+  paimon_printer *pr = NULL;
+  if (!rc) rc = paimon_printer_new(&schema, &po, &pr, &err);
   int64_t printed = 0;
   while (!rc) {
     struct ArrowArray batch;
     memset(&batch, 0, sizeof batch);
-    rc = pm_stream_get_next(s, &batch, &err);
+    rc = cli_stream_next(s, &batch, &err);
     if (rc || !batch.release) break;
     if (pa->limit >= 0 && printed + batch.length > pa->limit) batch.length = pa->limit - printed;
-    if (batch.length > 0) rc = pm_printer_print(pr, &batch, stdout, &err);
+    if (batch.length > 0) rc = paimon_printer_print(pr, &batch, stdout, &err);
     printed += batch.length > 0 ? batch.length : 0;
-    pm_array_release(&batch);
+    if (batch.release) batch.release(&batch);
     if (pa->limit >= 0 && printed >= pa->limit) break;
   }
-  if (!rc) rc = pm_printer_finish_file(pr, stdout, &err);
-  pm_printer_free(pr);
-  pm_schema_release(&schema);
+  if (!rc) rc = paimon_printer_finish(pr, stdout, &err);
+  paimon_printer_free(pr);
+  if (schema.release) schema.release(&schema);
   if (s->release) s->release(s);
   fflush(stdout);
   if (rc) return fail(&err);

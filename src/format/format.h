@@ -92,6 +92,9 @@ typedef struct pm_format_write_options {
 
 void pm_format_write_options_init(pm_format_write_options *o);
 
+/* Codec (a pm_codec) from a Paimon file.compression name (NULL = zstd). */
+int pm_fmt_codec(const char *name, int *codec, pm_error *err);
+
 /* Statistics of one top-level column of a written file, collected from the
  * batches written (Paimon's value stats: min/max of primitive columns). */
 typedef struct pm_format_column_stats {

@@ -27,7 +27,5 @@ pm_format_column_stats *pm_fmt_stats_take(pm_fmt_stats *s, size_t *n);
 void pm_fmt_stats_free(pm_fmt_stats *s);
 void pm_fmt_stats_cols_free(pm_format_column_stats *cols, size_t n);
 
-/* Codec from a Paimon file.compression name (NULL = zstd). */
-int pm_fmt_codec(const char *name, int *codec, pm_error *err);
 
 #endif

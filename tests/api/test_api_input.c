@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include "arrow/stream.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "harness.h"
 #include "paimon/paimon.h"
 #include "paimon/write.h"

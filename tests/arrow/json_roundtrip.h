@@ -9,7 +9,7 @@
 #include "arrow/builder.h"
 #include "arrow/compute.h"
 #include "arrow/json_read.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "arrow/validate.h"
 
 /* The row type every input is read as. */

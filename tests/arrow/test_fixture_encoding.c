@@ -8,7 +8,7 @@
 
 #include "arrow/builder.h"
 #include "arrow/json_read.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "harness.h"
 
 static pm_error err;

@@ -2,7 +2,7 @@
 #include <math.h>
 
 #include "arrow/arrow.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "harness.h"
 #include "util/buf.h"
 

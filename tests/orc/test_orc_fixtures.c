@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 
 #include "arrow/arrow.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "arrow/validate.h"
 #include "format/orc/orc_reader.h"
 #include "harness.h"

@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "arrow/arrow.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "arrow/validate.h"
 #include "format/orc/orc_reader.h"
 #include "format/orc/orc_writer.h"

@@ -20,7 +20,7 @@
 #include <sys/stat.h>
 
 #include "arrow/arrow.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "format/parquet/parquet_reader.h"
 #include "format/parquet/parquet_writer.h"
 #include "harness.h"

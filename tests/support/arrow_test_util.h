@@ -3,7 +3,7 @@
 #define PM_ARROW_TEST_UTIL_H
 
 #include "arrow/arrow.h"
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "arrow/type.h"
 #include "util/buf.h"
 

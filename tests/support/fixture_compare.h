@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/print/print.h"
+#include "print/print.h"
 #include "arrow/type.h"
 #include "util/buf.h"
 

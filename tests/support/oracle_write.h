@@ -18,7 +18,7 @@
 #include "arrow/arrow.h"
 #include "arrow/json_read.h"
 #include "arrow/type.h"
-#include "cli/print/value.h"
+#include "print/value.h"
 #include "paimon/ddl.h"
 #include "paimon/paimon.h"
 #include "paimon/write.h"

@@ -4,8 +4,8 @@
 #include <string.h>
 
 #include "arrow/arrow.h"
-#include "cli/print/printer_impl.h"
-#include "cli/print/width.h"
+#include "print/printer_impl.h"
+#include "print/width.h"
 
 #define LIT(out, s) PM_PRINT_LIT(out, s)
 #define nomem pm_print_nomem

@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "arrow/arrow.h"
-#include "cli/print/printer_impl.h"
+#include "print/printer_impl.h"
 
 #define LIT(out, s) PM_PRINT_LIT(out, s)
 #define nomem pm_print_nomem

@@ -2,8 +2,8 @@
  * The value encoding shared by the JSONL, CSV and table printers (described
  * in print.h): one value of an Arrow array appended as text.
  */
-#ifndef PM_CLI_PRINT_VALUE_H
-#define PM_CLI_PRINT_VALUE_H
+#ifndef PM_PRINT_H_VALUE_H
+#define PM_PRINT_H_VALUE_H
 
 #include <stdint.h>
 

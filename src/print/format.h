@@ -3,8 +3,8 @@
  * terminator is added; each returns the bytes written. Buffers must hold at
  * least 48 bytes.
  */
-#ifndef PM_CLI_PRINT_FORMAT_H
-#define PM_CLI_PRINT_FORMAT_H
+#ifndef PM_PRINT_H_FORMAT_H
+#define PM_PRINT_H_FORMAT_H
 
 #include <stdint.h>
 

@@ -1,5 +1,5 @@
 /* Display widths of UTF-8 text for the table layout (a wcwidth of our own). */
-#include "cli/print/width.h"
+#include "print/width.h"
 
 typedef struct range {
   uint32_t lo, hi;

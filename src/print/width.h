@@ -6,8 +6,8 @@
  * blank). Our own tables of the common Unicode blocks (no locale, no
  * wcwidth(3) dependency). Invalid UTF-8 bytes count as one column each.
  */
-#ifndef PM_CLI_PRINT_WIDTH_H
-#define PM_CLI_PRINT_WIDTH_H
+#ifndef PM_PRINT_H_WIDTH_H
+#define PM_PRINT_H_WIDTH_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -1,5 +1,5 @@
 /* The value encoding shared by every output format (see print.h). */
-#include "cli/print/value.h"
+#include "print/value.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -7,7 +7,7 @@
 
 #include "arrow/arrow.h"
 #include "arrow/bits.h"
-#include "cli/print/format.h"
+#include "print/format.h"
 
 /* Length of a valid UTF-8 sequence at p (n bytes remain), 0 if invalid. */
 static int utf8_seq_len(const uint8_t *p, int64_t n) {

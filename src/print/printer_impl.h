@@ -1,8 +1,8 @@
 /* Internals shared by the printer's files (not for users of print.h). */
-#ifndef PM_CLI_PRINT_PRINTER_IMPL_H
-#define PM_CLI_PRINT_PRINTER_IMPL_H
+#ifndef PM_PRINT_H_PRINTER_IMPL_H
+#define PM_PRINT_H_PRINTER_IMPL_H
 
-#include "cli/print/print.h"
+#include "print/print.h"
 
 struct pm_printer {
   pm_type type; /* struct of columns */

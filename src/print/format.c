@@ -1,5 +1,5 @@
 /* Low-level value formatters of the printers' value encoding. */
-#include "cli/print/format.h"
+#include "print/format.h"
 
 #include <float.h>
 #include <math.h>

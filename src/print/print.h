@@ -41,20 +41,21 @@
  *   An empty result prints the header and separator.
  * Sliced arrays (offset != 0, at any level) are honoured.
  *
- * The printer belongs to the CLI layer (libpaimon never prints); it is the
- * static library pm_print, linked by the CLI and by tests that compare
- * output with fixtures. Files: format.c (numbers, dates), value.c (one value),
+ * The printer is the module `print` of libpaimon (above arrow): it writes
+ * only to the buffer or FILE* its caller gives. The CLI uses it through the
+ * public paimon/print.h; tests that compare output with fixtures link pm_print.
+ * Files: format.c (numbers, dates), value.c (one value),
  * text.c (JSONL, CSV), table.c (table layout), printer.c (this interface).
  */
-#ifndef PM_CLI_PRINT_PRINT_H
-#define PM_CLI_PRINT_PRINT_H
+#ifndef PM_PRINT_H_PRINT_H
+#define PM_PRINT_H_PRINT_H
 
 #include <stdint.h>
 #include <stdio.h>
 
 #include "arrow/type.h"
-#include "cli/print/format.h"
-#include "cli/print/value.h"
+#include "print/format.h"
+#include "print/value.h"
 #include "paimon/arrow_c.h"
 #include "util/buf.h"
 #include "util/error.h"
