@@ -1760,7 +1760,7 @@ typedef struct pf_slot {
 
 struct prefetch {
   read_stream *s;
-  pthread_t *threads;
+  pm_task **tasks; /* the workers, on the executor's pool */
   int n_threads;
   pthread_mutex_t mu;
   pthread_cond_t cv;
@@ -1770,7 +1770,7 @@ struct prefetch {
   int stop;
 };
 
-static void *pf_worker(void *arg) {
+static void pf_worker(void *arg) {
   prefetch *p = arg;
   read_stream *s = p->s;
   for (;;) {
@@ -1781,7 +1781,7 @@ static void *pf_worker(void *arg) {
       pthread_cond_wait(&p->cv, &p->mu);
     if (p->stop || p->next_to_claim >= s->n_splits) {
       pthread_mutex_unlock(&p->mu);
-      return NULL;
+      return;
     }
     size_t i = p->next_to_claim++;
     pthread_mutex_unlock(&p->mu);
@@ -1825,7 +1825,7 @@ static void pf_free(prefetch *p) {
   p->stop = 1;
   pthread_cond_broadcast(&p->cv);
   pthread_mutex_unlock(&p->mu);
-  for (int i = 0; i < p->n_threads; i++) pthread_join(p->threads[i], NULL);
+  for (int i = 0; i < p->n_threads; i++) pm_task_wait(p->tasks[i]);
   for (size_t i = 0; i < p->s->n_splits; i++) {
     for (int k = 0; k < p->slots[i].count; k++)
       pm_array_release(&p->slots[i].batches[(p->slots[i].head + k) % PF_QUEUE]);
@@ -1834,7 +1834,7 @@ static void pf_free(prefetch *p) {
   pthread_mutex_destroy(&p->mu);
   pthread_cond_destroy(&p->cv);
   free(p->slots);
-  free(p->threads);
+  free(p->tasks);
   free(p);
 }
 
@@ -1843,19 +1843,22 @@ static int pf_start(read_stream *s, int n_threads, pm_error *err) {
   if (!p) return PM_NOMEM(err);
   p->s = s;
   p->slots = calloc(s->n_splits + 1, sizeof *p->slots);
-  p->threads = calloc((size_t)n_threads, sizeof *p->threads);
-  if (!p->slots || !p->threads) {
+  p->tasks = calloc((size_t)n_threads, sizeof *p->tasks);
+  if (!p->slots || !p->tasks) {
     free(p->slots);
-    free(p->threads);
+    free(p->tasks);
     free(p);
     return PM_NOMEM(err);
   }
   pthread_mutex_init(&p->mu, NULL);
   pthread_cond_init(&p->cv, NULL);
+  pm_executor ex = pm_table_executor(s->c->t);
   for (int i = 0; i < n_threads; i++) {
-    pm_executor ex = pm_table_executor(s->c->t);
-    if (pm_executor_spawn(&ex, &p->threads[i], pf_worker, p) != 0) break;
-    p->n_threads++;
+    pm_task *t;
+    if (pm_executor_submit(&ex, pf_worker, p, &t) != 0) break;
+    pthread_mutex_lock(&p->mu);
+    p->tasks[p->n_threads++] = t;
+    pthread_mutex_unlock(&p->mu);
   }
   if (p->n_threads == 0) {
     pf_free(p);
