@@ -20,7 +20,7 @@ static pthread_cond_t work_cv = PTHREAD_COND_INITIALIZER; /* a task was queued *
 static pthread_cond_t done_cv = PTHREAD_COND_INITIALIZER; /* a task finished */
 static pm_task *head, *tail;                                /* FIFO of queued tasks */
 static int n_workers, n_idle, n_pending;                    /* n_pending = tasks in the queue */
-static atomic_uint_fast64_t threads_created;
+static atomic_uint_fast64_t threads_created, tasks_run;
 
 int pm_executor_width(const pm_executor *e, int wanted) {
   if (wanted < 1) wanted = 1;
@@ -29,6 +29,7 @@ int pm_executor_width(const pm_executor *e, int wanted) {
 }
 
 uint64_t pm_executor_threads_created(void) { return atomic_load(&threads_created); }
+uint64_t pm_executor_tasks_run(void) { return atomic_load(&tasks_run); }
 
 int pm_executor_pool_size(void) {
   pthread_mutex_lock(&mu);
@@ -63,6 +64,7 @@ static void *worker(void *unused) {
     t->state = T_RUNNING;
     pthread_mutex_unlock(&mu);
     t->fn(t->arg);
+    atomic_fetch_add(&tasks_run, 1);
     pthread_mutex_lock(&mu);
     t->state = T_DONE; /* the waiter may free t from here on */
     n_idle++;

@@ -56,5 +56,7 @@ void pm_task_wait(pm_task *t);
  * single-threaded mode), and the pool's current size. */
 uint64_t pm_executor_threads_created(void);
 int pm_executor_pool_size(void);
+/* Tasks pool workers have run in this process (a job that used other threads moves it). */
+uint64_t pm_executor_tasks_run(void);
 
 #endif
