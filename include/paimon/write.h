@@ -70,6 +70,15 @@ PAIMON_EXPORT paimon_status paimon_write_builder_with_overwrite(paimon_write_bui
                                                                 const paimon_option *partition_spec, size_t n,
                                                                 paimon_error *err);
 
+/* Restricts the builder's commits to one (possibly partial) partition, spec as
+ * in with_overwrite: a commit whose messages hold new files of another
+ * partition fails with PAIMON_ERR_INVALID_ARGUMENT naming it, and nothing is
+ * published (abort the messages to remove their files). Works with appends
+ * and overwrites. n = 0 removes the restriction. Copied. */
+PAIMON_EXPORT paimon_status paimon_write_builder_with_partition(paimon_write_builder *wb,
+                                                                const paimon_option *partition_spec, size_t n,
+                                                                paimon_error *err);
+
 /* ---------------------------------------------------------------- write */
 
 /* *out owned by the caller: paimon_table_write_free. */

@@ -17,6 +17,13 @@ paimon_status paimon_write_builder_new_commit(const paimon_write_builder *wb, pa
     if (o) rc = pm_api_spec_copy(wb->t, o, wb->spec.n, &c->spec, err);
     free(o);
   }
+  if (!rc && wb->into.n) {
+    paimon_option *o = malloc(wb->into.n * sizeof *o);
+    if (!o) rc = PM_NOMEM(err);
+    for (size_t i = 0; o && i < wb->into.n; i++) o[i] = (paimon_option){wb->into.keys[i], wb->into.values[i]};
+    if (o) rc = pm_api_spec_copy(wb->t, o, wb->into.n, &c->into, err);
+    free(o);
+  }
   pm_table *t = wb->spec.n ? wb->t_static : wb->t;
   if (!rc) rc = pm_commit_open(t, wb->commit_user, wb->streaming, &c->c, err);
   if (rc) {
@@ -33,6 +40,7 @@ void paimon_table_commit_free(paimon_table_commit *c) {
   pm_commit_free(c->c);
   pm_table_free(c->t);
   pm_api_spec_free(&c->spec);
+  pm_api_spec_free(&c->into);
   free(c);
 }
 
@@ -74,11 +82,12 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
   PM_TRY(check_batch(c, commit_identifier, err));
   pm_manifest_committable view;
   PM_TRY(pm_api_messages_view(m, commit_identifier, &view, err));
-  int rc;
-  if (c->overwrite) {
+  pm_partition_spec into = {(const char *const *)c->into.keys, (const char *const *)c->into.values, c->into.n};
+  int rc = pm_commit_check_in_partition(c->c, &into, &view, err);
+  if (!rc && c->overwrite) {
     pm_partition_spec spec = {(const char *const *)c->spec.keys, (const char *const *)c->spec.values, c->spec.n};
     rc = pm_commit_overwrite(c->c, c->spec.n ? &spec : NULL, &view, snapshot_id, err);
-  } else {
+  } else if (!rc) {
     rc = pm_commit_append(c->c, &view, 0, snapshot_id, err);
   }
   pm_api_view_free(&view);

@@ -42,6 +42,7 @@ void paimon_write_builder_free(paimon_write_builder *wb) {
   pm_table_free(wb->t_static);
   free(wb->commit_user);
   pm_api_spec_free(&wb->spec);
+  pm_api_spec_free(&wb->into);
   free(wb);
 }
 
@@ -78,5 +79,16 @@ paimon_status paimon_write_builder_with_overwrite(paimon_write_builder *wb, cons
   pm_api_spec_free(&wb->spec);
   wb->spec = s;
   wb->overwrite = 1;
+  return PAIMON_OK;
+}
+
+PAIMON_EXPORT paimon_status paimon_write_builder_with_partition(paimon_write_builder *wb,
+                                                                const paimon_option *partition_spec, size_t n,
+                                                                paimon_error *err) {
+  CHECK_ARG(wb && (partition_spec || !n), "NULL argument");
+  pm_api_spec s;
+  PM_TRY(pm_api_spec_copy(wb->t, partition_spec, n, &s, err));
+  pm_api_spec_free(&wb->into);
+  wb->into = s;
   return PAIMON_OK;
 }

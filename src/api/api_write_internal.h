@@ -24,6 +24,7 @@ struct paimon_write_builder {
   int overwrite;     /* with_overwrite called */
   pm_api_spec spec;  /* its static spec (n = 0: whole table / dynamic) */
   pm_table *t_static; /* t with dynamic-partition-overwrite = false, for a static spec (owned) */
+  pm_api_spec into;   /* with_partition: every new file must belong to it (n = 0: none) */
 };
 
 /* Commit messages: the committables of one or more writers (merge keeps
@@ -41,6 +42,7 @@ struct paimon_table_commit {
   int committed; /* batch: commit done */
   int overwrite;
   pm_api_spec spec;
+  pm_api_spec into; /* the builder's with_partition spec */
 };
 
 /* A view of every message of m as one committable carrying `identifier`

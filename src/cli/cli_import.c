@@ -18,6 +18,8 @@ void cli_import_usage(FILE *out) {
         "--format jsonl` prints, so `table read A --format jsonl | table import B -` copies a table;\n"
         "csv has a header row naming the columns (values as `table read --format csv` prints them).\n"
         "Columns match the table's by name; missing nullable columns are null.\n"
+        "--partition k=v,... imports into that (possibly partial) partition: every row must fall inside\n"
+        "             it (the partition columns are read from the input), else nothing is committed.\n"
         "--overwrite replaces the rows of the partitions the data touches (the whole table when it is\n"
         "             unpartitioned or dynamic-partition-overwrite=false); with --partition k=v,... that\n"
         "             (possibly partial) partition, and every row must fall inside it.\n"
@@ -43,6 +45,7 @@ int cli_import_run(paimon_table *t, cli_write_args *a) {
   paimon_table_commit *c = NULL;
   int rc = paimon_write_builder_new(t, 0, a->options, (size_t)a->n_options, &wb, &err);
   if (!rc && a->overwrite) rc = paimon_write_builder_with_overwrite(wb, spec, (size_t)n_spec, &err);
+  if (!rc && n_spec) rc = paimon_write_builder_with_partition(wb, spec, (size_t)n_spec, &err);
   if (!rc) rc = paimon_write_builder_new_write(wb, &w, &err);
   if (!rc && a->row_kind_column) rc = paimon_table_write_with_row_kind_column(w, a->row_kind_column, &err);
   for (int i = 0; !rc && i < a->n_files; i++) {

@@ -95,10 +95,6 @@ static int parse_args(int argc, char **argv, cli_write_args *a) {
     fprintf(stderr, "paimon table import: one --partition spec at most\n");
     return 2;
   }
-  if (is_import && a->n_specs && !a->overwrite) {
-    fprintf(stderr, "paimon table import: --partition goes with --overwrite (the partition to replace)\n");
-    return 2;
-  }
   if (!strcmp(a->sub, "drop-partition") && !a->n_specs) {
     fprintf(stderr, "paimon table drop-partition: at least one --partition k=v,... is needed\n");
     return 2;

@@ -98,6 +98,12 @@ int pm_commit_append(pm_commit *c, const pm_manifest_committable *m, int check_a
 int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_manifest_committable *m,
                         int64_t *snapshot_id, pm_error *err);
 
+/* 0 when every message of m holding new files belongs to the (possibly partial)
+ * partition spec; else INVALID_ARGUMENT naming the partition (an append into one
+ * static partition, checked before pm_commit_append). spec NULL / n = 0: 0. */
+int pm_commit_check_in_partition(const pm_commit *c, const pm_partition_spec *spec, const pm_manifest_committable *m,
+                                 pm_error *err);
+
 /* Drops / truncates the partitions matching any of specs[0..n) (each possibly
  * partial); n = 0 truncates the whole table. OVERWRITE snapshot with operation
  * TRUNCATE. */

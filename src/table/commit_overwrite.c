@@ -236,3 +236,23 @@ int pm_commit_drop_partitions(pm_commit *c, const pm_partition_spec *specs, size
   if (snapshot_id) *snapshot_id = sid;
   return rc;
 }
+
+int pm_commit_check_in_partition(const pm_commit *c, const pm_partition_spec *spec, const pm_manifest_committable *m,
+                                 pm_error *err) {
+  if (!spec || !spec->n || !m) return 0;
+  PM_TRY(validate_specs(c, spec, 1, err));
+  for (size_t i = 0; i < m->n_messages; i++) {
+    const pm_commit_message *msg = &m->messages[i];
+    if (!msg->new_files.n && !msg->changelog_files.n && !msg->compact_after.n) continue;
+    int in = 0;
+    PM_TRY(pm_commit_spec_match(c, spec, 1, msg->partition, &in, err));
+    if (!in) {
+      char *pt = pm_commit_partition_text(c, msg->partition);
+      int rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                         "the new files of partition %s are outside the partition written to", pt ? pt : "?");
+      free(pt);
+      return rc;
+    }
+  }
+  return 0;
+}

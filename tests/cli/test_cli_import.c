@@ -1,7 +1,8 @@
 /* `paimon table import`: jsonl, csv, parquet, orc and avro inputs into tables of a temp
  * warehouse, in one commit each; `table read A --format jsonl | table import B -` (and the
  * csv form) copies a table exactly, judged by the independent reader (paimon-table read);
- * every table written passes paimon-table check; --overwrite (dynamic and --partition);
+ * every table written passes paimon-table check; --overwrite (dynamic and --partition); --partition
+ * alone (an append into that partition);
  * bad input is a one-line error and leaves the table as it was. */
 #include "harness.h"
 #include "support/cli_run.h"
@@ -238,6 +239,39 @@ static void test_overwrite(void) {
   free(out);
 }
 
+/* --partition without --overwrite: an append into that partition; rows of another one are refused
+ * (nothing committed, no file left), a partial spec on a one-key table is the whole key. */
+static void test_import_into_partition(void) {
+  make_table("ip", NULL);
+  char *out = NULL;
+  write_file("px.jsonl", "{\"id\":1,\"p\":\"x\"}\n{\"id\":2,\"p\":\"x\"}\n");
+  write_file("py.jsonl", "{\"id\":3,\"p\":\"x\"}\n{\"id\":4,\"p\":\"y\"}\n");
+  CHECK_EQ_INT(sh("$P -w $W table import d.ip px.jsonl --partition p=x", &out), 0);
+  CHECK_EQ_STR(out, "snapshot 1: 2 rows in 1 files\n");
+  free(out);
+  CHECK_EQ_INT(sh("$P -w $W table import d.ip px.jsonl py.jsonl --partition p=x", &out), 1);
+  CHECK_MSG(out && strstr(out, "p=y") && strstr(out, "outside the partition written to") &&
+                strchr(out, '\n') == out + strlen(out) - 1,
+            "%s", out ? out : "");
+  free(out);
+  CHECK_EQ_INT(sh("$P -w $W table import d.ip py.jsonl --partition p=z", &out), 1); /* no row of p=z at all */
+  free(out);
+  CHECK_EQ_INT(sh("$P -w $W table import d.ip px.jsonl --partition q=x", &out), 1); /* not a partition key */
+  CHECK_MSG(out && strstr(out, "'q'"), "%s", out ? out : "");
+  free(out);
+  /* only the first import is visible, and no file of the refused ones is left */
+  CHECK_EQ_INT(sh("ls d.db/ip/snapshot | grep -c snapshot-; find d.db/ip -name 'data-*' | wc -l", &out), 0);
+  CHECK_EQ_STR(out, "1\n1\n");
+  free(out);
+  CHECK_EQ_INT(sh("$P -w $W table read d.ip --select id,p --format csv", &out), 0);
+  CHECK_EQ_STR(out, "id,p\n1,x\n2,x\n");
+  free(out);
+  if (oracle()) CHECK(ot_check_ok(tdir("ip"), 0, "import --partition"));
+  CHECK_EQ_INT(sh("$P table import --help", &out), 0);
+  CHECK(out && strstr(out, "--partition k=v,... imports into that"));
+  free(out);
+}
+
 static void test_errors(void) {
   make_table("err", NULL);
   char *out = NULL;
@@ -253,7 +287,7 @@ static void test_errors(void) {
       {"$P -w $W table import d.err rows.jsonl nonexistent.parquet", 1, "nonexistent.parquet"},
       {"$P -w $W table import d.err rows.jsonl --format xml", 1, "'xml'"},
       {"$P -w $W table import d.err", 2, "no input file"},
-      {"$P -w $W table import d.err rows.jsonl --partition p=x", 2, "--overwrite"},
+      {"$P -w $W table import d.err rows.jsonl --partition p=x", 1, "outside the partition written to"},
       {"$P -w $W table import d.err rows.jsonl --bogus", 2, "unknown option --bogus"},
       {"$P -w $W table import d.nope rows.jsonl", 1, "does not exist"},
   };
@@ -278,6 +312,7 @@ int main(void) {
   RUN_TEST(test_jsonl_and_copies);
   RUN_TEST(test_orc_avro);
   RUN_TEST(test_overwrite);
+  RUN_TEST(test_import_into_partition);
   RUN_TEST(test_errors);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
