@@ -53,8 +53,10 @@ static void test_for_reuses_the_pool(void) {
   int all = 1;
   for (size_t i = 0; i < 1000; i++) all &= atomic_load(&hits[i]) == 21;
   CHECK(all);
-  CHECK_EQ_INT(pm_executor_threads_created(), first); /* the same workers served every round */
-  CHECK_EQ_INT(pm_executor_pool_size(), (int)first);
+  /* the same workers served every round: never more than one round's demand (3 helpers; fewer
+   * when a helper finished before the next was submitted and was reused) */
+  CHECK(pm_executor_threads_created() <= 3);
+  CHECK_EQ_INT(pm_executor_pool_size(), (int)pm_executor_threads_created());
 }
 
 static void test_submit_and_busy_pool(void) {
