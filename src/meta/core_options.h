@@ -106,6 +106,7 @@ typedef enum pm_co_id {
   PM_CO_DATA_FILE_EXTERNAL_PATHS,
   PM_CO_DATA_FILE_EXTERNAL_PATHS_STRATEGY,
   PM_CO_DATA_FILE_EXTERNAL_PATHS_SPECIFIC_FS,
+  PM_CO_DATA_FILE_EXTERNAL_PATHS_WEIGHTS,
   PM_CO_DATA_FILE_THIN_MODE,
   PM_CO_ROWKIND_FIELD,
   PM_CO_FILE_INDEX_READ_ENABLED,
@@ -260,6 +261,7 @@ typedef struct pm_core_options {
   const char *data_file_external_paths; /* comma list of URIs or NULL */
   pm_external_path_strategy external_path_strategy; /* data-file.external-paths.strategy */
   const char *data_file_external_paths_specific_fs;
+  const char *data_file_external_paths_weights; /* comma list of positive integers or NULL */
   int data_file_thin_mode;      /* data-file.thin-mode */
   const char *rowkind_field;    /* rowkind.field or NULL */
   int file_index_read_enabled;

@@ -98,8 +98,8 @@ int pm_wfile_external_roots(pm_table_write *w, pm_error *err) {
 /* data-file.external-paths.weights (CoreOptions.externalPathWeights): positive integers, one per
  * path; without them (or with fewer than two paths) weight-robin is round-robin, as Java. */
 static int external_weights(pm_table_write *w, pm_error *err) {
-  const char *key = "data-file.external-paths.weights";
-  const char *text = pm_options_get(&w->t->options, key);
+  const char *key = pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS_WEIGHTS);
+  const char *text = w->t->co.data_file_external_paths_weights;
   if (!text || w->n_ext < 2) {
     w->ext_strategy = PM_EXT_PATH_ROUND_ROBIN;
     return 0;
