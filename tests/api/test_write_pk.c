@@ -21,6 +21,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "support/oracle_table.h"
 #include "support/oracle_write.h"
+#include "support/pk_write.h"
 
 static char wh[256];
 
@@ -30,21 +31,12 @@ static const char *table_dir(const char *name) {
   return d;
 }
 
-static paimon_catalog *open_catalog(void) {
-  paimon_error err = {0};
-  paimon_option o[] = {{"warehouse", wh}};
-  paimon_catalog *c = NULL;
-  CHECK_OK(paimon_catalog_open(o, 1, &c, &err), &err);
-  return c;
-}
+static paimon_catalog *open_catalog(void) { return pkw_open_catalog(wh); }
 
 static paimon_table *get_table(paimon_catalog *c, const char *name) {
   char id[128];
   snprintf(id, sizeof id, "d.%s", name);
-  paimon_error err = {0};
-  paimon_table *t = NULL;
-  CHECK_OK(paimon_catalog_get_table(c, id, &t, &err), &err);
-  return t;
+  return pkw_get_table(c, id);
 }
 
 /* The test tables: id INT NOT NULL, pt STRING NOT NULL (partition), v STRING, n BIGINT; PK (pt, id). */
@@ -62,57 +54,16 @@ static paimon_table *make_table(paimon_catalog *cat, const char *name, const cha
 
 /* A batch from JSON lines: the table columns, plus the int8 "_rk" column when with_kind. */
 static void batch(const char *jsonl, int with_kind, struct ArrowSchema *s, struct ArrowArray *a) {
-  pm_error err;
-  int n = with_kind ? 5 : 4;
-  CHECK(pm_schema_init(s, "+s", "", 0, n, &err) == 0);
-  for (int i = 0; i < n; i++) {
-    char name[64], fmt[32];
-    int notnull = strstr(COLS[i], ":notnull") != NULL;
-    sscanf(COLS[i], "%63[^:]:%31[^:]", name, fmt);
-    CHECK(pm_schema_init(s->children[i], fmt, name, notnull ? 0 : ARROW_FLAG_NULLABLE, 0, &err) == 0);
-  }
-  pm_type t;
-  CHECK(pm_type_from_schema(s, &t, &err) == 0);
-  CHECK_MSG(pm_json_lines_to_array(&t, jsonl, strlen(jsonl), a, &err) == 0, "%s", err.message);
-  pm_type_free(&t);
+  pkw_batch(COLS, with_kind ? 5 : 4, jsonl, s, a);
 }
 
 /* One write of a commit: rows (JSON lines) with kind (0..3), or kind -1: per row from "_rk". */
-typedef struct wpart {
-  const char *jsonl;
-  int kind;
-} wpart;
+typedef pkw_part wpart;
 
 /* Writes the parts with one batch writer and commits them; returns the status. */
 static int write_commit(paimon_table *t, const wpart *parts, size_t n, paimon_error *err) {
-  paimon_write_builder *wb = NULL;
-  paimon_table_write *w = NULL;
-  paimon_commit_messages *m = NULL;
-  paimon_table_commit *c = NULL;
-  int rc = paimon_write_builder_new(t, 0, NULL, 0, &wb, err);
-  if (!rc) rc = paimon_write_builder_new_write(wb, &w, err);
-  for (size_t i = 0; !rc && i < n; i++) {
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    batch(parts[i].jsonl, parts[i].kind < 0, &s, &a);
-    if (parts[i].kind < 0) {
-      rc = paimon_table_write_with_row_kind_column(w, "_rk", err);
-      if (!rc) rc = paimon_table_write_arrow(w, &s, &a, err);
-      if (!rc) rc = paimon_table_write_with_row_kind_column(w, NULL, err);
-    } else {
-      rc = paimon_table_write_arrow_kind(w, &s, &a, parts[i].kind, err);
-    }
-    if (a.release) a.release(&a);
-    if (s.release) s.release(&s);
-  }
-  if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
-  if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
-  if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, err);
-  paimon_commit_messages_free(m);
-  paimon_table_commit_free(c);
-  paimon_table_write_free(w);
-  paimon_write_builder_free(wb);
-  return rc;
+  pkw_how how = {COLS, 4, "_rk", -1, NULL};
+  return pkw_write_commit(t, &how, parts, n, err);
 }
 
 /* ------------------------------------------------------------ the model */

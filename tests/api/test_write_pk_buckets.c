@@ -31,6 +31,7 @@
 #include "meta/snapshot.h"
 #include "support/oracle_table.h"
 #include "support/oracle_write.h"
+#include "support/pk_write.h"
 #include "table/partition.h"
 #include "table/scan.h"
 
@@ -42,21 +43,12 @@ static const char *table_dir(const char *name) {
   return d;
 }
 
-static paimon_catalog *open_catalog(void) {
-  paimon_error err = {0};
-  paimon_option o[] = {{"warehouse", wh}};
-  paimon_catalog *c = NULL;
-  CHECK_OK(paimon_catalog_open(o, 1, &c, &err), &err);
-  return c;
-}
+static paimon_catalog *open_catalog(void) { return pkw_open_catalog(wh); }
 
 static paimon_table *get_table(paimon_catalog *c, const char *name) {
   char id[128];
   snprintf(id, sizeof id, "d.%s", name);
-  paimon_error err = {0};
-  paimon_table *t = NULL;
-  CHECK_OK(paimon_catalog_get_table(c, id, &t, &err), &err);
-  return t;
+  return pkw_get_table(c, id);
 }
 
 /* id INT NOT NULL, pt STRING NOT NULL (partition), v STRING, n BIGINT; primary key given. */
@@ -75,50 +67,14 @@ static paimon_table *make_table(paimon_catalog *cat, const char *name, const cha
   return get_table(cat, name);
 }
 
-static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a) {
-  pm_error err;
-  CHECK(pm_schema_init(s, "+s", "", 0, 4, &err) == 0);
-  for (int i = 0; i < 4; i++) {
-    char name[64], fmt[32];
-    int notnull = strstr(COLS[i], ":notnull") != NULL;
-    sscanf(COLS[i], "%63[^:]:%31[^:]", name, fmt);
-    CHECK(pm_schema_init(s->children[i], fmt, name, notnull ? 0 : ARROW_FLAG_NULLABLE, 0, &err) == 0);
-  }
-  pm_type t;
-  CHECK(pm_type_from_schema(s, &t, &err) == 0);
-  CHECK_MSG(pm_json_lines_to_array(&t, jsonl, strlen(jsonl), a, &err) == 0, "%s", err.message);
-  pm_type_free(&t);
-}
+static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a) { pkw_batch(COLS, 4, jsonl, s, a); }
 
-typedef struct wpart {
-  const char *jsonl;
-  int kind;
-} wpart;
+typedef pkw_part wpart;
 
 /* One writer (a new writer object over the committed table each call): writes the parts, commits. */
 static int write_commit(paimon_table *t, const wpart *parts, size_t n, paimon_error *err) {
-  paimon_write_builder *wb = NULL;
-  paimon_table_write *w = NULL;
-  paimon_commit_messages *m = NULL;
-  paimon_table_commit *c = NULL;
-  int rc = paimon_write_builder_new(t, 0, NULL, 0, &wb, err);
-  if (!rc) rc = paimon_write_builder_new_write(wb, &w, err);
-  for (size_t i = 0; !rc && i < n; i++) {
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    batch(parts[i].jsonl, &s, &a);
-    rc = paimon_table_write_arrow_kind(w, &s, &a, parts[i].kind, err);
-    if (a.release) a.release(&a);
-    if (s.release) s.release(&s);
-  }
-  if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
-  if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
-  if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, err);
-  paimon_commit_messages_free(m);
-  paimon_table_commit_free(c);
-  paimon_table_write_free(w);
-  paimon_write_builder_free(wb);
-  return rc;
+  pkw_how how = {COLS, 4, NULL, -1, NULL};
+  return pkw_write_commit(t, &how, parts, n, err);
 }
 
 /* ------------------------------------------------------------ the model */

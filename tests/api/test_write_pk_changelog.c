@@ -31,6 +31,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "support/oracle_table.h"
 #include "support/oracle_write.h"
+#include "support/pk_write.h"
 
 static char wh[256];
 
@@ -40,13 +41,7 @@ static const char *table_dir(const char *name) {
   return d;
 }
 
-static paimon_catalog *open_catalog(void) {
-  paimon_error err = {0};
-  paimon_option o[] = {{"warehouse", wh}};
-  paimon_catalog *c = NULL;
-  CHECK_OK(paimon_catalog_open(o, 1, &c, &err), &err);
-  return c;
-}
+static paimon_catalog *open_catalog(void) { return pkw_open_catalog(wh); }
 
 #define TABLE_COLS "id INT NOT NULL, pt STRING NOT NULL, v STRING, n BIGINT"
 static const char *const COLS[] = {"id:i:notnull", "pt:u:notnull", "v:u", "n:l", "_rk:c:notnull"};
@@ -60,53 +55,20 @@ static paimon_table *make_table(paimon_catalog *cat, const char *name, const cha
   CHECK_OK(ow_create_table(cat, "d", name, TABLE_COLS, "pt", opts, n, 0, &err), &err);
   char id[128];
   snprintf(id, sizeof id, "d.%s", name);
-  paimon_table *t = NULL;
-  CHECK_OK(paimon_catalog_get_table(cat, id, &t, &err), &err);
-  return t;
+  return pkw_get_table(cat, id);
 }
 
 /* A batch from JSON lines with the int8 row-kind column "_rk". */
-static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a) {
-  pm_error err;
-  CHECK(pm_schema_init(s, "+s", "", 0, 5, &err) == 0);
-  for (int i = 0; i < 5; i++) {
-    char name[64], fmt[32];
-    int notnull = strstr(COLS[i], ":notnull") != NULL;
-    sscanf(COLS[i], "%63[^:]:%31[^:]", name, fmt);
-    CHECK(pm_schema_init(s->children[i], fmt, name, notnull ? 0 : ARROW_FLAG_NULLABLE, 0, &err) == 0);
-  }
-  pm_type t;
-  CHECK(pm_type_from_schema(s, &t, &err) == 0);
-  CHECK_MSG(pm_json_lines_to_array(&t, jsonl, strlen(jsonl), a, &err) == 0, "%s", err.message);
-  pm_type_free(&t);
-}
+static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a) { pkw_batch(COLS, 5, jsonl, s, a); }
 
 /* Writes the rows (row kinds from "_rk"), flushing after every `flush_every`
  * batch-parts (a part = one JSON-lines string), and commits once. */
 static int write_commit(paimon_table *t, const char *const *parts, size_t n, paimon_error *err) {
-  paimon_write_builder *wb = NULL;
-  paimon_table_write *w = NULL;
-  paimon_commit_messages *m = NULL;
-  paimon_table_commit *c = NULL;
-  int rc = paimon_write_builder_new(t, 0, NULL, 0, &wb, err);
-  if (!rc) rc = paimon_write_builder_new_write(wb, &w, err);
-  if (!rc) rc = paimon_table_write_with_row_kind_column(w, "_rk", err);
-  for (size_t i = 0; !rc && i < n; i++) {
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    batch(parts[i], &s, &a);
-    rc = paimon_table_write_arrow(w, &s, &a, err);
-    a.release(&a);
-    s.release(&s);
-  }
-  if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
-  if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
-  if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, err);
-  paimon_commit_messages_free(m);
-  paimon_table_commit_free(c);
-  paimon_table_write_free(w);
-  paimon_write_builder_free(wb);
-  return rc;
+  pkw_part ps[64];
+  CHECK(n <= 64);
+  for (size_t i = 0; i < n && i < 64; i++) ps[i] = (pkw_part){parts[i], -1};
+  pkw_how how = {COLS, 4, "_rk", -1, NULL};
+  return pkw_write_commit(t, &how, ps, n < 64 ? n : 64, err);
 }
 
 /* ------------------------------------------------------------ model */

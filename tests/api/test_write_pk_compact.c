@@ -29,6 +29,7 @@
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "support/oracle_table.h"
 #include "support/oracle_write.h"
+#include "support/pk_write.h"
 
 static char wh[256];
 
@@ -38,20 +39,9 @@ static const char *table_dir(const char *name) {
   return d;
 }
 
-static paimon_catalog *open_catalog(const char *root) {
-  paimon_error err = {0};
-  paimon_option o[] = {{"warehouse", root}};
-  paimon_catalog *c = NULL;
-  CHECK_OK(paimon_catalog_open(o, 1, &c, &err), &err);
-  return c;
-}
+static paimon_catalog *open_catalog(const char *root) { return pkw_open_catalog(root); }
 
-static paimon_table *get_table(paimon_catalog *c, const char *ident) {
-  paimon_error err = {0};
-  paimon_table *t = NULL;
-  CHECK_OK(paimon_catalog_get_table(c, ident, &t, &err), &err);
-  return t;
-}
+static paimon_table *get_table(paimon_catalog *c, const char *ident) { return pkw_get_table(c, ident); }
 
 #define TABLE_COLS "id INT NOT NULL, v STRING, n BIGINT"
 
@@ -66,56 +56,18 @@ static paimon_table *make_table(paimon_catalog *cat, const char *name, const cha
   return get_table(cat, id);
 }
 
-static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a) {
-  static const char *const cols[] = {"id:i:notnull", "v:u", "n:l"};
-  pm_error err;
-  CHECK(pm_schema_init(s, "+s", "", 0, 3, &err) == 0);
-  for (int i = 0; i < 3; i++) {
-    char name[64], fmt[32];
-    int notnull = strstr(cols[i], ":notnull") != NULL;
-    sscanf(cols[i], "%63[^:]:%31[^:]", name, fmt);
-    CHECK(pm_schema_init(s->children[i], fmt, name, notnull ? 0 : ARROW_FLAG_NULLABLE, 0, &err) == 0);
-  }
-  pm_type t;
-  CHECK(pm_type_from_schema(s, &t, &err) == 0);
-  CHECK_MSG(pm_json_lines_to_array(&t, jsonl, strlen(jsonl), a, &err) == 0, "%s", err.message);
-  pm_type_free(&t);
-}
+static const char *const COLS[] = {"id:i:notnull", "v:u", "n:l"};
+static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a) { pkw_batch(COLS, 3, jsonl, s, a); }
 
 /* One write of a commit: rows (JSON lines) of one row kind. */
-typedef struct wpart {
-  const char *jsonl;
-  int kind;
-} wpart;
+typedef pkw_part wpart;
 
 /* Writes parts with one batch writer; compact: -1 none, 0 / 1 paimon_table_write_compact(full);
  * commits. *metrics (may be NULL) gets the writer's compaction metrics. */
 static int write_commit(paimon_table *t, const wpart *parts, size_t n, int compact, paimon_compact_metrics *metrics,
                         paimon_error *err) {
-  paimon_write_builder *wb = NULL;
-  paimon_table_write *w = NULL;
-  paimon_commit_messages *m = NULL;
-  paimon_table_commit *c = NULL;
-  int rc = paimon_write_builder_new(t, 0, NULL, 0, &wb, err);
-  if (!rc) rc = paimon_write_builder_new_write(wb, &w, err);
-  for (size_t i = 0; !rc && i < n; i++) {
-    struct ArrowSchema s;
-    struct ArrowArray a;
-    batch(parts[i].jsonl, &s, &a);
-    rc = paimon_table_write_arrow_kind(w, &s, &a, parts[i].kind, err);
-    if (a.release) a.release(&a);
-    if (s.release) s.release(&s);
-  }
-  if (!rc && compact >= 0) rc = paimon_table_write_compact(w, NULL, 0, -1, compact, err);
-  if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
-  if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
-  if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, err);
-  if (metrics) paimon_table_write_compact_metrics(w, metrics);
-  paimon_commit_messages_free(m);
-  paimon_table_commit_free(c);
-  paimon_table_write_free(w);
-  paimon_write_builder_free(wb);
-  return rc;
+  pkw_how how = {COLS, 3, NULL, compact, metrics};
+  return pkw_write_commit(t, &how, parts, n, err);
 }
 
 /* ------------------------------------------------------------ model */
