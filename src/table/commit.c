@@ -466,12 +466,19 @@ static int assign_row_tracking(const pm_commit *c, int64_t snapshot_id, int64_t 
 
 /* ---- publication ---- */
 
-enum { PUB_OK = PM_PUB_OK, PUB_FAILED = PM_PUB_FAILED, PUB_UNCERTAIN = PM_PUB_UNCERTAIN, PUB_LOST = PM_PUB_LOST };
+enum {
+  PUB_OK = PM_PUB_OK,
+  PUB_FAILED = PM_PUB_FAILED,
+  PUB_UNCERTAIN = PM_PUB_UNCERTAIN,
+  PUB_LOST = PM_PUB_LOST,
+  PUB_UNSEEN = PM_PUB_UNSEEN
+};
 
 /* Creates snapshot-<id> if absent and reads it back. *outcome: PUB_OK, PUB_FAILED
  * (certainly not published: it exists already, or the write failed before
- * publishing), PUB_LOST (the fs lost the write; nothing visible) or PUB_UNCERTAIN
- * (an error while publishing or checking); err describes a failure. */
+ * publishing), PUB_LOST (the fs lost the write; nothing visible), PUB_UNSEEN (reported
+ * created but not found on reading back: maybe published) or PUB_UNCERTAIN (an error
+ * while publishing or checking); err describes a failure. */
 static void publish_snapshot(pm_commit *c, const pm_snapshot *s, int *outcome, pm_error *err) {
   pm_snapshot_manager sm = pm_table_snapshots(c->t);
   *outcome = PUB_FAILED;
@@ -569,6 +576,11 @@ typedef struct retry_state {
   int failed;            /* an earlier attempt failed to publish */
   int uncertain;         /* ...and may have published (not yet resolved) */
   int64_t failed_latest; /* the latest id that attempt built on (0 = none) */
+  /* An attempt's snapshot create was reported done but not found on reading back
+   * (PUB_UNSEEN): not finding it on a later search does not prove it absent either,
+   * so the call ends UNKNOWN_OUTCOME unless a later attempt publishes or finds it. */
+  int unseen;
+  int64_t unseen_latest; /* the latest id that attempt built on */
 } retry_state;
 
 /* Did an earlier attempt land? Scans the snapshots after the failed attempt's base. */
@@ -795,8 +807,12 @@ static int try_once(pm_commit *c, const attempt_in *in, retry_state *st, int *ou
   written_free(&w);
   if (!rc && *outcome != PUB_OK) {
     st->failed = 1;
-    st->uncertain = *outcome == PUB_UNCERTAIN;
+    st->uncertain = *outcome == PUB_UNCERTAIN || *outcome == PUB_UNSEEN;
     st->failed_latest = latest ? latest->id : 0;
+    if (*outcome == PUB_UNSEEN && !st->unseen) {
+      st->unseen = 1;
+      st->unseen_latest = st->failed_latest;
+    }
   }
   pm_commit_changes_free(&ch);
   pm_snapshot_free(latest);
@@ -842,6 +858,8 @@ int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
   if (c->pending && c->pending_identifier == identifier && !strcmp(c->pending_kind, kind)) {
     st.failed = st.uncertain = 1;
     st.failed_latest = c->pending_latest;
+    st.unseen = c->pending_unseen; /* that one may still appear */
+    st.unseen_latest = c->pending_latest;
   }
   c->pending = 0;
   if (!st.failed) {
@@ -856,16 +874,16 @@ int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
   for (int retry = 0;; retry++) {
     int outcome = PUB_FAILED;
     int rc = try_once(c, &in, &st, &outcome, snapshot_id, err);
-    if (rc && st.uncertain) {
+    if (rc && (st.uncertain || st.unseen)) {
       pm_error_prefix(err, "commit %s of user %s, identifier %" PRId64 ": an earlier attempt may have been "
                       "published and could not be checked", kind, c->user, identifier);
       rc = PAIMON_ERR_UNKNOWN_OUTCOME;
     }
     int timed_out = co->commit_timeout_ms > 0 && mono_ms() - start > co->commit_timeout_ms;
     if (!rc && outcome != PUB_OK && (retry >= co->commit_max_retries || timed_out)) {
-      rc = outcome == PUB_UNCERTAIN ? PAIMON_ERR_UNKNOWN_OUTCOME
-           : outcome == PUB_LOST    ? PAIMON_ERR_IO
-                                    : PAIMON_ERR_CONFLICT;
+      rc = outcome == PUB_UNCERTAIN || outcome == PUB_UNSEEN || st.unseen ? PAIMON_ERR_UNKNOWN_OUTCOME
+           : outcome == PUB_LOST                                           ? PAIMON_ERR_IO
+                                                                           : PAIMON_ERR_CONFLICT;
       pm_error_prefix(err, "commit %s of user %s, identifier %" PRId64 " %s after %d retries (%s)", kind, c->user,
                       identifier, rc == PAIMON_ERR_UNKNOWN_OUTCOME ? "may or may not be published" : "not published",
                       retry, timed_out ? "commit.timeout reached" : "commit.max-retries reached");
@@ -875,7 +893,8 @@ int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
       err->code = PAIMON_ERR_UNKNOWN_OUTCOME;
       c->pending = 1;
       c->pending_identifier = identifier;
-      c->pending_latest = st.failed_latest;
+      c->pending_latest = st.unseen && st.unseen_latest < st.failed_latest ? st.unseen_latest : st.failed_latest;
+      c->pending_unseen = st.unseen;
       snprintf(c->pending_kind, sizeof c->pending_kind, "%s", kind);
     }
     if (rc) return rc;

@@ -29,11 +29,19 @@
  *   other codes (IO, ...)        nothing published.
  * A file system that reports a write done but loses it is caught before OK:
  * every manifest / manifest list an attempt wrote must exist with the size
- * written before the snapshot may reference it, and the snapshot is read back
- * after its create-if-absent (a damaged one is removed again). Such an attempt
- * published nothing and is retried like a lost race; when the retries run out
- * the status is PAIMON_ERR_IO naming the file. The LATEST / EARLIEST hints are
- * read back too (rewritten when the fs lost them; they stay best effort).
+ * written before the snapshot may reference it (a missing or short one: that
+ * attempt published nothing), and the snapshot is read back after its
+ * create-if-absent (damaged bytes of ours are removed again: nothing published
+ * either). Those attempts are retried like a lost race; when the retries run
+ * out the status is PAIMON_ERR_IO naming the file. A snapshot create reported
+ * done whose read-back does not find our snapshot (missing, or another's under
+ * its name) is NOT proof that nothing was published (Java: an exception after
+ * the atomic write means it cannot know, and the next attempt looks for the
+ * commit identifier): the attempt's files are kept, later attempts search for
+ * it, and unless one of them publishes or finds it the call returns
+ * PAIMON_ERR_UNKNOWN_OUTCOME (also when a later attempt then fails certainly).
+ * The LATEST / EARLIEST hints are read back too (rewritten when the fs lost
+ * them; they stay best effort).
  * At most once: a stream identifier (not Long.MAX_VALUE) this commit user has
  * already committed (its newest snapshot has a larger identifier, or this one
  * with this kind) is not committed again, whichever process committed it; after

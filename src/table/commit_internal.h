@@ -54,6 +54,7 @@ struct pm_commit {
    * identifier and kind first looks for that snapshot (published at most once). */
   int pending;
   int64_t pending_identifier, pending_latest;
+  int pending_unseen; /* ...after a snapshot create reported done but not found (PM_PUB_UNSEEN) */
   char pending_kind[16];
 };
 
@@ -82,7 +83,13 @@ enum {
   PM_PUB_OK = 0,        /* published, verified */
   PM_PUB_FAILED = 1,    /* certainly not published: another commit took the id, or failed before publishing */
   PM_PUB_UNCERTAIN = 2, /* maybe published (an error while or after publishing) */
-  PM_PUB_LOST = 3       /* certainly not published: the file system lost a write it reported done */
+  PM_PUB_LOST = 3,      /* certainly not published: the file system lost a write it reported done
+                         * (a manifest before the snapshot write; a damaged snapshot removed again) */
+  PM_PUB_UNSEEN = 4     /* maybe published: the snapshot create reported success, but reading it back
+                         * did not find our snapshot (missing, or another's under its name). Like Java
+                         * after an exception past the atomic write: it cannot know. The snapshot may
+                         * still appear, so the whole call stays maybe-published (UNKNOWN_OUTCOME
+                         * unless a later attempt publishes or finds it) and its files are kept. */
 };
 
 /* Checks paths[i] has sizes[i] bytes (sizes[i] < 0: not checked). A missing or
@@ -90,9 +97,11 @@ enum {
 int pm_commit_verify_sizes(pm_fs *fs, char *const *paths, const int64_t *sizes, size_t n, int *lost,
                            pm_error *err);
 /* Reads snapshot `path` back after the fs reported it created with ours[0..len):
- * PM_PUB_OK (our bytes), PM_PUB_LOST (not there, or damaged bytes that were removed
- * again), PM_PUB_FAILED (another commit's readable snapshot), PM_PUB_UNCERTAIN (could not
- * tell, or the damaged file could not be removed); err describes every outcome but OK. */
+ * PM_PUB_OK (our bytes), PM_PUB_LOST (damaged bytes of ours that were removed again:
+ * the name is free, no snapshot of ours exists), PM_PUB_UNSEEN (not there, or another
+ * commit's readable snapshot under the name: ours may still show up), PM_PUB_UNCERTAIN
+ * (could not tell, or the damaged file could not be removed); err describes every
+ * outcome but OK. */
 int pm_commit_check_published(pm_commit *c, const char *path, int64_t id, const void *ours, size_t len,
                               pm_error *err);
 /* 1 when hint file `path` reads as id (or a larger id when or_newer). */

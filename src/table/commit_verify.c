@@ -44,9 +44,9 @@ int pm_commit_check_published(pm_commit *c, const char *path, int64_t id, const 
   int outcome = PM_PUB_UNCERTAIN;
   int rc = pm_fs_read_file(fs, path, &got, 0, &e);
   if (rc == PAIMON_ERR_NOT_FOUND) {
-    outcome = PM_PUB_LOST;
-    pm_errorf(err, PAIMON_ERR_IO, "%s: the file system reported snapshot %" PRId64 " created, but it is not there",
-              path, id);
+    outcome = PM_PUB_UNSEEN;
+    pm_errorf(err, PAIMON_ERR_UNKNOWN_OUTCOME, "%s: the file system reported snapshot %" PRId64 " created, but "
+              "reading it back does not find it (it may still appear)", path, id);
   } else if (rc) {
     *err = e;
     pm_error_prefix(err, "snapshot %" PRId64 ": reading it back after publishing", id);
@@ -56,11 +56,13 @@ int pm_commit_check_published(pm_commit *c, const char *path, int64_t id, const 
     json_error_t je;
     json_t *other = json_loadb((const char *)got.data, got.len, 0, &je);
     if (other) {
-      /* a JSON document that is not ours (whatever our parser makes of it): another
-       * commit won the id after all; never touched */
+      /* a JSON document that is not ours (whatever our parser makes of it) under a name
+       * the file system said we created: its create-if-absent is not what it claims, so
+       * ours may still replace it; never touched */
       json_t *user = json_object_get(other, "commitUser");
-      outcome = PM_PUB_FAILED;
-      pm_errorf(err, PAIMON_ERR_CONFLICT, "%s: snapshot %" PRId64 " is another commit's (user %s)", path, id,
+      outcome = PM_PUB_UNSEEN;
+      pm_errorf(err, PAIMON_ERR_UNKNOWN_OUTCOME, "%s: the file system reported snapshot %" PRId64 " created, but "
+                "reading it back finds another commit's (user %s)", path, id,
                 json_is_string(user) ? json_string_value(user) : "?");
       json_decref(other);
     } else {

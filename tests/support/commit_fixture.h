@@ -322,10 +322,12 @@ static inline char *cf_read_oracle(const char *dir) {
   return s;
 }
 
-/* paimon-table check (strict): 1 when OK; prints the output otherwise. */
-static inline int cf_check(const char *dir) {
+/* paimon-table check (strict, or --after-crash: orphan files allowed): 1 when OK;
+ * prints the output otherwise. */
+static inline int cf_check_mode(const char *dir, int after_crash) {
   char cmd[1200];
-  snprintf(cmd, sizeof cmd, "%s/tools/paimon-table check '%s' -q 2>&1", PAIMON_SHARED_DIR, dir);
+  snprintf(cmd, sizeof cmd, "%s/tools/paimon-table check '%s'%s -q 2>&1", PAIMON_SHARED_DIR, dir,
+           after_crash ? " --after-crash" : "");
   FILE *p = popen(cmd, "r");
   if (!p) return 0;
   char out[16384];
@@ -333,10 +335,26 @@ static inline int cf_check(const char *dir) {
   out[len] = 0;
   int rc = pclose(p);
   if (rc != 0 || strncmp(out, "OK", 2) != 0) {
-    fprintf(stderr, "paimon-table check %s:\n%s\n", dir, out);
+    fprintf(stderr, "paimon-table check%s %s:\n%s\n", after_crash ? " --after-crash" : "", dir, out);
     return 0;
   }
   return 1;
+}
+
+static inline int cf_check(const char *dir) { return cf_check_mode(dir, 0); }
+static inline int cf_check_after_crash(const char *dir) { return cf_check_mode(dir, 1); }
+
+/* Number of files under dir/sub (recursively) whose name matches the shell pattern; -1 on failure. */
+static inline int cf_count_files(const char *dir, const char *sub, const char *pattern) {
+  char cmd[1400];
+  snprintf(cmd, sizeof cmd, "find '%s/%s' -type f -name '%s' | wc -l", dir, sub, pattern);
+  FILE *f = popen(cmd, "r");
+  int n = -1;
+  if (f) {
+    if (fscanf(f, "%d", &n) != 1) n = -1;
+    pclose(f);
+  }
+  return n;
 }
 
 /* Both readers return exactly `expected` (sorted "id|name|dt" lines). */

@@ -85,9 +85,12 @@ static void test_snapshot_create_retried(void) {
   env_close(&e);
 }
 
-/* Every snapshot create lost: each loss is found by reading the snapshot back, so nothing
- * is published; when the retries run out the status is IO (write.h: nothing published). */
-static void test_certain_failures_conflict(void) {
+/* The snapshot create reported done but lost (the read-back does not find it), and every
+ * later create too (the retries' manifests: certain failures). The lost snapshot is not
+ * proof that nothing was published (it may still appear), so when the retries run out the
+ * status is UNKNOWN_OUTCOME (was IO: the wrong classification), none of the first
+ * attempt's files are deleted, and a retry of the same commit publishes it once. */
+static void test_lost_publish_unknown(void) {
   env e;
   env_open(&e, "lost", "\"commit.min-retry-wait\" : \"1 ms\", \"commit.max-retry-wait\" : \"2 ms\", "
                        "\"commit.max-retries\" : \"3\"");
@@ -96,21 +99,68 @@ static void test_certain_failures_conflict(void) {
   pm_commit *c = NULL;
   CHECK_OK(pm_commit_open(e.t, "u", 0, &c, &err), &err);
   uint64_t n = count_ops(&e, c, PM_FAULT_OP_CREATE_IF_ABSENT, PM_BATCH_COMMIT_IDENTIFIER);
+  int manifests_before = cf_count_files(e.dir, "manifest", "*");
+  int data_before = cf_count_files(e.dir, ".", "data-*");
   pm_manifest_committable *m = one_file(&e, PM_BATCH_COMMIT_IDENTIFIER);
+  CHECK_EQ_INT(cf_count_files(e.dir, ".", "data-*"), data_before + 1);
   arm(&e, PM_FAULT_OP_CREATE_IF_ABSENT, n, 0, PM_FAULT_LOSE);
   int64_t sid = 0;
-  CHECK_EQ_INT(pm_commit_append(c, m, 0, &sid, &err), PAIMON_ERR_IO);
-  CHECK_MSG(strstr(err.message, "not published") != NULL, "%s", err.message);
+  CHECK_EQ_INT(pm_commit_append(c, m, 0, &sid, &err), PAIMON_ERR_UNKNOWN_OUTCOME);
+  CHECK_MSG(strstr(err.message, "may or may not be published") != NULL, "%s", err.message);
   CHECK_EQ_INT(sid, -1);
+  CHECK(pm_fault_fs_injected(e.fs) >= 4);
   pm_fault_fs_disarm(e.fs);
   CHECK_EQ_INT(cf_latest_id(e.dir), 1);
-  CHECK(cf_check(e.dir));
+  /* nothing of the lost publication deleted: its manifest, delta and base lists (3 files)
+   * stay, the data file stays; the retries' own (certainly unpublished) files are removed */
+  CHECK_EQ_INT(cf_count_files(e.dir, "manifest", "*"), manifests_before + 3);
+  CHECK_EQ_INT(cf_count_files(e.dir, ".", "data-*"), data_before + 1);
+  CHECK(cf_check_after_crash(e.dir));
   CHECK(cf_rows_are(e.dir, "1|a|\n2|b|\n"));
-  /* nothing published: abort is allowed and removes the data file */
-  CHECK_OK(pm_commit_abort(e.t, m, &err), &err);
-  CHECK(cf_check(e.dir));
+  /* the same commit again (same committer: user, identifier): published exactly once */
+  CHECK_OK(pm_commit_append(c, m, 0, &sid, &err), &err);
+  CHECK_EQ_INT(sid, 2);
+  CHECK_EQ_INT(cf_latest_id(e.dir), 2);
+  CHECK(cf_check_after_crash(e.dir));
+  CHECK(cf_rows_are(e.dir, "1|a|\n1|a|\n2|b|\n2|b|\n"));
   pm_committable_free(m);
   pm_commit_free(c);
+  env_close(&e);
+}
+
+/* The same for a stream commit with one retry: UNKNOWN_OUTCOME; a restarted committer of
+ * the same user (filter_committed: not committed) publishes it once, and again finds it. */
+static void test_lost_publish_restart(void) {
+  env e;
+  env_open(&e, "lost2", "\"commit.min-retry-wait\" : \"1 ms\", \"commit.max-retry-wait\" : \"2 ms\", "
+                        "\"commit.max-retries\" : \"1\"");
+  pm_error err;
+  memset(&err, 0, sizeof err);
+  pm_commit *c = NULL;
+  CHECK_OK(pm_commit_open(e.t, "u", 1, &c, &err), &err);
+  uint64_t n = count_ops(&e, c, PM_FAULT_OP_CREATE_IF_ABSENT, 1);
+  pm_manifest_committable *m = one_file(&e, 2);
+  arm(&e, PM_FAULT_OP_CREATE_IF_ABSENT, n, 0, PM_FAULT_LOSE);
+  int64_t sid = 0;
+  CHECK_EQ_INT(pm_commit_append(c, m, 0, &sid, &err), PAIMON_ERR_UNKNOWN_OUTCOME);
+  pm_fault_fs_disarm(e.fs);
+  pm_commit_free(c);
+  CHECK_EQ_INT(cf_latest_id(e.dir), 1);
+  pm_commit *c2 = NULL;
+  CHECK_OK(pm_commit_open(e.t, "u", 1, &c2, &err), &err);
+  int committed = -1;
+  int64_t idv = 2;
+  CHECK_OK(pm_commit_filter_committed(c2, &idv, 1, &committed, &err), &err);
+  CHECK_EQ_INT(committed, 0);
+  CHECK_OK(pm_commit_append(c2, m, 0, &sid, &err), &err);
+  CHECK_EQ_INT(sid, 2);
+  CHECK_OK(pm_commit_append(c2, m, 0, &sid, &err), &err);
+  CHECK_EQ_INT(sid, 2);
+  CHECK_EQ_INT(cf_latest_id(e.dir), 2);
+  CHECK(cf_check_after_crash(e.dir));
+  CHECK(cf_rows_are(e.dir, "1|a|\n1|a|\n2|b|\n2|b|\n"));
+  pm_commit_free(c2);
+  pm_committable_free(m);
   env_close(&e);
 }
 
@@ -242,7 +292,8 @@ static void test_error_before_publish(void) {
 int main(void) {
   snprintf(root, sizeof root, "/tmp/pm_test_commit_faults_%d", (int)getpid());
   RUN_TEST(test_snapshot_create_retried);
-  RUN_TEST(test_certain_failures_conflict);
+  RUN_TEST(test_lost_publish_unknown);
+  RUN_TEST(test_lost_publish_restart);
   RUN_TEST(test_unknown_then_recommit);
   RUN_TEST(test_error_after_write);
   RUN_TEST(test_error_before_publish);
