@@ -193,6 +193,7 @@ int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit
                      latest->commit_user ? latest->commit_user : "?");
   }
   if (!rc && pm_table_has_pk(c->t)) rc = check_key_ranges(c, &mb, err);
+  if (!rc) rc = pm_commit_check_dv_conflicts(c, latest, &base, ch, err);
   pm_entry_merge_free(&mb);
   pm_entry_merge_free(&md);
   pm_manifest_entries_clear(&base);

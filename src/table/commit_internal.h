@@ -117,6 +117,16 @@ int pm_commit_hint_reads(pm_fs *fs, const char *path, int64_t id, int or_newer);
 int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit_changes *ch, const char *kind,
                               int discard_duplicates, pm_error *err);
 
+/* Deletion-vector conflicts (commit_conflict_dv.c; Java's ConflictDetection on
+ * unaware-bucket tables with deletion-vectors.enabled, a no-op otherwise): base =
+ * the live entries of the changed partitions of latest; file entries get their
+ * DV index file as part of their identity, so a commit that deletes a file or
+ * changes its DV planned against another DV than the file has now (a concurrent
+ * commit changed it), or changes the DV of a file no longer live, is a
+ * PAIMON_ERR_CONFLICT naming the data file. */
+int pm_commit_check_dv_conflicts(pm_commit *c, const pm_snapshot *latest, const pm_manifest_entries *base,
+                                 const pm_commit_changes *ch, pm_error *err);
+
 /* ---- partitions (commit_overwrite.c) ---- */
 
 /* *match = 1 when the partition row (manifest form) matches any of specs[0..n). */
