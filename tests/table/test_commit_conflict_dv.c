@@ -109,6 +109,7 @@ static void wins(env *e, pm_commit *c, pm_manifest_committable *m, int64_t expec
   int64_t sid = 0;
   CHECK_OK(pm_commit_append(c, m, 0, &sid, &err), &err);
   CHECK_EQ_INT(sid, expect_sid);
+  CHECK_EQ_INT(cf_latest_id(e->dir), expect_sid);
 }
 
 static void test_dv_races(void) {
