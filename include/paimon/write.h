@@ -125,7 +125,8 @@ PAIMON_EXPORT paimon_status paimon_table_write_with_row_kind_column(paimon_table
  * unless the table is write-only (then this call does nothing). The results
  * are committed by the next prepare_commit + commit: an APPEND snapshot for
  * new data, then a COMPACT snapshot; a concurrent change of the same files
- * makes that commit PAIMON_ERR_CONFLICT (nothing published). Append tables:
+ * makes a commit of compaction results alone PAIMON_ERR_CONFLICT (nothing
+ * published); with new data see paimon_table_commit_compaction_dropped. Append tables:
  * PAIMON_ERR_UNSUPPORTED. */
 PAIMON_EXPORT paimon_status paimon_table_write_compact(paimon_table_write *w, const paimon_option *partition_spec,
                                                        size_t n, int32_t bucket, int full_compaction,
@@ -187,6 +188,18 @@ PAIMON_EXPORT void paimon_table_commit_with_watermark(paimon_table_commit *c, in
 PAIMON_EXPORT paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_commit_messages *m,
                                                        int64_t commit_identifier, int64_t *snapshot_id,
                                                        paimon_error *err);
+/* Data and compaction: a commit publishes the messages' new data first (an
+ * APPEND / OVERWRITE snapshot), then their compaction results (a COMPACT
+ * snapshot). When the data snapshot is published and the compaction then meets
+ * a concurrent change of the same files (an overwrite, a truncate, another
+ * compaction), the commit has still happened: it returns PAIMON_OK with the
+ * data snapshot, the compaction is dropped (its new files deleted) and this
+ * call returns PAIMON_ERR_CONFLICT; when the compaction part failed otherwise
+ * (its files kept, as its outcome may be unknown) it returns that status; else
+ * PAIMON_OK. After a dropped compaction the writer's view of its buckets no
+ * longer matches the table: create a new writer (as a Java job restarts) or
+ * its later compactions will keep conflicting. NULL: PAIMON_OK. */
+PAIMON_EXPORT paimon_status paimon_table_commit_compaction_dropped(const paimon_table_commit *c);
 /* Deletes the new files of messages known NOT to be committed. */
 PAIMON_EXPORT paimon_status paimon_table_commit_abort(paimon_table_commit *c, const paimon_commit_messages *m,
                                                       paimon_error *err);

@@ -75,6 +75,10 @@ static void done(paimon_table_commit *c, int rc) {
   if (!c->streaming && (rc == 0 || rc == PAIMON_ERR_UNKNOWN_OUTCOME)) c->committed = 1;
 }
 
+paimon_status paimon_table_commit_compaction_dropped(const paimon_table_commit *c) {
+  return c ? (paimon_status)pm_commit_compaction_dropped(c->c) : PAIMON_OK;
+}
+
 paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_commit_messages *m,
                                          int64_t commit_identifier, int64_t *snapshot_id, paimon_error *err) {
   CHECK_ARG(c && m, "NULL argument");

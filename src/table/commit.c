@@ -944,11 +944,38 @@ int pm_commit_append(pm_commit *c, const pm_manifest_committable *m, int check_a
   }
   if (!rc && !pm_commit_changes_empty(&cc.compact)) {
     pm_commit_provider p = {provide_fixed, &cc.compact};
-    rc = pm_commit_try(c, &p, identifier, m, "COMPACT", 1, &sid, err);
+    rc = pm_commit_compact_part(c, &p, identifier, m, sid > 0, &sid, err);
   }
   pm_commit_collected_free(&cc);
   if (snapshot_id) *snapshot_id = sid;
   return rc;
+}
+
+/* The compaction part of a commit runs after its data part. Once the data
+ * snapshot is published the commit has happened: a compaction that then meets
+ * a concurrent change (CONFLICT: nothing of it published) is dropped and its
+ * new files deleted, a compaction that fails otherwise is left as it is (its
+ * files may be referenced if the outcome was unknown), and the commit returns
+ * OK with the data snapshot. Returning CONFLICT there would tell the caller
+ * that nothing was published and that the messages may be aborted, and
+ * aborting them deletes the published data files. */
+int pm_commit_compact_part(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
+                           const pm_manifest_committable *m, int data_published, int64_t *sid, pm_error *err) {
+  int64_t csid = -1;
+  int rc = pm_commit_try(c, p, identifier, m, "COMPACT", 1, &csid, err);
+  c->compaction_dropped = 0;
+  if (!rc) {
+    *sid = csid;
+    return 0;
+  }
+  if (!data_published) return rc;
+  c->compaction_dropped = rc;
+  if (rc == PAIMON_ERR_CONFLICT) {
+    pm_error e = {0};
+    (void)pm_commit_abort_parts(c->t, m, PM_ABORT_COMPACTION, &e); /* best effort: leftovers are orphans */
+  }
+  pm_error_clear(err);
+  return 0;
 }
 
 /* ------------------------------------------------------------ filter committed */
@@ -996,6 +1023,10 @@ static int is_upgrade(const pm_commit_message *msg, const pm_data_file_meta *f) 
 }
 
 int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err) {
+  return pm_commit_abort_parts(t, m, PM_ABORT_DATA | PM_ABORT_COMPACTION, err);
+}
+
+int pm_commit_abort_parts(pm_table *t, const pm_manifest_committable *m, int parts, pm_error *err) {
   int first = 0;
   for (size_t i = 0; m && i < m->n_messages; i++) {
     const pm_commit_message *msg = &m->messages[i];
@@ -1010,7 +1041,7 @@ int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err
     const pm_file_list *lists[4] = {&msg->new_files, &msg->changelog_files, &msg->compact_after,
                                     &msg->compact_changelog};
     for (int l = 0; l < 4; l++)
-      for (size_t k = 0; k < lists[l]->n; k++) {
+      for (size_t k = 0; (parts & (l < 2 ? PM_ABORT_DATA : PM_ABORT_COMPACTION)) && k < lists[l]->n; k++) {
         const pm_data_file_meta *f = &lists[l]->items[k];
         if (l == 2 && is_upgrade(msg, f)) continue; /* the file was there before: not ours to delete */
         char *p = NULL;
@@ -1024,7 +1055,7 @@ int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err
       }
     const pm_index_list *idx[2] = {&msg->new_index_files, &msg->compact_new_index_files};
     for (int l = 0; l < 2; l++)
-      for (size_t k = 0; k < idx[l]->n; k++) {
+      for (size_t k = 0; (parts & (l == 0 ? PM_ABORT_DATA : PM_ABORT_COMPACTION)) && k < idx[l]->n; k++) {
         const pm_index_file_meta *f = &idx[l]->items[k];
         char *p = NULL;
         pm_error e = {0};
@@ -1039,3 +1070,5 @@ int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err
   }
   return first;
 }
+
+int pm_commit_compaction_dropped(const pm_commit *c) { return c ? c->compaction_dropped : 0; }

@@ -127,5 +127,12 @@ int pm_commit_filter_committed(pm_commit *c, const int64_t *ids, size_t n, int *
  * also listed compact-before are upgrades of existing files: kept). Missing files are
  * fine; the first other failure is returned after trying every file. */
 int pm_commit_abort(pm_table *t, const pm_manifest_committable *m, pm_error *err);
+/* pm_commit_abort of some lists only: PM_ABORT_DATA (new data / changelog / index
+ * files), PM_ABORT_COMPACTION (compact-after, compact changelog, compact index files). */
+enum { PM_ABORT_DATA = 1, PM_ABORT_COMPACTION = 2 };
+int pm_commit_abort_parts(pm_table *t, const pm_manifest_committable *m, int parts, pm_error *err);
+/* The status with which the last commit's compaction part failed after its data
+ * part was published (the commit itself returned OK; see pm_commit_compact_part), else 0. */
+int pm_commit_compaction_dropped(const pm_commit *c);
 
 #endif

@@ -56,6 +56,7 @@ struct pm_commit {
   int64_t pending_identifier, pending_latest;
   int pending_unseen; /* ...after a snapshot create reported done but not found (PM_PUB_UNSEEN) */
   char pending_kind[16];
+  int compaction_dropped; /* the last commit's compaction part failed after its data was published (its status) */
 };
 
 /* Computes the changes of one attempt against latest (NULL = empty table).
@@ -70,6 +71,14 @@ typedef struct pm_commit_provider {
  * retry loop. detect: run conflict detection. *snapshot_id = the snapshot. */
 int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier, const pm_manifest_committable *m,
                   const char *kind, int detect, int64_t *snapshot_id, pm_error *err);
+
+/* The COMPACT snapshot of m's compact increments, after its data part
+ * (data_published: that part's snapshot *sid is published). A failure of the
+ * compaction after published data drops the compaction (CONFLICT: its new
+ * files deleted) and returns 0 with *sid unchanged; c->compaction_dropped
+ * keeps the status. Without published data the status is returned. */
+int pm_commit_compact_part(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
+                           const pm_manifest_committable *m, int data_published, int64_t *sid, pm_error *err);
 
 /* ---- verification (commit_verify.c) ----
  * A file system may report a write done and lose it (dropped bytes, a publication

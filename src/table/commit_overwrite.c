@@ -202,7 +202,7 @@ int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_ma
   if (!rc && !skip) rc = run_overwrite(c, &o, identifier, m, &sid, err);
   if (!rc && (cc.compact.table.n || cc.compact.index.n)) {
     pm_commit_provider p = {provide_compact, &cc.compact};
-    rc = pm_commit_try(c, &p, identifier, m, "COMPACT", 1, &sid, err);
+    rc = pm_commit_compact_part(c, &p, identifier, m, !skip && sid > 0, &sid, err);
   }
   overwrite_ctx_free(&o);
   pm_commit_collected_free(&cc);

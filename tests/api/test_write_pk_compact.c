@@ -402,6 +402,101 @@ static void test_conflicts(void) {
   paimon_catalog_free(cat);
 }
 
+static int count_data_files(const char *bucket_dir) {
+  char cmd[700];
+  snprintf(cmd, sizeof cmd, "ls '%s' | grep -c '^data-'", bucket_dir);
+  FILE *f = popen(cmd, "r");
+  int n = -1;
+  if (f) {
+    if (fscanf(f, "%d", &n) != 1) n = -1;
+    pclose(f);
+  }
+  return n;
+}
+
+/* New rows and a compaction in one commit, and a truncate of the table commits
+ * first. The data part (APPEND) still publishes: it does not touch the truncated
+ * files. The compaction part conflicts (its inputs are gone). The commit has
+ * happened, so it returns OK with the APPEND snapshot: a CONFLICT would say
+ * nothing was published and invite an abort that deletes the published data
+ * files. The compaction is dropped, its output file deleted, and
+ * paimon_table_commit_compaction_dropped says CONFLICT. Both readers show
+ * exactly the new rows; paimon-table check passes. */
+static void test_conflict_after_data(void) {
+  paimon_catalog *cat = open_catalog(wh);
+  paimon_table *t = make_table(cat, "conflict_data", NULL, 0);
+  paimon_error err = {0};
+  for (int c = 0; c < 3; c++) {
+    char *add = rows(c * 3, c * 3 + 10, "c");
+    wpart p[] = {{add, 0}};
+    CHECK_OK(write_commit(t, p, 1, -1, NULL, &err), &err);
+    free(add);
+  }
+  paimon_write_builder *wb = NULL;
+  paimon_table_write *w = NULL;
+  paimon_commit_messages *m = NULL;
+  paimon_table_commit *c = NULL;
+  CHECK_OK(paimon_write_builder_new(t, 0, NULL, 0, &wb, &err), &err);
+  CHECK_OK(paimon_write_builder_new_write(wb, &w, &err), &err);
+  char *add = rows(100, 110, "new");
+  struct ArrowSchema s;
+  struct ArrowArray a;
+  batch(add, &s, &a);
+  CHECK_OK(paimon_table_write_arrow(w, &s, &a, &err), &err);
+  a.release(&a);
+  s.release(&s);
+  CHECK_OK(paimon_table_write_compact(w, NULL, 0, -1, 1, &err), &err);
+  CHECK_OK(paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, &err), &err);
+  paimon_compact_metrics mt;
+  paimon_table_write_compact_metrics(w, &mt);
+  CHECK_MSG(mt.tasks >= 1 && mt.files_added >= 1, "tasks %lld added %lld", (long long)mt.tasks,
+            (long long)mt.files_added);
+
+  { /* the concurrent truncate */
+    paimon_write_builder *tb = NULL;
+    paimon_table_commit *tc = NULL;
+    CHECK_OK(paimon_write_builder_new(t, 0, NULL, 0, &tb, &err), &err);
+    CHECK_OK(paimon_write_builder_new_commit(tb, &tc, &err), &err);
+    CHECK_OK(paimon_table_commit_truncate_table(tc, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, &err), &err);
+    paimon_table_commit_free(tc);
+    paimon_write_builder_free(tb);
+  }
+  char bdir[600];
+  snprintf(bdir, sizeof bdir, "%s/bucket-0", table_dir("conflict_data"));
+  int files_before = count_data_files(bdir);
+  int64_t before = latest_snapshot(table_dir("conflict_data"));
+  CHECK_OK(paimon_write_builder_new_commit(wb, &c, &err), &err);
+  CHECK_EQ_INT(paimon_table_commit_compaction_dropped(c), PAIMON_OK);
+  int64_t sid = -1;
+  int rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, &sid, &err);
+  CHECK_MSG(rc == PAIMON_OK, "commit: %d %s", rc, err.message);
+  CHECK_EQ_INT(sid, before + 1);
+  layout l = live_layout(table_dir("conflict_data"), 5);
+  CHECK_EQ_INT(l.latest_id, before + 1);
+  CHECK_MSG(!strcmp(l.latest_kind, "APPEND"), "latest kind %s", l.latest_kind);
+  CHECK_EQ_INT(paimon_table_commit_compaction_dropped(c), PAIMON_ERR_CONFLICT);
+  /* the compaction's output files are gone; everything else stays */
+  CHECK_EQ_INT(count_data_files(bdir), files_before - (int)mt.files_added);
+  json_t *model = json_object();
+  model_apply(model, add, 0);
+  check_model(t, table_dir("conflict_data"), model, 1, "data published, compaction dropped");
+  /* the next commit of the same table works */
+  char *more = rows(200, 205, "more");
+  wpart p2[] = {{more, 0}};
+  CHECK_OK(write_commit(t, p2, 1, -1, NULL, &err), &err);
+  model_apply(model, more, 0);
+  check_model(t, table_dir("conflict_data"), model, 1, "after the dropped compaction");
+  free(more);
+  free(add);
+  json_decref(model);
+  paimon_commit_messages_free(m);
+  paimon_table_commit_free(c);
+  paimon_table_write_free(w);
+  paimon_write_builder_free(wb);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
 /* A copy of a Java-written primary-key table: new rows (updates + new keys), a full
  * compaction, new rows again; both readers = the fixture's rows + the model. */
 static void test_java_table(void) {
@@ -489,6 +584,7 @@ int main(void) {
   RUN_TEST(test_upgrade);
   RUN_TEST(test_delta_commits_and_write_only);
   RUN_TEST(test_conflicts);
+  RUN_TEST(test_conflict_after_data);
   RUN_TEST(test_java_table);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
