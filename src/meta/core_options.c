@@ -377,6 +377,16 @@ static const odef DEFS[PM_CO_N] = {
                                            NULL, NO_RANGE, {0}},
     [PM_CO_COMPACTION_FORCE_REWRITE_ALL_FILES] = {"compaction.force-rewrite-all-files", T_BOOL, "false",
                                                   F(compaction_force_rewrite_all_files), NULL, NO_RANGE, {0}},
+    [PM_CO_SPILL_COMPRESSION] = {"spill-compression", T_STR, "zstd", F(spill_compression), NULL, NO_RANGE, {0}},
+    [PM_CO_SPILL_COMPRESSION_ZSTD_LEVEL] = {"spill-compression.zstd-level", T_INT, "1", F(spill_zstd_level), NULL,
+                                            -131072, 22, {0}},
+    [PM_CO_SORT_SPILL_BUFFER_SIZE] = {"sort-spill-buffer-size", T_MEM, "64 mb", F(sort_spill_buffer_size), NULL, 1,
+                                      INT64_MAX, {0}},
+    [PM_CO_SORT_SPILL_THRESHOLD] = {"sort-spill-threshold", T_INT, NULL, F(sort_spill_threshold), NULL, NO_RANGE, {0}},
+    [PM_CO_LOCAL_SORT_MAX_NUM_FILE_HANDLES] = {"local-sort.max-num-file-handles", T_INT, "128",
+                                               F(local_sort_max_file_handles), NULL, 2, INT32_MAX, {0}},
+    [PM_CO_WRITE_BUFFER_SPILL_MAX_DISK_SIZE] = {"write-buffer-spill.max-disk-size", T_MEM, "9223372036854775807 b",
+                                                F(write_buffer_spill_max_disk), NULL, 1, INT64_MAX, {0}},
 };
 
 /* Java table options this library does not interpret: known, so they do not warn. */
@@ -719,9 +729,16 @@ int pm_core_options_parse(const pm_options *opts, int32_t table_version, int has
                                           : co->num_sorted_run_compaction_trigger + 3;
   if (co->num_sorted_run_stop_trigger < co->num_sorted_run_compaction_trigger)
     co->num_sorted_run_stop_trigger = co->num_sorted_run_compaction_trigger;
+  /* Java's sortSpillThreshold(): unset = stop-trigger + 1 (saturating), and never below 2 */
+  if (!co->set[PM_CO_SORT_SPILL_THRESHOLD])
+    co->sort_spill_threshold =
+        co->num_sorted_run_stop_trigger == INT32_MAX ? INT32_MAX : co->num_sorted_run_stop_trigger + 1;
+  if (co->sort_spill_threshold <= 1)
+    rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option '%s' (%d): the sort spill threshold cannot be smaller than 2",
+                   DEFS[PM_CO_SORT_SPILL_THRESHOLD].key, (int)co->sort_spill_threshold);
   co->session_time_zone = pm_options_get(&co->raw, DEFS[PM_CO_SESSION_TIME_ZONE].key);
   if (!co->session_time_zone) co->session_time_zone = pm_options_get(&co->raw, DEFS[PM_CO_LOCAL_TIME_ZONE].key);
-  rc = check_stats_mode(DEFS[PM_CO_METADATA_STATS_MODE].key, co->metadata_stats_mode, err);
+  if (!rc) rc = check_stats_mode(DEFS[PM_CO_METADATA_STATS_MODE].key, co->metadata_stats_mode, err);
   if (!rc && co->changelog_file_stats_mode)
     rc = check_stats_mode(DEFS[PM_CO_CHANGELOG_FILE_STATS_MODE].key, co->changelog_file_stats_mode, err);
   if (!rc && co->snapshot_num_retained_min > co->snapshot_num_retained_max)

@@ -212,6 +212,13 @@ typedef enum pm_co_id {
   PM_CO_FULL_COMPACTION_DELTA_COMMITS,
   PM_CO_COMPACTION_SMALL_FILE_RATIO,
   PM_CO_COMPACTION_FORCE_REWRITE_ALL_FILES,
+  /* write-buffer spilling */
+  PM_CO_SPILL_COMPRESSION,
+  PM_CO_SPILL_COMPRESSION_ZSTD_LEVEL,
+  PM_CO_SORT_SPILL_BUFFER_SIZE,
+  PM_CO_SORT_SPILL_THRESHOLD,
+  PM_CO_LOCAL_SORT_MAX_NUM_FILE_HANDLES,
+  PM_CO_WRITE_BUFFER_SPILL_MAX_DISK_SIZE,
   PM_CO_N
 } pm_co_id;
 
@@ -342,6 +349,14 @@ typedef struct pm_core_options {
   int32_t full_compaction_delta_commits; /* unset: none */
   double compaction_small_file_ratio;    /* 0.7 */
   int compaction_force_rewrite_all_files;
+
+  /* write-buffer spilling (write-buffer-spillable) */
+  const char *spill_compression;        /* spill-compression: zstd (default), lz4, lzo, none */
+  int32_t spill_zstd_level;             /* spill-compression.zstd-level, 1 */
+  int64_t sort_spill_buffer_size;       /* sort-spill-buffer-size, 64 mb */
+  int32_t sort_spill_threshold;         /* unset: num-sorted-run.stop-trigger + 1; must be > 1 */
+  int32_t local_sort_max_file_handles;  /* local-sort.max-num-file-handles, 128 (fan-in; >= 2) */
+  int64_t write_buffer_spill_max_disk;  /* write-buffer-spill.max-disk-size, default unlimited */
 
   char **warnings; /* unknown keys, one message each (owned) */
   size_t n_warnings;

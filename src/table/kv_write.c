@@ -32,6 +32,8 @@ static void slot_free(pm_kv_write *w, pm_kvslot *s) {
   if (!s) return;
   slot_drop_buffer(w, s);
   free(s->chunks);
+  pm_kv_slot_drop_runs(w, s);
+  free(s->runs);
   pm_kv_files *lists[2] = {&s->out, &s->cl};
   for (int l = 0; l < 2; l++) {
     for (size_t i = 0; i < lists[l]->n; i++) {
@@ -289,6 +291,19 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->n_levels = co->num_levels > 0 ? co->num_levels : co->num_sorted_run_compaction_trigger + 1;
   w->min_file_size = (int64_t)((double)co->target_file_size * co->compaction_small_file_ratio);
   pm_uuid_random(w->uuid);
+  /* write-buffer-spillable: a full buffer spills to local temp files (kv_write_spill.c) */
+  w->spillable = co->write_buffer_spillable;
+  w->fan_in = co->local_sort_max_file_handles;
+  w->max_disk = (uint64_t)co->write_buffer_spill_max_disk;
+  if (!rc && w->spillable) {
+    /* blocks of about sort-spill-buffer-size / (4 x fan-in): a merge of fan-in runs reads
+     * (compressed + decoded + arrays) about sort-spill-buffer-size */
+    uint64_t block = (uint64_t)co->sort_spill_buffer_size / (4u * (uint64_t)w->fan_in);
+    if (block < (16u << 10)) block = 16u << 10;
+    if (block > (1u << 20)) block = 1u << 20;
+    w->spill_block = block;
+    rc = pm_spill_init(&w->spill, NULL, NULL, co->spill_compression, co->spill_zstd_level, block, err);
+  }
   if (!rc) rc = build_layout(w, err);
   if (!rc)
     rc = pm_table_merge_init(t, &w->layout, (int)w->nf + 2, (int)w->nf, (int)w->nf + 1, -1, &w->tm, err);
@@ -395,14 +410,23 @@ static int buffer_rows(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *b,
   return 0;
 }
 
-/* Flushes the largest buffers until the buffered bytes fit write-buffer-size. */
+static uint64_t slot_disk(const pm_kvslot *s) {
+  uint64_t n = 0;
+  for (size_t i = 0; i < s->n_runs; i++) n += s->runs[i].bytes;
+  return n;
+}
+
+/* Until the buffered bytes fit write-buffer-size, the largest buffer is
+ * spilled (write-buffer-spillable, while its runs stay below
+ * write-buffer-spill.max-disk-size) or flushed to level-0 files. */
 static int bound_memory(pm_kv_write *w, pm_error *err) {
   while (w->buffered > w->buffer_limit) {
     pm_kvslot *big = NULL;
     for (size_t i = 0; i < w->n_slots; i++)
       if (w->slots[i]->n_chunks && (!big || w->slots[i]->bytes > big->bytes)) big = w->slots[i];
     if (!big) break;
-    PM_TRY(pm_kv_flush(w, big, err));
+    if (w->spillable && slot_disk(big) < w->max_disk) PM_TRY(pm_kv_spill_slot(w, big, err));
+    else PM_TRY(pm_kv_flush(w, big, err));
   }
   return 0;
 }
@@ -629,6 +653,32 @@ int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct 
 
 int64_t pm_kv_write_rows(const pm_kv_write *w) { return w->rows_written; }
 
+int pm_kv_write_spill_to(pm_kv_write *w, const char *tmp_dir, pm_fs *fs, pm_error *err) {
+  if (!w->spillable) return 0;
+  if (w->spill.dir)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: the writer has spilled already", w->t->database,
+                     w->t->name);
+  pm_spill_free(&w->spill);
+  return pm_spill_init(&w->spill, fs, tmp_dir, w->t->co.spill_compression, w->t->co.spill_zstd_level, w->spill_block,
+                       err);
+}
+
+void pm_kv_write_spill_stats(const pm_kv_write *w, int64_t *runs, uint64_t *bytes, int64_t *live) {
+  *runs = w->spill.runs_written;
+  *bytes = w->spill.bytes_written;
+  *live = w->spill.live_files;
+}
+
+int pm_table_write_spill_to(pm_table_write *w, const char *tmp_dir, pm_fs *fs, pm_error *err) {
+  return w->kv ? pm_kv_write_spill_to(w->kv, tmp_dir, fs, err) : 0;
+}
+
+int pm_table_write_spill_stats(const pm_table_write *w, int64_t *runs, uint64_t *bytes, int64_t *live) {
+  if (!w->kv) return 0;
+  pm_kv_write_spill_stats(w->kv, runs, bytes, live);
+  return 1;
+}
+
 int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *err) {
   char *c = NULL;
   if (column && !(c = strdup(column))) return PM_NOMEM(err);
@@ -742,6 +792,7 @@ void pm_kv_write_free(pm_kv_write *w) {
   free(w->row_kind_column);
   pm_manifest_entries_clear(&w->previous);
   pm_arena_free(&w->arena);
+  pm_spill_free(&w->spill);
   pm_table_free(w->t);
   free(w);
 }

@@ -67,6 +67,12 @@ int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct 
 /* Flushes every buffer; one message per (partition, bucket) with new files. */
 int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err);
 int64_t pm_kv_write_rows(const pm_kv_write *w);
+/* Spill files (write-buffer-spillable) go to tmp_dir (NULL: $TMPDIR, else
+ * /tmp) through fs (NULL: the local fs; tests pass a fault fs). Before the
+ * first spill only. */
+int pm_kv_write_spill_to(pm_kv_write *w, const char *tmp_dir, pm_fs *fs, pm_error *err);
+/* Runs spilled, their bytes, run files alive now. */
+void pm_kv_write_spill_stats(const pm_kv_write *w, int64_t *runs, uint64_t *bytes, int64_t *live);
 /* Names the int8 input column holding each row's kind (copied; NULL: none). */
 int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *err);
 /* Compacts (Java's TableWrite.compact) bucket `bucket` (-1: every bucket) of

@@ -72,7 +72,7 @@ static int64_t *int_keys(const pm_kv_write *w, const struct ArrowArray *b) {
 
 /* *out = the buffer's records sorted by key (stable: a key's records stay in
  * arrival = sequence order), merged per key. */
-static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err) {
+static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, int merge, struct ArrowArray *out, pm_error *err) {
   struct ArrowArray all;
   int rc;
   if (s->n_chunks == 1) {
@@ -113,10 +113,19 @@ static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, 
   free(fk);
   /* changelog-producer = input: every input record, in flush sort order */
   if (!rc && w->changelog) rc = pm_kv_write_rolling(w, s, sorted ? &all : &srt, 1, err);
-  if (!rc) rc = pm_merge_sorted_batch(&w->tm.cfg, sorted ? &all : &srt, out, err);
+  if (!rc && merge) rc = pm_merge_sorted_batch(&w->tm.cfg, sorted ? &all : &srt, out, err);
+  if (!rc && !merge) pm_array_move(sorted ? &all : &srt, out);
   pm_array_release(&srt);
   pm_array_release(&all);
   return rc;
+}
+
+int pm_kv_sort_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err) {
+  return sort_and_merge(w, s, 1, out, err);
+}
+
+int pm_kv_sort(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err) {
+  return sort_and_merge(w, s, 0, out, err);
 }
 
 /* ------------------------------------------------------------ files */
@@ -384,9 +393,10 @@ int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m
 }
 
 int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
+  if (s->n_runs) return pm_kv_flush_spilled(w, s, err);
   if (!s->n_chunks) return 0;
   struct ArrowArray m;
-  PM_TRY(sort_and_merge(w, s, &m, err));
+  PM_TRY(pm_kv_sort_merge(w, s, &m, err));
   size_t before = s->out.n;
   int rc = pm_kv_write_rolling(w, s, &m, 0, err);
   pm_array_release(&m);

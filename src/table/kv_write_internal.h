@@ -12,6 +12,7 @@
 #include "util/buf.h"
 #include "table/kv_compact.h"
 #include "table/kv_levels.h"
+#include "table/kv_spill.h"
 #include "table/kv_write.h"
 #include "table/merge_table.h"
 #include "table/write_slots.h"
@@ -35,6 +36,8 @@ typedef struct pm_kvslot {
   struct ArrowArray *chunks; /* buffered rows, each in the merge layout (table columns, seq, kind) */
   size_t n_chunks, cap_chunks;
   uint64_t bytes;            /* their estimated size */
+  pm_spill_run *runs;        /* spilled sorted runs (kv_write_spill.c), oldest first */
+  size_t n_runs, cap_runs;
   pm_kv_files out;           /* new level-0 files, not handed out */
   pm_kv_files cl;            /* changelog files (changelog-producer = input), not handed out */
   int has_levels;            /* levels restored (compaction on) */
@@ -104,6 +107,12 @@ struct pm_kv_write {
   int failed;
   pm_error fail;
   pm_kv_changelog *changelog; /* NULL unless changelog-producer = input */
+  /* write-buffer-spillable (kv_write_spill.c) */
+  int spillable;
+  pm_spill spill;              /* temp directory, codec; set up at open when spillable */
+  int fan_in;                  /* local-sort.max-num-file-handles */
+  uint64_t max_disk;           /* write-buffer-spill.max-disk-size */
+  uint64_t spill_block;        /* spill block bytes */
 };
 
 /* kv_write.c: the live files of the latest snapshot into w->previous (once;
@@ -116,6 +125,22 @@ int pm_kv_slot_get(pm_kv_write *w, const uint8_t *part, size_t part_len, int32_t
 /* kv_write_file.c: sorts, merges and writes the slot's buffer as level-0
  * files (metas into s->out), then tells pm_kv_flushed; the buffer is emptied. */
 int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+/* kv_write_file.c: *out = the slot's buffer sorted by key and merged per key
+ * (changelog files written first with changelog-producer = input); the
+ * buffer is emptied. */
+int pm_kv_sort_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err);
+/* The same, sorted (stable: a key's records in sequence order) but not merged. */
+int pm_kv_sort(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err);
+/* kv_write_spill.c: spills the slot's buffer as a sorted run of its raw
+ * records (a local temp file, as Java's external sort buffer: merged only at
+ * flush, all records of a key at once); the buffer is emptied. */
+int pm_kv_spill_slot(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+/* kv_write_spill.c: the slot's runs and buffer k-way merged (intermediate
+ * merges above local-sort.max-num-file-handles) into level-0 files (metas
+ * into s->out); the runs are deleted. */
+int pm_kv_flush_spilled(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+/* kv_write_spill.c: deletes the slot's runs. */
+void pm_kv_slot_drop_runs(pm_kv_write *w, pm_kvslot *s);
 /* kv_write_file.c: writes the rows of batch b (merge layout, sorted by key)
  * as level-0 files rolling at target-file-size: data files (changelog 0,
  * into s->out) or changelog files (1, into s->cl). */

@@ -110,6 +110,9 @@ int pm_table_write_compact(pm_table_write *w, const pm_partition_spec *spec, int
 /* 1 and *out = the primary-key writer's compaction totals (pm_kv_write_compact_stats), else 0. */
 struct pm_kv_compact_stats;
 int pm_table_write_compact_stats(const pm_table_write *w, struct pm_kv_compact_stats *out);
+/* Primary-key writers: pm_kv_write_spill_to / pm_kv_write_spill_stats (0 for append writers). */
+int pm_table_write_spill_to(pm_table_write *w, const char *tmp_dir, pm_fs *fs, pm_error *err);
+int pm_table_write_spill_stats(const pm_table_write *w, int64_t *runs, uint64_t *bytes, int64_t *live);
 /* Rows written since open (for callers' counters). */
 int64_t pm_table_write_rows(const pm_table_write *w);
 void pm_table_write_free(pm_table_write *w); /* NULL ok */
