@@ -8,6 +8,7 @@
 #include "arrow/arrow.h"
 #include "arrow/builder.h"
 #include "arrow/validate.h"
+#include "arrow/view.h"
 #include "table/write_internal.h"
 #include "util/buf.h"
 
@@ -20,6 +21,7 @@ typedef struct view_priv {
   uint8_t *owned;
   int64_t n;
   struct ArrowArray keep; /* released with the view (a slice's source), or released */
+  struct ArrowArray plain; /* the input converted to plain layouts (arrow/view.h), or released */
   const void *no_validity[1]; /* buffers of a top-level view: rows are never null */
 } view_priv;
 
@@ -36,6 +38,7 @@ static void view_release(struct ArrowArray *a) {
     free(p->children);
     free(p->owned);
     if (p->keep.release) p->keep.release(&p->keep);
+    if (p->plain.release) p->plain.release(&p->plain);
     free(p);
   }
   a->release = NULL;
@@ -472,15 +475,32 @@ int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct Ar
   if (strcmp(s->format, "+s"))
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "write: a batch must be a struct array ('+s'), got '%s'",
                      s->format);
-  PM_TRY(pm_arrow_validate_ex(s, a, PM_VALIDATE_UTF8, err));
+  /* large / view / dictionary-encoded kinds: converted to plain layouts first */
+  struct ArrowSchema ps;
+  struct ArrowArray pa;
+  ps.release = NULL;
+  pa.release = NULL;
+  if (pm_arrow_needs_plain(s)) {
+    PM_TRY(pm_arrow_to_plain(s, a, &ps, &pa, err));
+    s = &ps;
+    a = &pa;
+  }
   pm_type in;
   memset(&in, 0, sizeof in);
-  PM_TRY(pm_type_from_schema(s, &in, err));
+  int rc = pm_arrow_validate_ex(s, a, PM_VALIDATE_UTF8, err);
+  if (!rc) rc = pm_type_from_schema(s, &in, err);
+  if (rc) {
+    if (pa.release) pa.release(&pa);
+    if (ps.release) ps.release(&ps);
+    return rc;
+  }
   pm_buf path;
   pm_buf_init(&path);
   struct ArrowArray view;
   view.release = NULL;
-  int rc = build_struct(fields, n_fields, &in, s, a, 1, &path, 0, &view, err);
+  rc = build_struct(fields, n_fields, &in, s, a, 1, &path, 0, &view, err);
+  if (!rc && pa.release) pm_array_move(&pa, &((view_priv *)view.private_data)->plain);
+  if (pa.release) pa.release(&pa);
   int sliced = view.offset != 0;
   for (int64_t i = 0; !rc && i < view.n_children; i++) sliced |= view.children[i]->length != view.length;
   if (!rc && sliced) {
@@ -504,6 +524,7 @@ int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct Ar
   if (rc && out->release) out->release(out);
   pm_buf_free(&path);
   pm_type_free(&in);
+  if (ps.release) ps.release(&ps);
   return rc;
 }
 
