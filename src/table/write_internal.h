@@ -44,8 +44,6 @@ int pm_write_slice(const struct ArrowArray *a, int64_t start, int64_t len, struc
  * lengths and offsets; used to estimate file sizes for rolling). */
 uint64_t pm_write_batch_bytes(const struct ArrowArray *a, const pm_data_field *fields, size_t n);
 
-#endif
-
 /* ------------------------------------------------------------ the writer */
 
 #include "format/format.h"
@@ -216,3 +214,5 @@ void pm_write_track_decimals(const pm_data_field *fields, size_t n, pm_wdec *dec
 int pm_write_stats(const pm_data_field *fields, size_t n, const pm_stats_mode *modes,
                    const pm_format_column_stats *cols, size_t n_cols, const pm_wdec *dec, int dense, pm_arena *arena,
                    pm_simple_stats *out, pm_str_list *out_cols, pm_error *err);
+
+#endif
