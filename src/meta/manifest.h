@@ -162,6 +162,10 @@ typedef struct pm_deletion_file {
   int64_t offset;
   int64_t length;
   int64_t cardinality; /* -1 = null (unknown) */
+  /* In memory instead of a file (the primary-key writer's compaction reads
+   * its inputs with the bucket's current, maybe uncommitted vectors):
+   * borrowed, used when path is NULL. */
+  const struct pm_deletion_vector *vector;
 } pm_deletion_file;
 
 /* ---- containers (own the arena the objects live in) ---- */

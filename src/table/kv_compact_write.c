@@ -50,6 +50,8 @@ int pm_kv_levels_setup(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   }
   int rc = pm_kv_levels_restore(&s->levels, files, k, err);
   free(files);
+  pm_bytes part = {s->part, s->part_len};
+  if (!rc && w->dv) rc = pm_kv_dv_restore(w->t, &w->dv_index, part, s->bucket, s->bucket_dir, &s->dv, err);
   if (rc) return pm_error_prefix(err, "table %s.%s: restoring the levels of bucket %d", w->t->database, w->t->name,
                                  (int)s->bucket);
   const pm_core_options *co = &w->t->co;
@@ -77,6 +79,8 @@ void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s) {
   s->n_before = s->cap_before = 0;
   if (s->has_levels) pm_kv_levels_free(&s->levels);
   s->has_levels = 0;
+  pm_dv_maintainer_free(s->dv);
+  s->dv = NULL;
 }
 
 /* ------------------------------------------------------------ a unit's result */
@@ -207,6 +211,20 @@ static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size
   const char **cols = calloc(w->nf + 1, sizeof *cols);
   int rc = split.data_files && cols ? 0 : PM_NOMEM(err);
   for (size_t i = 0; !rc && i < n; i++) split.data_files[i] = files[i]->meta;
+  /* deletion vectors: the inputs read without their deleted rows (the
+   * bucket's current vectors), and the keys of level-0 inputs looked up in
+   * the levels above the output */
+  int any_l0 = 0;
+  for (size_t i = 0; i < n; i++) any_l0 |= files[i]->meta.level == 0;
+  if (!rc && s->dv) {
+    split.deletion_files = calloc(n, sizeof *split.deletion_files);
+    if (!split.deletion_files) rc = PM_NOMEM(err);
+    for (size_t i = 0; !rc && i < n; i++) {
+      split.deletion_files[i].cardinality = -1;
+      split.deletion_files[i].vector = pm_dv_maintainer_get(s->dv, files[i]->meta.file_name);
+    }
+    if (!rc && any_l0 && level > 0) rc = pm_kv_dv_lookup(w, s, files, n, level, err);
+  }
   split.n_data_files = n;
   for (size_t f = 0; f < w->nf && cols; f++) cols[f] = w->fields[f].name;
   if (cols) cols[w->nf] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER;
@@ -244,7 +262,10 @@ static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size
   if (st.release) st.release(&st);
   free(cols);
   free(split.data_files);
+  free(split.deletion_files);
   pm_arena_free(&split.arena);
+  /* rewritten files lose their vectors (Java's notifyRewriteCompactBefore) */
+  for (size_t i = 0; !rc && s->dv && i < n; i++) pm_dv_maintainer_remove(s->dv, files[i]->meta.file_name);
   for (size_t i = 0; !rc && i < n; i++) rc = add_before(w, r, &files[i]->meta, err);
   size_t i = 0;
   for (; !rc && i < outs.n; i++) {
@@ -280,6 +301,13 @@ static int upgrade(task *t, pm_kv_lfile *f, pm_error *err) {
   if ((t->level == t->max_level && deletes) || t->w->t->co.compaction_force_rewrite_all_files)
     return rewrite(t->w, t->s, &f, 1, t->level, t->drop_delete, t->r, err);
   if (m->level == t->level) return 0;
+  if (t->s->dv && m->level == 0) {
+    /* Java's lookup upgrade strategy: retracts in the file force a rewrite
+     * (compaction with DVs drops them); otherwise the lookup runs for its
+     * deletion vectors and the file is upgraded (deduplicate) */
+    if (deletes) return rewrite(t->w, t->s, &f, 1, t->level, t->drop_delete, t->r, err);
+    PM_TRY(pm_kv_dv_lookup(t->w, t->s, &f, 1, t->level, err));
+  }
   PM_TRY(add_before(t->w, t->r, m, err));
   pm_data_file_meta up;
   PM_TRY(pm_data_file_meta_copy(m, &up, &t->w->arena, err));
@@ -465,8 +493,19 @@ static int compact(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
   for (size_t i = 0; i < n; i++) info[i] = (pm_kv_run_info){runs[i].level, runs[i].size, runs[i].n};
   int n_levels = s->levels.n_levels;
   pm_kv_unit u;
-  int picked = full ? pm_kv_pick_full(n_levels, info, n, w->t->co.compaction_force_rewrite_all_files, &u)
-                    : pm_kv_pick(&s->picker, n_levels, info, n, now_ms(), &u) && pm_kv_unit_useful(&u, info);
+  int64_t t_now = now_ms();
+  int picked;
+  if (full) {
+    /* a single max-level run: its files with a deletion vector are rewritten (Java's pickFullCompaction) */
+    picked = pm_kv_pick_full(n_levels, info, n,
+                             w->t->co.compaction_force_rewrite_all_files || (s->dv && pm_dv_maintainer_count(s->dv)),
+                             &u);
+  } else {
+    /* lookup tables (deletion vectors): Java's ForceUpLevel0Compaction */
+    picked = pm_kv_pick(&s->picker, n_levels, info, n, t_now, &u) ||
+             (s->dv && pm_kv_pick_force_l0(&s->picker, n_levels, info, n, t_now, &u));
+    picked = picked && pm_kv_unit_useful(&u, info);
+  }
   int rc = 0;
   if (picked) {
     size_t nfiles = 0;
@@ -475,7 +514,11 @@ static int compact(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
     if (!files) rc = PM_NOMEM(err);
     size_t k = 0;
     for (size_t i = 0; !rc && i < u.n_runs; i++)
-      for (size_t j = 0; j < runs[i].n; j++) files[k++] = runs[i].files[j];
+      for (size_t j = 0; j < runs[i].n; j++)
+        if (!u.file_rewrite || w->t->co.compaction_force_rewrite_all_files ||
+            (s->dv && pm_dv_maintainer_get(s->dv, runs[i].files[j]->meta.file_name)))
+          files[k++] = runs[i].files[j];
+    nfiles = k;
     unit_result r;
     memset(&r, 0, sizeof r);
     task t = {w, s, u.out_level, pm_kv_levels_max_level(&s->levels),

@@ -54,7 +54,17 @@ static void slot_free(pm_kv_write *w, pm_kvslot *s) {
 /* The live files of the latest snapshot, scanned once (none when ignoring previous files). */
 int pm_kv_restore_previous(pm_kv_write *w, pm_error *err) {
   if (w->ignore_previous) return 0;
-  return pm_write_previous_files(w->t, &w->restored, &w->previous, err);
+  if (!w->dv) return pm_write_previous_files(w->t, &w->restored, &w->previous, err);
+  /* deletion vectors: the live files and the DV index entries of one snapshot */
+  if (w->restored) return 0;
+  w->restored = 1;
+  pm_snapshot_manager sm = pm_table_snapshots(w->t);
+  pm_snapshot *latest = NULL;
+  PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
+  int rc = latest ? pm_scan_live_files(w->t, latest, NULL, &w->previous, err) : 0;
+  if (!rc) rc = pm_kv_dv_index_entries(w->t, latest, &w->dv_index, err);
+  pm_snapshot_free(latest);
+  return rc;
 }
 
 /* The bucket's next sequence number and Java's check of the partition's
@@ -263,7 +273,19 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   if (co->rowkind_field) return refuse(t, pm_core_option_key(PM_CO_ROWKIND_FIELD), err);
   if (t->changelog_producer != PM_CHANGELOG_NONE && t->changelog_producer != PM_CHANGELOG_INPUT)
     return refuse(t, "changelog-producer = lookup / full-compaction", err);
-  if (t->deletion_vectors) return refuse(t, "deletion vectors", err);
+  /* deletion vectors: lookup compaction for deduplicate without sequence.field
+   * (the looked-up old record never changes the merged value; other engines
+   * need it in the merge: not yet) */
+  if (t->deletion_vectors && t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "table %s.%s: merge-engine = first-row does not use deletion vectors (%s)", t->database, t->name,
+                     pm_core_option_key(PM_CO_DV_ENABLED));
+  if (t->deletion_vectors && t->merge_engine != PM_MERGE_DEDUPLICATE)
+    return refuse(t, "deletion vectors and a merge engine other than deduplicate", err);
+  if (t->deletion_vectors && co->sequence_field)
+    return refuse(t, "deletion vectors and sequence.field", err);
+  if (t->deletion_vectors && co->write_only)
+    return refuse(t, "deletion vectors and write-only = true (level-0 files would stay invisible)", err);
   /* first-row level-0 files are read only after a lookup compaction, which
    * this writer does not run yet: only dedicated-compaction (write-only) tables */
   if (t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW && !co->write_only)
@@ -288,6 +310,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->target = (uint64_t)co->target_file_size;
   w->buffer_limit = (uint64_t)co->write_buffer_size;
   w->compaction = !co->write_only;
+  w->dv = t->deletion_vectors;
+  pm_index_entries_init(&w->dv_index);
   w->n_levels = co->num_levels > 0 ? co->num_levels : co->num_sorted_run_compaction_trigger + 1;
   w->min_file_size = (int64_t)((double)co->target_file_size * co->compaction_small_file_ratio);
   pm_uuid_random(w->uuid);
@@ -689,7 +713,34 @@ int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *er
 
 /* ------------------------------------------------------------ prepare */
 
-static int slot_has_changes(const pm_kvslot *s) { return s->out.n || s->cl.n || s->n_before || s->compact_after.n; }
+static int slot_has_changes(const pm_kvslot *s) {
+  return s->out.n || s->cl.n || s->n_before || s->compact_after.n || (s->dv && pm_dv_maintainer_modified(s->dv));
+}
+
+/* The bucket's new DV index file when its vectors changed since the last
+ * prepare (Java's lazily generated CompactDeletionFile): the commit
+ * message's compact increment new index file; the previous DV file of the
+ * bucket is replaced in the index manifest by the committer (SEMANTICS 8.3). */
+static int dv_prepare(pm_kv_write *w, pm_kvslot *s, pm_manifest_committable *c, pm_commit_message *m, pm_error *err) {
+  if (!s->dv || !pm_dv_maintainer_modified(s->dv)) return 0;
+  if (!w->has_dv_pf) {
+    pm_path_factory_init(&w->dv_pf, w->t->fs, w->t->root);
+    w->has_dv_pf = 1;
+  }
+  pm_index_file_meta *f = pm_arena_alloc(&c->arena, sizeof *f);
+  if (!f) return PM_NOMEM(err);
+  memset(f, 0, sizeof *f);
+  int written = 0;
+  int rc = pm_kv_dv_write(w->t, s->dv, &w->dv_pf, s->bucket_dir, &c->arena, f, &written, err);
+  if (rc)
+    return pm_error_prefix(err, "table %s.%s: writing the deletion vectors of bucket %d", w->t->database, w->t->name,
+                           (int)s->bucket);
+  if (written) {
+    m->compact_new_index_files.items = f;
+    m->compact_new_index_files.n = 1;
+  }
+  return 0;
+}
 
 static int list_dup(pm_arena *a, const pm_data_file_meta *items, size_t n, pm_file_list *out, pm_error *err) {
   out->n = n;
@@ -745,6 +796,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     if (!rc) rc = list_dup(&c->arena, s->cl.items, s->cl.n, &m->changelog_files, err);
     if (!rc) rc = list_dup(&c->arena, s->compact_before, s->n_before, &m->compact_before, err);
     if (!rc) rc = list_dup(&c->arena, s->compact_after.items, s->compact_after.n, &m->compact_after, err);
+    if (!rc) rc = dv_prepare(w, s, c, m, err);
   }
   if (!rc && w->buckets) rc = pm_kv_buckets_prepare(w->buckets, c, err);
   if (rc) {
@@ -791,6 +843,7 @@ void pm_kv_write_free(pm_kv_write *w) {
   pm_kv_cross_free(w->cross);
   free(w->row_kind_column);
   pm_manifest_entries_clear(&w->previous);
+  pm_index_entries_clear(&w->dv_index);
   pm_arena_free(&w->arena);
   pm_spill_free(&w->spill);
   pm_table_free(w->t);

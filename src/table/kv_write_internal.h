@@ -11,6 +11,7 @@
 #include "meta/stats.h"
 #include "util/buf.h"
 #include "table/kv_compact.h"
+#include "table/kv_dv.h"
 #include "table/kv_levels.h"
 #include "table/kv_spill.h"
 #include "table/kv_write.h"
@@ -47,6 +48,7 @@ typedef struct pm_kvslot {
   pm_data_file_meta *compact_before; /* files compacted away (writer's arena) */
   size_t n_before, cap_before;
   pm_kv_picker picker;       /* per bucket, as Java's strategy (early full compaction state) */
+  pm_dv_maintainer *dv;      /* deletion-vector tables: the bucket's vectors (kv_dv.h), else NULL */
   int64_t *rows;             /* routing scratch */
   size_t n_rows, cap_rows;
 } pm_kvslot;
@@ -113,6 +115,12 @@ struct pm_kv_write {
   int fan_in;                  /* local-sort.max-num-file-handles */
   uint64_t max_disk;           /* write-buffer-spill.max-disk-size */
   uint64_t spill_block;        /* spill block bytes */
+  /* deletion vectors (deletion-vectors.enabled): lookup compaction marks the
+   * superseded rows of higher levels (kv_dv_lookup.c) */
+  int dv;
+  pm_index_entries dv_index;   /* index entries of the snapshot `previous` came from */
+  pm_path_factory dv_pf;       /* names of new DV index files */
+  int has_dv_pf;
 };
 
 /* kv_write.c: the live files of the latest snapshot into w->previous (once;
@@ -201,6 +209,16 @@ int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err);
 void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s);
 /* Counts the slot's compact increment into w->stats as prepare hands it out. */
 void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s);
+
+/* kv_dv_lookup.c: lookup compaction's deletion vectors for a merge group
+ * files[0..n) compacted to out_level (> 0) that holds level-0 files: every
+ * key of the group's level-0 files without a live record in the group's
+ * other files is looked up in levels out_level+1..max (the first level
+ * holding a live row of it) and that row is marked deleted in s->dv, in key
+ * order (Java's LookupChangelogMergeFunctionWrapper + LookupLevels with a
+ * position processor). Live = not deleted by the file's current vector. */
+int pm_kv_dv_lookup(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int out_level,
+                    pm_error *err);
 
 /* kv_write.c: the files' schema (_KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND,
  * columns; fs initialised here) and key / value stats modes (malloc'd, also

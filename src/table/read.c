@@ -559,14 +559,14 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
       rc = 0;
     }
   }
-  if (!rc && dv && dv->path) {
+  if (!rc && dv && (dv->path || dv->vector)) {
     char *dvpath = NULL;
-    rc = pm_table_resolve_path(c->t, dv->path, &dvpath, err);
+    if (dv->path) rc = pm_table_resolve_path(c->t, dv->path, &dvpath, err);
     pm_deletion_vector *v = NULL;
-    if (!rc) rc = pm_dv_read(c->t->fs, dvpath, dv->offset, dv->length, &v, err);
+    if (!rc && dv->path) rc = pm_dv_read(c->t->fs, dvpath, dv->offset, dv->length, &v, err);
     if (!rc) {
       size_t n;
-      rc = pm_dv_kept_ranges(v, m->row_count, &s->ranges, &n, err);
+      rc = pm_dv_kept_ranges(dv->path ? v : dv->vector, m->row_count, &s->ranges, &n, err);
       s->n_ranges = n;
       if (!rc && !s->ranges) {
         s->ranges = malloc(2 * sizeof *s->ranges); /* everything deleted */
