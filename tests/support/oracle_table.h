@@ -24,6 +24,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <dirent.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -111,6 +114,149 @@ static inline int ot_tool(const char *args, char **out, char **err_text) {
   return rc;
 }
 
+/* ------------------------------------------------------------ verdict cache */
+
+/* Opt-in (ot_cache_enable): the oracle's output (exit code, stdout, stderr) of `check` and `read`
+ * is remembered per (table state, arguments), so a test that verifies the same table state many
+ * times (crash stops that changed no file) runs the tool once per distinct state and applies its
+ * assertions to the remembered output every time. The state is ot_state_hash: every file under
+ * the table directory by relative path, size and full content, so any byte that differs is a new
+ * state the tool judges afresh. Thread-safe (a test may check and read at once). */
+typedef struct ot_cache_entry {
+  uint64_t state;
+  char *args;
+  int rc;
+  char *out, *err;
+} ot_cache_entry;
+
+static struct {
+  int enabled;
+  pthread_mutex_t mu;
+  ot_cache_entry *e;
+  size_t n, cap;
+  unsigned long hits, misses;
+} ot_cache = {0, PTHREAD_MUTEX_INITIALIZER, NULL, 0, 0, 0, 0};
+
+static inline void ot_cache_enable(int on) { ot_cache.enabled = on; }
+
+static inline uint64_t ot_fnv(uint64_t h, const void *p, size_t n) {
+  const unsigned char *b = p;
+  for (size_t i = 0; i < n; i++) h = (h ^ b[i]) * 1099511628211ULL;
+  return h;
+}
+
+static inline int ot_cmp_name(const void *a, const void *b) { return strcmp(*(char *const *)a, *(char *const *)b); }
+
+/* Folds the files under dir (rel: its path relative to the table) into h, names sorted. */
+static inline uint64_t ot_hash_dir(uint64_t h, const char *dir, const char *rel) {
+  DIR *d = opendir(dir);
+  if (!d) return ot_fnv(h, "?", 1);
+  char **names = NULL;
+  size_t n = 0, cap = 0;
+  struct dirent *de;
+  while ((de = readdir(d)) != NULL) {
+    if (!strcmp(de->d_name, ".") || !strcmp(de->d_name, "..")) continue;
+    if (n == cap) {
+      cap = cap ? cap * 2 : 64;
+      char **nn = realloc(names, cap * sizeof *names);
+      if (!nn) break;
+      names = nn;
+    }
+    names[n++] = strdup(de->d_name);
+  }
+  closedir(d);
+  if (n) qsort(names, n, sizeof *names, ot_cmp_name);
+  char *buf = malloc(1 << 16);
+  for (size_t i = 0; i < n; i++) {
+    char path[4096], r[4096];
+    snprintf(path, sizeof path, "%s/%s", dir, names[i]);
+    snprintf(r, sizeof r, "%s/%s", rel, names[i]);
+    struct stat st;
+    if (lstat(path, &st) != 0) {
+      h = ot_fnv(h, "!", 1);
+    } else if (S_ISDIR(st.st_mode)) {
+      h = ot_fnv(h, "d", 1);
+      h = ot_fnv(h, r, strlen(r) + 1);
+      h = ot_hash_dir(h, path, r);
+    } else {
+      long long size = (long long)st.st_size;
+      h = ot_fnv(h, "f", 1);
+      h = ot_fnv(h, r, strlen(r) + 1);
+      h = ot_fnv(h, &size, sizeof size);
+      FILE *f = buf ? fopen(path, "rb") : NULL;
+      size_t k;
+      while (f && (k = fread(buf, 1, 1 << 16, f)) > 0) h = ot_fnv(h, buf, k);
+      if (f) fclose(f);
+      else h = ot_fnv(h, "?", 1);
+    }
+    free(names[i]);
+  }
+  free(buf);
+  free(names);
+  return h;
+}
+
+/* The table directory's state: every file's relative path, size and content. */
+static inline uint64_t ot_state_hash(const char *table_dir) { return ot_hash_dir(14695981039346656037ULL, table_dir, ""); }
+
+static inline char *ot_strdup0(const char *s) { return strdup(s ? s : ""); }
+
+/* ot_tool through the cache when enabled (table_dir: the directory whose state the verdict is of). */
+static inline int ot_tool_on(const char *table_dir, const char *args, char **out, char **err_text) {
+  if (!ot_cache.enabled) return ot_tool(args, out, err_text);
+  uint64_t state = ot_state_hash(table_dir);
+  pthread_mutex_lock(&ot_cache.mu);
+  for (size_t i = 0; i < ot_cache.n; i++) {
+    ot_cache_entry *e = &ot_cache.e[i];
+    if (e->state == state && !strcmp(e->args, args)) {
+      if (out) *out = ot_strdup0(e->out);
+      if (err_text) *err_text = ot_strdup0(e->err);
+      int rc = e->rc;
+      ot_cache.hits++;
+      pthread_mutex_unlock(&ot_cache.mu);
+      return rc;
+    }
+  }
+  ot_cache.misses++;
+  pthread_mutex_unlock(&ot_cache.mu);
+  char *o = NULL, *e = NULL;
+  int rc = ot_tool(args, &o, &e);
+  /* a tool that could not run (or was killed) is no verdict: not remembered */
+  if (rc >= 0 && rc < 128) {
+    pthread_mutex_lock(&ot_cache.mu);
+    if (ot_cache.n == ot_cache.cap) {
+      size_t nc = ot_cache.cap ? ot_cache.cap * 2 : 64;
+      ot_cache_entry *ne = realloc(ot_cache.e, nc * sizeof *ne);
+      if (ne) {
+        ot_cache.e = ne;
+        ot_cache.cap = nc;
+      }
+    }
+    if (ot_cache.n < ot_cache.cap)
+      ot_cache.e[ot_cache.n++] = (ot_cache_entry){state, strdup(args), rc, ot_strdup0(o), ot_strdup0(e)};
+    pthread_mutex_unlock(&ot_cache.mu);
+  }
+  if (out) *out = o;
+  else free(o);
+  if (err_text) *err_text = e;
+  else free(e);
+  return rc;
+}
+
+/* Frees the remembered verdicts (the counters stay). */
+static inline void ot_cache_clear(void) {
+  pthread_mutex_lock(&ot_cache.mu);
+  for (size_t i = 0; i < ot_cache.n; i++) {
+    free(ot_cache.e[i].args);
+    free(ot_cache.e[i].out);
+    free(ot_cache.e[i].err);
+  }
+  free(ot_cache.e);
+  ot_cache.e = NULL;
+  ot_cache.n = ot_cache.cap = 0;
+  pthread_mutex_unlock(&ot_cache.mu);
+}
+
 /* Flags of ot_check. */
 #define OT_AFTER_CRASH 1 /* --after-crash: leftover temporary files are allowed */
 #define OT_ALLOW_OLD 2   /* --allow-old: older Java shapes (fixture tables) are allowed */
@@ -122,7 +268,7 @@ static inline int ot_check(const char *table_dir, int flags, char **report) {
   snprintf(args, sizeof args, "check '%s'%s%s -q", table_dir, (flags & OT_AFTER_CRASH) ? " --after-crash" : "",
            (flags & OT_ALLOW_OLD) ? " --allow-old" : "");
   char *out = NULL, *e = NULL;
-  int rc = ot_tool(args, &out, &e);
+  int rc = ot_tool_on(table_dir, args, &out, &e);
   if (report) {
     size_t n = (out ? strlen(out) : 0) + (e ? strlen(e) : 0) + 1;
     *report = malloc(n);
@@ -208,7 +354,7 @@ static inline json_t *ot_read(const char *table_dir, const char *extra, int *rc,
   char args[4096];
   snprintf(args, sizeof args, "read '%s' %s", table_dir, extra ? extra : "");
   char *out = NULL, *e = NULL;
-  int r = ot_tool(args, &out, &e);
+  int r = ot_tool_on(table_dir, args, &out, &e);
   if (rc) *rc = r;
   json_t *rows = NULL;
   if (r == 0) {
