@@ -260,6 +260,7 @@ static const odef DEFS[PM_CO_N] = {
                                             F(snapshot_ignore_empty_commit), NULL, NO_RANGE, {0}},
     [PM_CO_DYNAMIC_PARTITION_OVERWRITE] = {"dynamic-partition-overwrite", T_BOOL, "true",
                                            F(dynamic_partition_overwrite), NULL, NO_RANGE, {0}},
+    [PM_CO_OVERWRITE_UPGRADE] = {"overwrite-upgrade", T_BOOL, "true", F(overwrite_upgrade), NULL, NO_RANGE, {0}},
 
     [PM_CO_MERGE_ENGINE] = {"merge-engine", T_ENUM, "deduplicate", F(merge_engine), E_MERGE, NO_RANGE, {0}},
     [PM_CO_CHANGELOG_PRODUCER] = {"changelog-producer", T_ENUM, "none", F(changelog_producer), E_CHANGELOG, NO_RANGE, {0}},

@@ -133,6 +133,7 @@ typedef enum pm_co_id {
   PM_CO_SNAPSHOT_CLEAN_EMPTY_DIRS,
   PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT,
   PM_CO_DYNAMIC_PARTITION_OVERWRITE,
+  PM_CO_OVERWRITE_UPGRADE,
   /* primary-key tables */
   PM_CO_MERGE_ENGINE,
   PM_CO_CHANGELOG_PRODUCER,
@@ -290,6 +291,7 @@ typedef struct pm_core_options {
   int snapshot_clean_empty_dirs;
   int snapshot_ignore_empty_commit; /* check set[] : unset = the commit kind's default */
   int dynamic_partition_overwrite;  /* default true */
+  int overwrite_upgrade;            /* default true: overwritten PK files upgraded (table/commit_upgrade.c) */
 
   pm_merge_engine merge_engine;
   pm_changelog_producer changelog_producer;

@@ -136,6 +136,13 @@ int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit
 int pm_commit_check_dv_conflicts(pm_commit *c, const pm_snapshot *latest, const pm_manifest_entries *base,
                                  const pm_commit_changes *ch, pm_error *err);
 
+/* ---- overwrite upgrade (commit_upgrade.c) ---- */
+
+/* Java's tryUpgrade for an OVERWRITE without compaction (overwrite-upgrade): when the table has a
+ * primary key and every new file is at level 0 in a bucket >= 0, the files of each (partition,
+ * bucket) whose key ranges do not overlap are set to the max level (num-levels - 1) in place. */
+int pm_commit_try_upgrade(const pm_commit *c, pm_manifest_entries *files, pm_error *err);
+
 /* ---- partitions (commit_overwrite.c) ---- */
 
 /* *match = 1 when the partition row (manifest form) matches any of specs[0..n). */

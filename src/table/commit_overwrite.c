@@ -199,6 +199,8 @@ int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_ma
   } else {
     o.kind = F_ALL;
   }
+  /* Java upgrades only when the committable carries no compaction */
+  if (!rc && !cc.compact.table.n && !cc.compact.index.n) rc = pm_commit_try_upgrade(c, &cc.append.table, err);
   if (!rc && !skip) rc = run_overwrite(c, &o, identifier, m, &sid, err);
   if (!rc && (cc.compact.table.n || cc.compact.index.n)) {
     pm_commit_provider p = {provide_compact, &cc.compact};
