@@ -359,7 +359,9 @@ static void test_conflicts(void) {
       paimon_table_write *ow = NULL;
       paimon_commit_messages *om = NULL;
       paimon_table_commit *oc = NULL;
-      CHECK_OK(paimon_write_builder_new(t, 0, NULL, 0, &ob, &err), &err);
+      /* level 0 kept (no overwrite-upgrade to the max level), so round 1 has files to compact */
+      paimon_option no_upgrade = {"overwrite-upgrade", "false"};
+      CHECK_OK(paimon_write_builder_new(t, 0, &no_upgrade, 1, &ob, &err), &err);
       CHECK_OK(paimon_write_builder_with_overwrite(ob, NULL, 0, &err), &err);
       CHECK_OK(paimon_write_builder_new_write(ob, &ow, &err), &err);
       char *add = rows(500, 505, "ow");
