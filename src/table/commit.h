@@ -50,6 +50,12 @@
  * the call wrote are deleted (data files stay: they belong to the messages);
  * after an uncertain one nothing is deleted.
  *
+ * No rollback of COMPACT snapshots: Java's CommitRollback (on a conflict whose
+ * latest snapshot is a COMPACT one, roll the table back to the snapshot before
+ * it and retry) runs only when the catalog provides a TableRollback, which the
+ * filesystem catalog does not (REST catalogs do); with the filesystem catalog
+ * a conflict with a concurrent compaction is a conflict, and so it is here.
+ *
  * Thread safety: one pm_commit per thread; several commits (threads or
  * processes) may commit to one table at once.
  */

@@ -235,6 +235,57 @@ int pm_ddl_create_table(pm_catalog *c, const char *identifier, const pm_schema_s
   return rc;
 }
 
+/* Adds the data-file.external-paths roots of every schema of (root, branch) to *list (deduplicated). */
+static int add_external_roots(pm_fs *fs, const char *root, const char *branch, char ***list, size_t *n,
+                              pm_error *err) {
+  pm_schema_manager m = pm_schema_manager_of(fs, root, branch);
+  int64_t *ids = NULL;
+  size_t n_ids = 0;
+  PM_TRY(pm_schema_list_ids(&m, &ids, &n_ids, err));
+  int rc = 0;
+  for (size_t i = 0; !rc && i < n_ids; i++) {
+    pm_table_schema *s = NULL;
+    rc = pm_schema_read(&m, ids[i], &s, err);
+    const char *v = rc ? NULL : pm_options_get(&s->options, pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS));
+    for (const char *p = v; !rc && p && *p;) {
+      const char *e = strchr(p, ',');
+      size_t l = e ? (size_t)(e - p) : strlen(p);
+      int dup = l == 0;
+      for (size_t k = 0; !dup && k < *n; k++) dup = strlen((*list)[k]) == l && !strncmp((*list)[k], p, l);
+      if (!dup) {
+        char **nl = realloc(*list, (*n + 1) * sizeof *nl);
+        char *item = nl ? strndup(p, l) : NULL;
+        if (nl) *list = nl;
+        if (!item) rc = PM_NOMEM(err);
+        else (*list)[(*n)++] = item;
+      }
+      p = e ? e + 1 : NULL;
+    }
+    pm_schema_free(s);
+  }
+  free(ids);
+  return rc;
+}
+
+/* Java's AbstractCatalog.dropTable: the external-path roots named by any schema of the
+ * table (main branch and every branch) are deleted with the table directory. */
+static int external_roots(pm_catalog *c, const char *root, char ***list, size_t *n, pm_error *err) {
+  PM_TRY(add_external_roots(c->fs, root, NULL, list, n, err));
+  size_t l = strlen(root) + 8;
+  char *bdir = malloc(l);
+  if (!bdir) return PM_NOMEM(err);
+  snprintf(bdir, l, "%s/branch", root);
+  int exists = 0;
+  int rc = pm_fs_exists(c->fs, bdir, &exists, err);
+  char **names = NULL;
+  size_t nn = 0;
+  if (!rc && exists) rc = pm_fs_list(c->fs, bdir, "branch-", &names, &nn, err);
+  for (size_t i = 0; !rc && i < nn; i++) rc = add_external_roots(c->fs, root, names[i] + 7, list, n, err);
+  pm_free_names(names, nn);
+  free(bdir);
+  return rc;
+}
+
 int pm_ddl_drop_table(pm_catalog *c, const char *identifier, int ignore_if_not_exists, pm_error *err) {
   pm_identifier id;
   PM_TRY(parse_data_table(identifier, "drop table", &id, err));
@@ -244,8 +295,24 @@ int pm_ddl_drop_table(pm_catalog *c, const char *identifier, int ignore_if_not_e
   if (!rc && !exists) {
     if (!ignore_if_not_exists) rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s does not exist", identifier);
   } else if (!rc) {
-    rc = delete_tree(c->fs, root, 0, err);
+    char **ext = NULL;
+    size_t n_ext = 0;
+    pm_table *t = NULL;
+    rc = external_roots(c, root, &ext, &n_ext, err);
+    /* stored roots resolve as the table resolves its external paths (rewrites, file: scheme) */
+    if (!rc && n_ext) rc = pm_catalog_get_table(c, identifier, NULL, &t, err);
+    if (!rc) rc = delete_tree(c->fs, root, 0, err);
+    for (size_t i = 0; !rc && i < n_ext; i++) {
+      char *local = NULL;
+      rc = pm_table_resolve_path(t, ext[i], &local, err);
+      if (!rc) rc = delete_tree(c->fs, local, 0, err);
+      if (rc) pm_error_prefix(err, "external path %s: ", ext[i]);
+      free(local);
+    }
     if (rc) pm_error_prefix(err, "drop table %s: ", identifier);
+    pm_table_free(t);
+    for (size_t i = 0; i < n_ext; i++) free(ext[i]);
+    free(ext);
   }
   free(root);
   pm_identifier_clear(&id);

@@ -26,6 +26,9 @@ int pm_ddl_database_properties(const pm_catalog *c, const char *name, pm_options
 /* Creates "db.table": schema-0 from spec (catalog `table-default.*` options added where absent). */
 int pm_ddl_create_table(pm_catalog *c, const char *identifier, const pm_schema_spec *spec, int ignore_if_exists,
                         pm_error *err);
+/* Deletes the table directory and, as Java's AbstractCatalog.dropTable, every
+ * data-file.external-paths root named by any schema of the table (main and
+ * branches; whole roots, as Java deletes them). */
 int pm_ddl_drop_table(pm_catalog *c, const char *identifier, int ignore_if_not_exists, pm_error *err);
 /* Same database only; an existing target is PAIMON_ERR_CONFLICT. */
 int pm_ddl_rename_table(pm_catalog *c, const char *from, const char *to, int ignore_if_not_exists, pm_error *err);

@@ -278,6 +278,47 @@ static void test_faults(void) {
   pm_fs_unref(fs);
 }
 
+/* Drop table deletes the data-file.external-paths roots named by any schema of the table
+ * (main and branches) with it, as Java's AbstractCatalog.dropTable; other directories stay. */
+static void test_drop_external_paths(void) {
+  pm_catalog *c = open_catalog(NULL, NULL, NULL);
+  pm_error err = {0};
+  char opt[800], cmd[5000], root[300];
+  snprintf(opt, sizeof opt, "file://%s/ext1,file://%s/ext2/", wh, wh);
+  pm_schema_spec s;
+  spec_columns(&s, "a INT");
+  pm_options_set(&s.options, "data-file.external-paths", opt, &err);
+  pm_options_set(&s.options, "data-file.external-paths.strategy", "round-robin", &err);
+  CHECK_OK(pm_ddl_create_database(c, "x", NULL, 0, &err), &err);
+  CHECK_OK(pm_ddl_create_table(c, "x.t", &s, 0, &err), &err);
+  pm_schema_spec_clear(&s);
+  snprintf(root, sizeof root, "%s/x.db/t", wh);
+  /* a branch whose schema names ext3; files in every root; an unrelated directory */
+  snprintf(cmd, sizeof cmd,
+           "mkdir -p '%s/branch/branch-b1/schema' && sed 's#/ext1,#/ext3,#' '%s/schema/schema-0' > "
+           "'%s/branch/branch-b1/schema/schema-0' && grep -q ext3 '%s/branch/branch-b1/schema/schema-0' && "
+           "for d in ext1 ext2 ext3 other; do mkdir -p '%s'/$d/bucket-0 && echo x > '%s'/$d/bucket-0/data-1.parquet; done",
+           root, root, root, root, wh, wh);
+  CHECK(system(cmd) == 0);
+  CHECK_OK(pm_ddl_drop_table(c, "x.t", 0, &err), &err);
+  const char *gone[] = {"x.db/t", "ext1", "ext2", "ext3"};
+  for (size_t i = 0; i < 4; i++) {
+    char p[700];
+    snprintf(p, sizeof p, "%s/%s", wh, gone[i]);
+    CHECK_MSG(access(p, F_OK) != 0, "%s still there after drop table", p);
+  }
+  char other[700];
+  snprintf(other, sizeof other, "%s/other/bucket-0/data-1.parquet", wh);
+  CHECK_MSG(access(other, F_OK) == 0, "%s deleted by drop table", other);
+  /* a table without external paths: only its directory */
+  spec_columns(&s, "a INT");
+  CHECK_OK(pm_ddl_create_table(c, "x.t2", &s, 0, &err), &err);
+  pm_schema_spec_clear(&s);
+  CHECK_OK(pm_ddl_drop_table(c, "x.t2", 0, &err), &err);
+  CHECK(access(other, F_OK) == 0);
+  pm_catalog_free(c);
+}
+
 int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_table_ddl_%d", (int)getpid());
   char cmd[600];
@@ -289,6 +330,7 @@ int main(void) {
   RUN_TEST(test_refusals);
   RUN_TEST(test_table_defaults);
   RUN_TEST(test_faults);
+  RUN_TEST(test_drop_external_paths);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   if (!pm_test_failures) CHECK(system(cmd) == 0);
   TEST_MAIN_END();
