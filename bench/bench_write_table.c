@@ -4,8 +4,9 @@
  * committed; the write + prepare_commit + commit is timed. With PARTS > 0 a
  * column p = row % PARTS (INT) is added to the data and the table is
  * partitioned by it. With STREAM_ROWS > 0 a streaming writer writes the
- * first 4 batches (4 x 65536 rows) repeatedly until STREAM_ROWS rows and
- * commits once; peak RSS is reported (ru_maxrss).
+ * first 4 batches (4 x 65536 rows) over and over, with fresh PRNG values on
+ * every pass after the first (scramble: the input does not repeat), until
+ * STREAM_ROWS rows and commits once; peak RSS is reported (ru_maxrss).
  *   bench_write_table IN.parquet WAREHOUSE [RUNS] [PARTS] [STREAM_ROWS]
  * Output: {"bench":"table-write",...,"min_ms":X,"rows":N,"max_rss_mb":M} */
 #include <stdio.h>
@@ -154,6 +155,69 @@ static int create_table(paimon_catalog *cat, const char *id, const data *d, int 
   return rc;
 }
 
+/* Stream mode input that does not repeat: before every pass after the first
+ * over the kept batches, their fixed-width value columns get fresh values of
+ * a deterministic PRNG (splitmix64 of pass, batch, column, row) and the
+ * first 4 bytes of ASCII strings fresh letters, so dictionaries, statistics
+ * and compression see new data as a real 20M-row stream would (the partition
+ * column p is left alone). */
+static uint64_t mix64(uint64_t x) {
+  x += 0x9e3779b97f4a7c15ULL;
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
+  return x ^ (x >> 31);
+}
+
+static void scramble(const struct ArrowSchema *s, struct ArrowArray *a, uint64_t seed) {
+  for (int64_t k = 0; k < s->n_children && k < a->n_children; k++) {
+    const struct ArrowSchema *cs = s->children[k];
+    struct ArrowArray *c = a->children[k];
+    if ((cs->name && !strcmp(cs->name, "p")) || c->n_buffers < 2 || !c->buffers[1]) continue;
+    const char *f = cs->format;
+    int w = !strcmp(f, "l") || !strcmp(f, "g") || !strncmp(f, "ts", 2) ? 8
+            : !strcmp(f, "i") || !strcmp(f, "f") || !strcmp(f, "tdD") ? 4
+            : !strcmp(f, "s") ? 2
+            : !strcmp(f, "c") ? 1
+            : !strncmp(f, "d:", 2) ? 16 : 0;
+    int64_t p0 = c->offset, n = c->length;
+    uint64_t base = mix64(seed * 1000003u + (uint64_t)k);
+    if (w) {
+      uint8_t *v = (uint8_t *)(uintptr_t)c->buffers[1];
+      for (int64_t i = 0; i < n; i++) {
+        uint64_t r = mix64(base + (uint64_t)i);
+        if (!strcmp(f, "g")) {
+          double x = (double)(r >> 11) / 9007199254740992.0 * 1e6;
+          memcpy(v + (p0 + i) * 8, &x, 8);
+        } else if (!strcmp(f, "f")) {
+          float x = (float)((double)(r >> 40) / 16777216.0 * 1e4);
+          memcpy(v + (p0 + i) * 4, &x, 4);
+        } else if (w == 16) {
+          int64_t lo = (int64_t)(r % 1000000000000ULL), hi = 0;
+          memcpy(v + (p0 + i) * 16, &lo, 8);
+          memcpy(v + (p0 + i) * 16 + 8, &hi, 8);
+        } else if (!strcmp(f, "tdD")) {
+          int32_t x = (int32_t)(r % 40000);
+          memcpy(v + (p0 + i) * 4, &x, 4);
+        } else if (!strncmp(f, "ts", 2)) {
+          int64_t x = (int64_t)(r % 2000000000000000ULL);
+          memcpy(v + (p0 + i) * 8, &x, 8);
+        } else {
+          memcpy(v + (p0 + i) * w, &r, (size_t)w); /* little-endian low bytes */
+        }
+      }
+    } else if ((!strcmp(f, "u") || !strcmp(f, "z")) && c->n_buffers == 3 && c->buffers[2]) {
+      const int32_t *off = c->buffers[1];
+      uint8_t *d = (uint8_t *)(uintptr_t)c->buffers[2];
+      for (int64_t i = 0; i < n; i++) {
+        int32_t b = off[p0 + i], e = off[p0 + i + 1];
+        if (e - b < 4 || (d[b] | d[b + 1] | d[b + 2] | d[b + 3]) & 0x80) continue;
+        uint64_t r = mix64(base + (uint64_t)i);
+        for (int j = 0; j < 4; j++) d[b + j] = (uint8_t)('a' + (r >> (8 * j)) % 26);
+      }
+    }
+  }
+}
+
 /* Writes the batches (repeated up to total rows when total > rows) and commits once. */
 static int write_commit(paimon_catalog *cat, const char *id, const data *d, int streaming, int64_t total,
                         paimon_error *err) {
@@ -166,8 +230,10 @@ static int write_commit(paimon_catalog *cat, const char *id, const data *d, int 
   int rc = paimon_catalog_get_table(cat, id, &t, err);
   if (!rc) rc = paimon_write_builder_new(t, streaming, NULL, 0, &wb, err);
   if (!rc) rc = paimon_write_builder_new_write(wb, &w, err);
-  for (int64_t written = 0; !rc && written < (total > 0 ? total : d->rows);)
+  uint64_t pass = 0;
+  for (int64_t written = 0; !rc && written < (total > 0 ? total : d->rows); pass++)
     for (size_t i = 0; !rc && i < d->n; i++) {
+      if (total > 0 && pass > 0) scramble(&d->schema, &d->batches[i], pass * 64 + i);
       rc = paimon_table_write_arrow(w, &d->schema, &d->batches[i], err);
       written += d->batches[i].length;
       if (total > 0 && written >= total) break;

@@ -296,7 +296,31 @@ void pm_pq_enc_dict_free(pm_pq_enc_dict *d) {
 void pm_pq_enc_dict_reset(pm_pq_enc_dict *d) {
   d->page.len = 0;
   d->count = 0;
-  if (d->table) memset(d->table, 0, (d->mask + 1) * slot_size(d));
+  if (d->table && d->mask + 1 > DICT_MIN_SLOTS) {
+    /* a grown table goes back: the next chunk's dictionary starts small again */
+    free(d->table);
+    d->table = NULL;
+    d->mask = 0;
+    d->shift = 0;
+  } else if (d->table) {
+    memset(d->table, 0, (d->mask + 1) * slot_size(d));
+  }
+}
+
+void pm_pq_enc_dict_drop_index(pm_pq_enc_dict *d) {
+  free(d->table);
+  d->table = NULL;
+  d->mask = 0;
+  d->shift = 0;
+  free(d->entry_off);
+  d->entry_off = NULL;
+  d->entry_cap = 0;
+}
+
+uint64_t pm_pq_enc_dict_memory(const pm_pq_enc_dict *d) {
+  uint64_t n = d->page.cap + (uint64_t)d->entry_cap * sizeof *d->entry_off;
+  if (d->table) n += (uint64_t)(d->mask + 1) * slot_size(d);
+  return n;
 }
 
 static const uint8_t *entry_ptr(const pm_pq_enc_dict *d, uint32_t idx, size_t *len) {

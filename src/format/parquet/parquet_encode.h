@@ -57,8 +57,14 @@ typedef struct pm_pq_enc_dict {
 /* width: 4/8/12/N for fixed-size values, 0 for byte arrays. */
 void pm_pq_enc_dict_init(pm_pq_enc_dict *d, size_t width);
 void pm_pq_enc_dict_free(pm_pq_enc_dict *d);
-/* Forgets all entries (keeps memory). */
+/* Forgets all entries (keeps the page memory; a hash table grown past its
+ * initial size is freed, so the next dictionary starts small and grows). */
 void pm_pq_enc_dict_reset(pm_pq_enc_dict *d);
+/* Frees the lookup structures (hash table, entry offsets) of a dictionary
+ * that takes no more values until the next reset; page and count stay. */
+void pm_pq_enc_dict_drop_index(pm_pq_enc_dict *d);
+/* Heap bytes held: page capacity, entry offsets, hash table. */
+uint64_t pm_pq_enc_dict_memory(const pm_pq_enc_dict *d);
 /* Looks value up, adding it if new; *index receives its dictionary index.
  * len is ignored for fixed-width dictionaries. */
 int pm_pq_enc_dict_put(pm_pq_enc_dict *d, const void *value, size_t len, uint32_t *index, pm_error *err);

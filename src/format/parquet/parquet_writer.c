@@ -1153,6 +1153,8 @@ static int dict_fallback(colw *c, pm_error *err) {
   }
   c->idx.len = 0;
   c->dict_active = 0;
+  /* no more lookups in this chunk: only the page (written at chunk end) is needed */
+  pm_pq_enc_dict_drop_index(&c->dict);
   if (c->dict_pages == 0) {
     /* Unused for the rest of the chunk: give the memory back rather than clear it. */
     size_t width = c->dict.width;
@@ -1932,7 +1934,9 @@ uint64_t pm_pq_writer_buffered(const pm_pq_writer *w) {
   uint64_t n = 0;
   for (size_t k = 0; k < w->n_cols; k++) {
     const colw *c = &w->cols[k];
-    n += c->data.len + c->dict.page.len + page_estimate(c);
+    /* the dictionary's hash table and page capacity count: with many open
+     * writers they are most of the memory (Parquet's MemoryManager bound) */
+    n += c->data.len + pm_pq_enc_dict_memory(&c->dict) + page_estimate(c);
   }
   return n;
 }
