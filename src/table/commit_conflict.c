@@ -194,6 +194,7 @@ int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit
   }
   if (!rc && pm_table_has_pk(c->t)) rc = check_key_ranges(c, &mb, err);
   if (!rc) rc = pm_commit_check_dv_conflicts(c, latest, &base, ch, err);
+  if (!rc) rc = pm_commit_check_rowid_conflicts(c, latest, &base, ch, kind, &mb, err);
   pm_entry_merge_free(&mb);
   pm_entry_merge_free(&md);
   pm_manifest_entries_clear(&base);

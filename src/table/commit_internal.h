@@ -15,6 +15,7 @@
 #include <stdatomic.h>
 
 #include "data/types.h"
+#include "meta/file_entry.h"
 #include "meta/manifest.h"
 #include "meta/path_factory.h"
 #include "meta/snapshot.h"
@@ -135,6 +136,15 @@ int pm_commit_check_conflicts(pm_commit *c, const pm_snapshot *latest, pm_commit
  * PAIMON_ERR_CONFLICT naming the data file. */
 int pm_commit_check_dv_conflicts(pm_commit *c, const pm_snapshot *latest, const pm_manifest_entries *base,
                                  const pm_commit_changes *ch, pm_error *err);
+
+/* Row-id conflicts of data-evolution tables (commit_conflict_rowid.c; a no-op
+ * unless data-evolution.enabled): deleted files keep the row ids we planned with,
+ * new files of existing rows match live files' rows, and (COMPACT) overlapping
+ * row ranges after the commit are identical. merged = base + delta merged by
+ * identity. PAIMON_ERR_CONFLICT naming the file. */
+int pm_commit_check_rowid_conflicts(pm_commit *c, const pm_snapshot *latest, const pm_manifest_entries *base,
+                                    const pm_commit_changes *ch, const char *kind, const pm_entry_merge *merged,
+                                    pm_error *err);
 
 /* ---- overwrite upgrade (commit_upgrade.c) ---- */
 
