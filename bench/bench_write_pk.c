@@ -104,6 +104,8 @@ static void make_schema(struct ArrowSchema *s) {
                             .release = schema_release};
 }
 
+static const char *write_buffer; /* spill mode: write-buffer-size */
+
 static int create_table(paimon_catalog *cat, const char *id, int buckets, paimon_error *err) {
   paimon_schema_builder *b = NULL;
   char bk[16];
@@ -120,6 +122,8 @@ static int create_table(paimon_catalog *cat, const char *id, int buckets, paimon
   if (!rc) rc = paimon_schema_builder_option(b, "bucket", bk, err);
   if (!rc) rc = paimon_schema_builder_option(b, "file.format", "parquet", err);
   if (!rc) rc = paimon_schema_builder_option(b, "file.compression", "zstd", err);
+  if (!rc && write_buffer) rc = paimon_schema_builder_option(b, "write-buffer-size", write_buffer, err);
+  if (!rc && write_buffer) rc = paimon_schema_builder_option(b, "write-only", "true", err);
   if (!rc) rc = paimon_catalog_create_table(cat, id, b, 0, err);
   paimon_schema_builder_free(b);
   return rc;
@@ -144,30 +148,37 @@ static uint64_t dir_bytes(const char *path) {
 
 int main(int argc, char **argv) {
   if (argc < 3) {
-    fprintf(stderr, "usage: bench_write_pk java|upsert WAREHOUSE [ROWS] [KEYS] [COMMITS]\n");
+    fprintf(stderr, "usage: bench_write_pk java|upsert|spill WAREHOUSE [ROWS] [KEYS] [COMMITS | WRITE-BUFFER-SIZE]\n");
     return 2;
   }
   int upsert = !strcmp(argv[1], "upsert");
+  /* spill: ROWS (10M) over KEYS (= ROWS) random keys, bucket 1, one commit, write-buffer-size
+   * (16 mb): the buffer spills (write-buffer-spillable); one value pool and keys made per batch
+   * as written, so the peak RSS is the writer's (+ the ~18 MB pool) */
+  int spill = !strcmp(argv[1], "spill");
   const char *wh = argv[2];
-  int64_t rows = argc > 3 ? atoll(argv[3]) : upsert ? 10000000 : 3000000;
-  uint64_t keys = argc > 4 ? (uint64_t)atoll(argv[4]) : upsert ? 1000000 : 2147483647u;
+  int64_t rows = argc > 3 ? atoll(argv[3]) : upsert || spill ? 10000000 : 3000000;
+  uint64_t keys = argc > 4 ? (uint64_t)atoll(argv[4]) : upsert ? 1000000 : spill ? (uint64_t)rows : 2147483647u;
   int commits = upsert ? (argc > 5 ? atoi(argv[5]) : 10) : 1;
+  if (spill) write_buffer = argc > 5 ? argv[5] : "16 mb";
   int buckets = upsert ? 4 : 1;
   if (commits < 1) commits = 1;
   /* input: value pool + keys per batch */
   static col pool[POOL][N_VALUES];
+  int n_pool = spill ? 1 : POOL;
   int64_t n_batches = (rows + BATCH - 1) / BATCH;
-  for (int p = 0; p < POOL; p++)
+  for (int p = 0; p < n_pool; p++)
     for (int v = 0; v < N_VALUES; v++) hex_column(&pool[p][v], BATCH);
   col *kc = calloc((size_t)n_batches, sizeof *kc);
   batch *bs = calloc((size_t)n_batches, sizeof *bs);
   uint64_t input_bytes = 0;
   for (int64_t b = 0; b < n_batches; b++) {
     int64_t n = b == n_batches - 1 ? rows - b * BATCH : BATCH;
-    key_column(&kc[b], n, keys);
+    if (!spill) key_column(&kc[b], n, keys);
+    else kc[b].a.length = n;
     bs[b].children[0] = &kc[b].a;
     for (int v = 0; v < N_VALUES; v++) {
-      bs[b].children[1 + v] = &pool[b % POOL][v].a;
+      bs[b].children[1 + v] = &pool[b % n_pool][v].a;
       input_bytes += (uint64_t)n * (10 + 4);
     }
     input_bytes += (uint64_t)n * 4;
@@ -198,7 +209,12 @@ int main(int argc, char **argv) {
     if (!rc) rc = paimon_write_builder_new_write(wb, &w, &err);
     for (int64_t i = 0; !rc && i < per_commit && b < n_batches; i++, b++) {
       bs[b].a.release = no_release;
+      if (spill) key_column(&kc[b], kc[b].a.length, keys);
       rc = paimon_table_write_arrow(w, &schema, &bs[b].a, &err);
+      if (spill) {
+        free(kc[b].mem[0]);
+        kc[b].mem[0] = NULL;
+      }
     }
     if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, &err);
     if (!rc) rc = paimon_write_builder_new_commit(wb, &tc, &err);
@@ -224,7 +240,7 @@ int main(int argc, char **argv) {
   paimon_catalog_free(cat);
   schema.release(&schema);
   for (int64_t i = 0; i < n_batches; i++) free(kc[i].mem[0]);
-  for (int p = 0; p < POOL; p++)
+  for (int p = 0; p < n_pool; p++)
     for (int v = 0; v < N_VALUES; v++) {
       free(pool[p][v].mem[0]);
       free(pool[p][v].mem[1]);

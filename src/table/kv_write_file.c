@@ -128,6 +128,113 @@ int pm_kv_sort(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *e
   return sort_and_merge(w, s, 0, out, err);
 }
 
+/* ------------------------------------------------------------ sorted spill, piece by piece */
+
+/* Rows of the slot's chunks numbered globally in arrival order; chunk of a
+ * global row by binary search over the chunks' first rows. */
+typedef struct multi_ctx {
+  const pm_kv_write *w;
+  const pm_kvslot *s;
+  const int64_t *first; /* n_chunks + 1 */
+  const int64_t *fk;    /* single integer key per global row, or NULL */
+} multi_ctx;
+
+static size_t chunk_of(const multi_ctx *c, int64_t g) {
+  size_t lo = 0, hi = c->s->n_chunks;
+  while (hi - lo > 1) {
+    size_t mid = (lo + hi) / 2;
+    if (c->first[mid] <= g) lo = mid;
+    else hi = mid;
+  }
+  return lo;
+}
+
+static int multi_order(const void *ctx, size_t a, size_t b) {
+  const multi_ctx *c = ctx;
+  if (c->fk) return c->fk[a] < c->fk[b] ? -1 : c->fk[a] > c->fk[b];
+  size_t ca = chunk_of(c, (int64_t)a), cb = chunk_of(c, (int64_t)b);
+  const struct ArrowArray *xa = &c->s->chunks[ca], *xb = &c->s->chunks[cb];
+  int64_t ra = (int64_t)a - c->first[ca], rb = (int64_t)b - c->first[cb];
+  const pm_table_merge *tm = &c->w->tm;
+  for (int k = 0; k < tm->n_keys; k++) {
+    int col = tm->key_cols[k];
+    int r = pm_compare_values(&c->w->layout.children[col], xa->children[col], ra, xb->children[col], rb);
+    if (r) return r;
+  }
+  return 0;
+}
+
+#define SPILL_PIECE 16384
+
+int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error *err) {
+  size_t nc = s->n_chunks;
+  int64_t *first = malloc((nc + 1) * sizeof *first);
+  if (!first) return PM_NOMEM(err);
+  first[0] = 0;
+  for (size_t i = 0; i < nc; i++) first[i + 1] = first[i] + s->chunks[i].length;
+  int64_t n = first[nc];
+  multi_ctx c = {w, s, first, NULL};
+  int64_t *fk = NULL;
+  int rc = 0;
+  if (w->tm.n_keys == 1) { /* single integer key: one int64 per row */
+    fk = malloc((size_t)(n ? n : 1) * sizeof *fk);
+    for (size_t i = 0; fk && i < nc; i++) {
+      int64_t *k = int_keys(w, &s->chunks[i]);
+      if (!k) {
+        free(fk);
+        fk = NULL;
+        break;
+      }
+      memcpy(fk + first[i], k, (size_t)s->chunks[i].length * sizeof *k);
+      free(k);
+    }
+    c.fk = fk;
+  }
+  size_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
+  int32_t *src = malloc(SPILL_PIECE * sizeof *src);
+  int64_t *rows = malloc(SPILL_PIECE * sizeof *rows);
+  const struct ArrowArray **ptrs = malloc((nc + 1) * sizeof *ptrs);
+  if (!idx || !src || !rows || !ptrs) rc = PM_NOMEM(err);
+  if (!rc) {
+    for (int64_t i = 0; i < n; i++) idx[i] = (size_t)i;
+    if (pm_sort_indices(idx, (size_t)n, multi_order, &c)) rc = PM_NOMEM(err);
+  }
+  free(fk);
+  c.fk = NULL;
+  for (size_t i = 0; i < nc && ptrs; i++) ptrs[i] = &s->chunks[i];
+  /* changelog-producer = input: every input record, in sort order */
+  pm_kv_roll cr;
+  if (w->changelog) pm_kv_roll_init(&cr, w, s->bucket_dir, 0, PM_SOURCE_APPEND, 1, &s->cl);
+  for (int64_t a = 0; !rc && a < n; a += SPILL_PIECE) {
+    int64_t len = n - a < SPILL_PIECE ? n - a : SPILL_PIECE;
+    for (int64_t i = 0; i < len; i++) {
+      size_t ch = chunk_of(&c, (int64_t)idx[a + i]);
+      src[i] = (int32_t)ch;
+      rows[i] = (int64_t)idx[a + i] - first[ch];
+    }
+    struct ArrowArray piece;
+    rc = pm_take_multi(&w->layout, ptrs, (int64_t)nc, src, rows, len, &piece, err);
+    if (rc) break;
+    if (w->changelog) rc = pm_kv_roll_write(&cr, &piece, err);
+    if (!rc) rc = pm_spill_writer_add(wr, &piece, err);
+    pm_array_release(&piece);
+  }
+  if (w->changelog) {
+    if (!rc) rc = pm_kv_roll_finish(&cr, err);
+    if (rc) pm_kv_roll_abort(&cr);
+  }
+  free(idx);
+  free(src);
+  free(rows);
+  free(ptrs);
+  free(first);
+  for (size_t i = 0; i < s->n_chunks; i++) pm_array_release(&s->chunks[i]);
+  s->n_chunks = 0;
+  w->buffered -= s->bytes;
+  s->bytes = 0;
+  return rc;
+}
+
 /* ------------------------------------------------------------ files */
 
 /* A struct view over borrowed child arrays (the file layout of a merged batch). */

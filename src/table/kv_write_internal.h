@@ -139,6 +139,9 @@ int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err);
 int pm_kv_sort_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err);
 /* The same, sorted (stable: a key's records in sequence order) but not merged. */
 int pm_kv_sort(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err);
+/* The same, unmerged, written piece by piece into run writer wr (memory: the
+ * buffer + its sort permutation + a piece); the buffer is emptied (also on failure). */
+int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error *err);
 /* kv_write_spill.c: spills the slot's buffer as a sorted run of its raw
  * records (a local temp file, as Java's external sort buffer: merged only at
  * flush, all records of a key at once); the buffer is emptied. */

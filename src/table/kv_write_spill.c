@@ -29,13 +29,12 @@ void pm_kv_slot_drop_runs(pm_kv_write *w, pm_kvslot *s) {
   s->n_runs = 0;
 }
 
-/* Writes merged batch m (consumed) as a run at the end of the slot's runs. */
-static int write_run(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *m, pm_error *err) {
+int pm_kv_spill_slot(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
+  if (!s->n_chunks) return 0;
   pm_spill_writer *wr = NULL;
   int rc = runs_reserve(s, err);
   if (!rc) rc = pm_spill_writer_open(&w->spill, &w->layout, &wr, err);
-  if (!rc) rc = pm_spill_writer_add(wr, m, err);
-  pm_array_release(m);
+  if (!rc) rc = pm_kv_sort_spill(w, s, wr, err);
   if (rc) {
     pm_spill_writer_abort(wr);
     return rc;
@@ -44,13 +43,6 @@ static int write_run(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *m, pm_erro
   PM_TRY(pm_spill_writer_close(wr, &run, err));
   s->runs[s->n_runs++] = run;
   return 0;
-}
-
-int pm_kv_spill_slot(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
-  if (!s->n_chunks) return 0;
-  struct ArrowArray m;
-  PM_TRY(pm_kv_sort(w, s, &m, err));
-  return write_run(w, s, &m, err);
 }
 
 /* ------------------------------------------------------------ sources */
@@ -309,10 +301,11 @@ static int merge_write(pm_kv_write *w, pm_kv_roll *r, const struct ArrowArray *b
 }
 
 int pm_kv_flush_spilled(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
+  /* the rest of the buffer becomes a run too: the merge then holds one block per run */
+  PM_TRY(pm_kv_spill_slot(w, s, err));
   struct ArrowArray mem;
   memset(&mem, 0, sizeof mem);
-  int has_mem = s->n_chunks > 0;
-  if (has_mem) PM_TRY(pm_kv_sort(w, s, &mem, err));
+  int has_mem = 0;
   size_t fan = (size_t)(w->fan_in > 1 ? w->fan_in : 2);
   int rc = 0;
   while (!rc && s->n_runs + (size_t)has_mem > fan) {

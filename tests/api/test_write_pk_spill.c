@@ -483,7 +483,11 @@ static int big_write(void) {
 static void test_big_rss(void) {
   fflush(stdout);
   pid_t pid = fork();
-  if (pid == 0) _exit(big_write());
+  if (pid == 0) {
+    int rc = big_write();
+    fflush(stdout);
+    _exit(rc);
+  }
   int status = 0;
   struct rusage ru;
   CHECK(wait4(pid, &status, 0, &ru) == pid);
