@@ -1,4 +1,7 @@
-/* changelog-producer = input (SEMANTICS 2.4): at every flush the writer also
+/* Changelog files of the primary-key writer. changelog-producer = lookup:
+ * written by compactions of level-0 files (kv_compact_write.c, kv_lookup_cl.c)
+ * at the output level, in the same format and naming.
+ * changelog-producer = input (SEMANTICS 2.4): at every flush the writer also
  * writes the flushed input records, unmerged, in flush sort order, as level-0
  * changelog files `<changelog-file.prefix><uuid>-<n>.<format>` in the key/value
  * layout (file source APPEND), handed out as the data increment's changelog
@@ -16,6 +19,7 @@ int pm_kv_changelog_open(pm_kv_write *w, pm_error *err) {
   pm_kv_changelog *c = calloc(1, sizeof *c);
   if (!c) return PM_NOMEM(err);
   w->changelog = c;
+  c->at_flush = w->t->changelog_producer == PM_CHANGELOG_INPUT;
   c->prefix = co->changelog_file_prefix ? co->changelog_file_prefix : "changelog-";
   const char *fmt = co->changelog_file_format ? co->changelog_file_format : co->file_format;
   c->fmt = pm_format_by_name(fmt);

@@ -24,6 +24,39 @@ static int64_t now_ms(void) {
 
 /* ------------------------------------------------------------ setup */
 
+/* Frees the list (and deletes its files when del). */
+static void files_drop(pm_kv_write *w, pm_kv_files *f, int del) {
+  for (size_t i = 0; i < f->n; i++) {
+    pm_error e;
+    if (del && f->paths[i]) pm_fs_delete(w->t->fs, f->paths[i], &e);
+    free(f->paths[i]);
+  }
+  free(f->items);
+  free(f->paths);
+  memset(f, 0, sizeof *f);
+}
+
+/* Appends src's files to dst (paths moved); src emptied. */
+static int files_move(pm_kv_files *dst, pm_kv_files *src, pm_error *err) {
+  if (dst->n + src->n > dst->cap) {
+    size_t cap = dst->n + src->n + 16;
+    pm_data_file_meta *ni = realloc(dst->items, cap * sizeof *ni);
+    if (!ni) return PM_NOMEM(err);
+    dst->items = ni;
+    char **np = realloc(dst->paths, cap * sizeof *np);
+    if (!np) return PM_NOMEM(err);
+    dst->paths = np;
+    dst->cap = cap;
+  }
+  for (size_t i = 0; i < src->n; i++) {
+    dst->items[dst->n] = src->items[i];
+    dst->paths[dst->n++] = src->paths[i];
+    src->paths[i] = NULL;
+  }
+  src->n = 0;
+  return 0;
+}
+
 int pm_kv_levels_setup(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   if (!w->compaction) return 0;
   PM_TRY(pm_kv_levels_init(&s->levels, w->nk, (const pm_data_type *const *)w->tm.key_types, w->n_levels, err));
@@ -74,6 +107,7 @@ void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s) {
   free(s->compact_after.items);
   free(s->compact_after.paths);
   memset(&s->compact_after, 0, sizeof s->compact_after);
+  files_drop(w, &s->compact_cl, 1);
   free(s->compact_before);
   s->compact_before = NULL;
   s->n_before = s->cap_before = 0;
@@ -89,9 +123,11 @@ typedef struct unit_result {
   pm_data_file_meta *before, *after; /* metas; strings in the writer's arena or the levels' (before) */
   char **after_paths;                /* NULL for upgrades */
   size_t nb, na, cap_b, cap_a;
+  pm_kv_files cl;                    /* changelog files written (changelog-producer = lookup) */
 } unit_result;
 
 static void result_free(pm_kv_write *w, unit_result *r, int delete_outputs) {
+  files_drop(w, &r->cl, delete_outputs);
   for (size_t i = 0; i < r->na; i++) {
     pm_error e;
     if (delete_outputs && r->after_paths[i]) pm_fs_delete(w->t->fs, r->after_paths[i], &e);
@@ -149,7 +185,8 @@ static int kind_of(const struct ArrowArray *a, int64_t i) {
 /* A read batch (_row_kind, table columns, _SEQUENCE_NUMBER) as a merge-layout
  * batch (table columns, _SEQUENCE_NUMBER, _VALUE_KIND); retracts left out
  * when drop_delete. *out released when nothing is left. */
-static int to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, struct ArrowArray *out, pm_error *err) {
+static int to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, const uint8_t *keep_rows,
+                     struct ArrowArray *out, pm_error *err) {
   size_t nf = w->nf;
   int64_t n = b->length;
   memset(out, 0, sizeof *out);
@@ -169,7 +206,7 @@ static int to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, stru
   int64_t keep = 0;
   for (int64_t i = 0; i < n; i++) {
     kinds[i] = (int8_t)kind_of(b->children[0], i);
-    keep += !(drop_delete && pm_rowkind_is_retract(kinds[i]));
+    keep += !(drop_delete && pm_rowkind_is_retract(kinds[i])) && (!keep_rows || pm_bit_get(keep_rows, i));
   }
   if (b->offset == 0 && keep == n) {
     pm_array_move(&c, out);
@@ -186,17 +223,46 @@ static int to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, stru
   }
   int64_t k = 0;
   for (int64_t i = 0; i < n; i++)
-    if (!(drop_delete && pm_rowkind_is_retract(kinds[i]))) idx[k++] = i + b->offset;
+    if (!(drop_delete && pm_rowkind_is_retract(kinds[i])) && (!keep_rows || pm_bit_get(keep_rows, i)))
+      idx[k++] = i + b->offset;
   rc = pm_take(&w->layout, &c, idx, keep, out, err);
   free(idx);
   pm_array_release(&c);
   return rc;
 }
 
+/* Lookup compaction of a merged batch b (read layout): the changelog rows
+ * bf gives written to cl (when open), and *keep = the rows to write. */
+static int lookup_batch(pm_kv_write *w, pm_kv_before *bf, struct ArrowArray *b, pm_kv_roll *cl, uint8_t **keep,
+                        pm_error *err) {
+  int first_row = w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
+  *keep = NULL;
+  if (first_row) {
+    *keep = calloc((size_t)(b->length / 8 + 1), 1);
+    if (!*keep) return PM_NOMEM(err);
+  }
+  struct ArrowArray c, m;
+  int8_t *kinds = NULL;
+  PM_TRY(pm_kv_before_apply(bf, b, *keep, &c, &kinds, err));
+  if (!c.release) return 0;
+  int rc = cl ? to_layout(w, &c, 0, NULL, &m, err) : 0;
+  pm_array_release(&c);
+  if (!rc && cl) {
+    struct ArrowArray *kc = m.children[w->nf + 1];
+    int8_t *k = (int8_t *)kc->buffers[1];
+    for (int64_t i = 0; i < kc->length; i++) k[kc->offset + i] = kinds[i];
+    rc = pm_kv_roll_write(cl, &m, err);
+    pm_array_release(&m);
+  }
+  free(kinds);
+  return rc;
+}
+
 /* Merge-reads files[0..n) (key-ordered sections, the table's merge engine)
- * and writes the result at `level` (source COMPACT) into r. */
-static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int level, int drop_delete,
-                   unit_result *r, pm_error *err) {
+ * and writes the result at `level` (source COMPACT) into r; with write_data
+ * 0 (a lookup upgrade) only the lookup's changelog and deletion vectors. */
+static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int level, int drop_delete,
+                      int write_data, unit_result *r, pm_error *err) {
   if (!n) return 0;
   pm_data_split split;
   memset(&split, 0, sizeof split);
@@ -223,8 +289,14 @@ static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size
       split.deletion_files[i].cardinality = -1;
       split.deletion_files[i].vector = pm_dv_maintainer_get(s->dv, files[i]->meta.file_name);
     }
-    if (!rc && any_l0 && level > 0) rc = pm_kv_dv_lookup(w, s, files, n, level, err);
   }
+  /* lookup compaction (changelog-producer = lookup, first-row): the old
+   * values of the level-0 keys, found before the DV lookup marks them */
+  int first_row = w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
+  pm_kv_before *bf = NULL;
+  if (!rc && w->lookup && any_l0 && level > 0 && (w->lookup_cl || first_row))
+    rc = pm_kv_before_build(w, s, files, n, level, &bf, err);
+  if (!rc && s->dv && any_l0 && level > 0) rc = pm_kv_dv_lookup(w, s, files, n, level, err);
   split.n_data_files = n;
   for (size_t f = 0; f < w->nf && cols; f++) cols[f] = w->fields[f].name;
   if (cols) cols[w->nf] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER;
@@ -239,18 +311,26 @@ static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size
   if (!rc) rc = pm_read_split(w->t, &split, &ro, &st, err);
   pm_kv_files outs;
   memset(&outs, 0, sizeof outs);
-  pm_kv_roll roll;
+  pm_kv_roll roll, clr;
   pm_kv_roll_init(&roll, w, s->bucket_dir, level, PM_SOURCE_COMPACT, 0, &outs);
+  pm_kv_files cls;
+  memset(&cls, 0, sizeof cls);
+  int with_cl = bf && w->lookup_cl;
+  if (with_cl) pm_kv_roll_init(&clr, w, s->bucket_dir, level, PM_SOURCE_APPEND, 1, &cls);
   while (!rc) {
     struct ArrowArray b, m;
     memset(&b, 0, sizeof b);
+    memset(&m, 0, sizeof m);
     if (st.get_next(&st, &b)) {
       const char *msg = st.get_last_error ? st.get_last_error(&st) : NULL;
       rc = pm_errorf(err, PAIMON_ERR_IO, "%s", msg ? msg : "reading the files to compact failed");
       break;
     }
     if (!b.release) break;
-    rc = to_layout(w, &b, drop_delete, &m, err);
+    uint8_t *keep = NULL;
+    if (bf) rc = lookup_batch(w, bf, &b, with_cl ? &clr : NULL, &keep, err);
+    if (!rc && write_data) rc = to_layout(w, &b, drop_delete, keep, &m, err);
+    free(keep);
     b.release(&b);
     if (!rc && m.release) {
       rc = pm_kv_roll_write(&roll, &m, err);
@@ -259,11 +339,28 @@ static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size
   }
   if (!rc) rc = pm_kv_roll_finish(&roll, err);
   if (rc) pm_kv_roll_abort(&roll);
+  if (with_cl) {
+    if (!rc) rc = pm_kv_roll_finish(&clr, err);
+    if (rc) pm_kv_roll_abort(&clr);
+  }
+  pm_kv_before_free(bf);
+  if (!rc) rc = files_move(&r->cl, &cls, err);
+  files_drop(w, &cls, 1);
   if (st.release) st.release(&st);
   free(cols);
   free(split.data_files);
   free(split.deletion_files);
   pm_arena_free(&split.arena);
+  if (!write_data) {
+    for (size_t j = 0; j < outs.n; j++) {
+      pm_error e;
+      if (outs.paths[j]) pm_fs_delete(w->t->fs, outs.paths[j], &e);
+      free(outs.paths[j]);
+    }
+    free(outs.items);
+    free(outs.paths);
+    return rc;
+  }
   /* rewritten files lose their vectors (Java's notifyRewriteCompactBefore) */
   for (size_t i = 0; !rc && s->dv && i < n; i++) pm_dv_maintainer_remove(s->dv, files[i]->meta.file_name);
   for (size_t i = 0; !rc && i < n; i++) rc = add_before(w, r, &files[i]->meta, err);
@@ -280,6 +377,11 @@ static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size
   free(outs.items);
   free(outs.paths);
   return rc;
+}
+
+static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int level, int drop_delete,
+                   unit_result *r, pm_error *err) {
+  return rewrite_ex(w, s, files, n, level, drop_delete, 1, r, err);
 }
 
 /* ------------------------------------------------------------ the task (MergeTreeCompactTask) */
@@ -301,12 +403,20 @@ static int upgrade(task *t, pm_kv_lfile *f, pm_error *err) {
   if ((t->level == t->max_level && deletes) || t->w->t->co.compaction_force_rewrite_all_files)
     return rewrite(t->w, t->s, &f, 1, t->level, t->drop_delete, t->r, err);
   if (m->level == t->level) return 0;
-  if (t->s->dv && m->level == 0) {
-    /* Java's lookup upgrade strategy: retracts in the file force a rewrite
-     * (compaction with DVs drops them); otherwise the lookup runs for its
-     * deletion vectors and the file is upgraded (deduplicate) */
-    if (deletes) return rewrite(t->w, t->s, &f, 1, t->level, t->drop_delete, t->r, err);
-    PM_TRY(pm_kv_dv_lookup(t->w, t->s, &f, 1, t->level, err));
+  if (t->w->lookup && m->level == 0) {
+    /* Java's lookup upgrade strategy (LookupMergeTreeCompactRewriter): with
+     * DVs retracts in the file force a rewrite (compaction with DVs drops
+     * them); to the max level, or for deduplicate, the lookup runs for its
+     * changelog / deletion vectors and the file is upgraded; other engines
+     * (first-row) rewrite it (drop delete only with DVs) */
+    pm_kv_write *w = t->w;
+    if (t->s->dv && deletes) return rewrite(w, t->s, &f, 1, t->level, 1, t->r, err);
+    if (t->level != t->max_level && w->t->merge_engine != PM_MERGE_DEDUPLICATE)
+      return rewrite(w, t->s, &f, 1, t->level, t->s->dv != NULL, t->r, err);
+    if (w->lookup_cl || w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW)
+      PM_TRY(rewrite_ex(w, t->s, &f, 1, t->level, 0, 0, t->r, err));
+    else if (t->s->dv)
+      PM_TRY(pm_kv_dv_lookup(w, t->s, &f, 1, t->level, err));
   }
   PM_TRY(add_before(t->w, t->r, m, err));
   pm_data_file_meta up;
@@ -445,6 +555,7 @@ static int record(pm_kv_write *w, pm_kvslot *s, unit_result *r, pm_error *err) {
     ca->paths = np;
     ca->cap = cap;
   }
+  PM_TRY(files_move(&s->compact_cl, &r->cl, err));
   for (size_t i = 0; i < r->nb; i++) {
     const pm_data_file_meta *b = &r->before[i];
     long at = find_after(s, b);
@@ -501,9 +612,9 @@ static int compact(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
                              w->t->co.compaction_force_rewrite_all_files || (s->dv && pm_dv_maintainer_count(s->dv)),
                              &u);
   } else {
-    /* lookup tables (deletion vectors): Java's ForceUpLevel0Compaction */
+    /* lookup tables (changelog lookup, deletion vectors, first-row): Java's ForceUpLevel0Compaction */
     picked = pm_kv_pick(&s->picker, n_levels, info, n, t_now, &u) ||
-             (s->dv && pm_kv_pick_force_l0(&s->picker, n_levels, info, n, t_now, &u));
+             (w->lookup && pm_kv_pick_force_l0(&s->picker, n_levels, info, n, t_now, &u));
     picked = picked && pm_kv_unit_useful(&u, info);
   }
   int rc = 0;

@@ -271,8 +271,19 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   if (co->data_file_external_paths && *co->data_file_external_paths && co->external_path_strategy != PM_EXT_PATH_NONE)
     return refuse(t, pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), err);
   if (co->rowkind_field) return refuse(t, pm_core_option_key(PM_CO_ROWKIND_FIELD), err);
-  if (t->changelog_producer != PM_CHANGELOG_NONE && t->changelog_producer != PM_CHANGELOG_INPUT)
-    return refuse(t, "changelog-producer = lookup / full-compaction", err);
+  int first_row = t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
+  if (t->changelog_producer == PM_CHANGELOG_FULL_COMPACTION)
+    return refuse(t, "changelog-producer = full-compaction", err);
+  /* changelog-producer = lookup: the merged value of level-0 records and the
+   * looked-up old one is the newest record for deduplicate without
+   * sequence.field and first-row (other engines need the looked-up record
+   * inside the merge: not yet) */
+  if (t->changelog_producer == PM_CHANGELOG_LOOKUP && !first_row &&
+      (t->merge_engine != PM_MERGE_DEDUPLICATE || co->sequence_field))
+    return refuse(t, "changelog-producer = lookup and a merge engine other than deduplicate / first-row, or "
+                     "sequence.field", err);
+  if (t->changelog_producer == PM_CHANGELOG_LOOKUP && co->changelog_row_deduplicate)
+    return refuse(t, pm_core_option_key(PM_CO_CHANGELOG_ROW_DEDUPLICATE), err);
   /* deletion vectors: lookup compaction for deduplicate without sequence.field
    * (the looked-up old record never changes the merged value; other engines
    * need it in the merge: not yet) */
@@ -286,10 +297,6 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
     return refuse(t, "deletion vectors and sequence.field", err);
   if (t->deletion_vectors && co->write_only)
     return refuse(t, "deletion vectors and write-only = true (level-0 files would stay invisible)", err);
-  /* first-row level-0 files are read only after a lookup compaction, which
-   * this writer does not run yet: only dedicated-compaction (write-only) tables */
-  if (t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW && !co->write_only)
-    return refuse(t, "merge-engine = first-row unless write-only = true (no lookup compaction yet)", err);
   pm_kv_write *w = calloc(1, sizeof *w);
   if (!w) return PM_NOMEM(err);
   w->t = pm_table_retain(t);
@@ -311,6 +318,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->buffer_limit = (uint64_t)co->write_buffer_size;
   w->compaction = !co->write_only;
   w->dv = t->deletion_vectors;
+  w->lookup = w->dv || first_row || t->changelog_producer == PM_CHANGELOG_LOOKUP;
+  w->lookup_cl = t->changelog_producer == PM_CHANGELOG_LOOKUP && !w->ignore_previous;
   pm_index_entries_init(&w->dv_index);
   w->n_levels = co->num_levels > 0 ? co->num_levels : co->num_sorted_run_compaction_trigger + 1;
   w->min_file_size = (int64_t)((double)co->target_file_size * co->compaction_small_file_ratio);
@@ -334,7 +343,7 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->tm.cfg.keep_retracts = 1;
   w->nk = (size_t)w->tm.n_keys;
   if (!rc) rc = schemas(w, err);
-  if (!rc && t->changelog_producer == PM_CHANGELOG_INPUT) rc = pm_kv_changelog_open(w, err);
+  if (!rc && (t->changelog_producer == PM_CHANGELOG_INPUT || w->lookup_cl)) rc = pm_kv_changelog_open(w, err);
   w->n_part = t->n_partition_keys;
   if (!rc) rc = columns_of(w, t->partition_keys, t->n_partition_keys, &w->part_col, &w->part_types, "partition key",
                            err);
@@ -714,7 +723,7 @@ int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *er
 /* ------------------------------------------------------------ prepare */
 
 static int slot_has_changes(const pm_kvslot *s) {
-  return s->out.n || s->cl.n || s->n_before || s->compact_after.n || (s->dv && pm_dv_maintainer_modified(s->dv));
+  return s->out.n || s->cl.n || s->compact_cl.n || s->n_before || s->compact_after.n || (s->dv && pm_dv_maintainer_modified(s->dv));
 }
 
 /* The bucket's new DV index file when its vectors changed since the last
@@ -796,6 +805,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     if (!rc) rc = list_dup(&c->arena, s->cl.items, s->cl.n, &m->changelog_files, err);
     if (!rc) rc = list_dup(&c->arena, s->compact_before, s->n_before, &m->compact_before, err);
     if (!rc) rc = list_dup(&c->arena, s->compact_after.items, s->compact_after.n, &m->compact_after, err);
+    if (!rc) rc = list_dup(&c->arena, s->compact_cl.items, s->compact_cl.n, &m->compact_changelog, err);
     if (!rc) rc = dv_prepare(w, s, c, m, err);
   }
   if (!rc && w->buckets) rc = pm_kv_buckets_prepare(w->buckets, c, err);
@@ -812,6 +822,8 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     s->cl.n = 0;
     for (size_t k = 0; k < s->compact_after.n; k++) free(s->compact_after.paths[k]);
     s->compact_after.n = 0;
+    for (size_t k = 0; k < s->compact_cl.n; k++) free(s->compact_cl.paths[k]);
+    s->compact_cl.n = 0;
     s->n_before = 0;
   }
   *out = c;

@@ -112,7 +112,7 @@ static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, int merge, struct ArrowA
   free(perm);
   free(fk);
   /* changelog-producer = input: every input record, in flush sort order */
-  if (!rc && w->changelog) rc = pm_kv_write_rolling(w, s, sorted ? &all : &srt, 1, err);
+  if (!rc && w->changelog && w->changelog->at_flush) rc = pm_kv_write_rolling(w, s, sorted ? &all : &srt, 1, err);
   if (!rc && merge) rc = pm_merge_sorted_batch(&w->tm.cfg, sorted ? &all : &srt, out, err);
   if (!rc && !merge) pm_array_move(sorted ? &all : &srt, out);
   pm_array_release(&srt);
@@ -204,7 +204,8 @@ int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error
   for (size_t i = 0; i < nc && ptrs; i++) ptrs[i] = &s->chunks[i];
   /* changelog-producer = input: every input record, in sort order */
   pm_kv_roll cr;
-  if (w->changelog) pm_kv_roll_init(&cr, w, s->bucket_dir, 0, PM_SOURCE_APPEND, 1, &s->cl);
+  int input_cl = w->changelog && w->changelog->at_flush;
+  if (input_cl) pm_kv_roll_init(&cr, w, s->bucket_dir, 0, PM_SOURCE_APPEND, 1, &s->cl);
   for (int64_t a = 0; !rc && a < n; a += SPILL_PIECE) {
     int64_t len = n - a < SPILL_PIECE ? n - a : SPILL_PIECE;
     for (int64_t i = 0; i < len; i++) {
@@ -215,11 +216,11 @@ int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error
     struct ArrowArray piece;
     rc = pm_take_multi(&w->layout, ptrs, (int64_t)nc, src, rows, len, &piece, err);
     if (rc) break;
-    if (w->changelog) rc = pm_kv_roll_write(&cr, &piece, err);
+    if (input_cl) rc = pm_kv_roll_write(&cr, &piece, err);
     if (!rc) rc = pm_spill_writer_add(wr, &piece, err);
     pm_array_release(&piece);
   }
-  if (w->changelog) {
+  if (input_cl) {
     if (!rc) rc = pm_kv_roll_finish(&cr, err);
     if (rc) pm_kv_roll_abort(&cr);
   }

@@ -45,6 +45,7 @@ typedef struct pm_kvslot {
   int no_trigger;            /* flushing for a requested compaction: no strategy pick */
   pm_kv_levels levels;
   pm_kv_files compact_after; /* compaction outputs (paths NULL for upgrades: the file is not ours) */
+  pm_kv_files compact_cl;    /* changelog files of compactions (changelog-producer = lookup), not handed out */
   pm_data_file_meta *compact_before; /* files compacted away (writer's arena) */
   size_t n_before, cap_before;
   pm_kv_picker picker;       /* per bucket, as Java's strategy (early full compaction state) */
@@ -61,6 +62,7 @@ typedef struct pm_kv_changelog {
   struct ArrowSchema file_schema;
   pm_stats_mode *key_modes, *value_modes;
   const char *prefix; /* changelog-file.prefix */
+  int at_flush;       /* changelog-producer = input: written at every flush */
 } pm_kv_changelog;
 
 struct pm_kv_write {
@@ -108,7 +110,9 @@ struct pm_kv_write {
   pm_kv_compact_stats stats;   /* totals of the compactions run */
   int failed;
   pm_error fail;
-  pm_kv_changelog *changelog; /* NULL unless changelog-producer = input */
+  pm_kv_changelog *changelog; /* changelog-producer = input / lookup, else NULL */
+  int lookup;                  /* lookup compaction (changelog lookup, deletion vectors, first-row; SEMANTICS 3.6) */
+  int lookup_cl;               /* changelog-producer = lookup: compactions of level-0 files write changelog */
   /* write-buffer-spillable (kv_write_spill.c) */
   int spillable;
   pm_spill spill;              /* temp directory, codec; set up at open when spillable */
@@ -222,6 +226,22 @@ void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s);
  * position processor). Live = not deleted by the file's current vector. */
 int pm_kv_dv_lookup(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int out_level,
                     pm_error *err);
+
+/* kv_lookup_cl.c: the old values of the level-0 keys of a merge group
+ * files[0..n) compacted to out_level > 0 (changelog-producer = lookup,
+ * first-row): in the group's level > 0 files, else in levels out_level+1..max.
+ * Build it before pm_kv_dv_lookup marks the rows it finds. */
+typedef struct pm_kv_before pm_kv_before;
+int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int out_level,
+                       pm_kv_before **out, pm_error *err);
+/* For a merged batch of the group (read layout: _row_kind, table columns,
+ * _SEQUENCE_NUMBER): *cl = its changelog rows in the read layout with
+ * *cl_kinds their row kinds (malloc'd; cl released and kinds NULL when there
+ * is none); keep (when not NULL, a bitmap of after->length bits) = the rows
+ * the compaction writes (first-row drops keys already in higher levels). */
+int pm_kv_before_apply(pm_kv_before *b, const struct ArrowArray *after, uint8_t *keep, struct ArrowArray *cl,
+                       int8_t **cl_kinds, pm_error *err);
+void pm_kv_before_free(pm_kv_before *b); /* NULL ok */
 
 /* kv_write.c: the files' schema (_KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND,
  * columns; fs initialised here) and key / value stats modes (malloc'd, also

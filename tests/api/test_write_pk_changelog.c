@@ -446,10 +446,11 @@ static void test_changelog_write_faults(void) {
   pm_fs_unref(fs);
 }
 
-/* lookup / full-compaction producers stay refused until compaction exists in the writer. */
+/* The full-compaction producer stays refused until the writer produces its changelog
+ * (lookup: test_write_pk_lookup.c). */
 static void test_other_producers_refused(void) {
   paimon_catalog *cat = open_catalog();
-  const char *opts[] = {"changelog-producer=lookup"};
+  const char *opts[] = {"changelog-producer=full-compaction"};
   paimon_error err = {0};
   CHECK_OK(ow_create_table(cat, "d", "lk", TABLE_COLS, "pt",
                            (const char *[]){"primary-key=pt,id", "bucket=1", opts[0]}, 3, 0, &err),

@@ -5,8 +5,7 @@
  *    batch): paimon-table check + read and our reader = a model;
  *  - aggregation (sum, max): our reader = the model (paimon-table does not
  *    read aggregation tables), check passes;
- *  - first-row is refused unless write-only (its level-0 files are read only
- *    after a compaction, which the writer does not run yet);
+ *  - first-row (lookup compaction in the writer): test_write_pk_lookup.c;
  *  - copies of Java fixture tables (deduplicate with bucket-key, partial-update
  *    with ignore-delete, deduplicate with sequence.field) take a commit of
  *    updated and new keys: both readers = the fixture's rows + the model.
@@ -168,23 +167,6 @@ static void test_aggregation(void) {
   engine_table("agg", opts, 5, M_AGG, 0);
 }
 
-static void test_first_row_refused(void) {
-  paimon_catalog *cat = open_catalog(wh);
-  paimon_error err = {0};
-  const char *opts[] = {"primary-key=pt,id", "bucket=2", "merge-engine=first-row"};
-  CHECK_OK(ow_create_table(cat, "d", "fr", COLS, "pt", opts, 3, 0, &err), &err);
-  paimon_table *t = get_table(cat, "d.fr");
-  paimon_write_builder *wb = NULL;
-  paimon_table_write *w = NULL;
-  CHECK_OK(paimon_write_builder_new(t, 0, NULL, 0, &wb, &err), &err);
-  CHECK_EQ_INT(paimon_write_builder_new_write(wb, &w, &err), PAIMON_ERR_UNSUPPORTED);
-  CHECK_MSG(strstr(err.message, "first-row") != NULL, "%s", err.message);
-  paimon_table_write_free(w);
-  paimon_write_builder_free(wb);
-  paimon_table_free(t);
-  paimon_catalog_free(cat);
-}
-
 /* ------------------------------------------------------------ Java tables */
 
 typedef struct java_case {
@@ -288,7 +270,6 @@ int main(void) {
   if (!mkdtemp(wh)) return 1;
   RUN_TEST(test_partial_update);
   RUN_TEST(test_aggregation);
-  RUN_TEST(test_first_row_refused);
   RUN_TEST(test_java_tables);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
