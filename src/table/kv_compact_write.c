@@ -295,7 +295,10 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   int first_row = w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
   pm_kv_before *bf = NULL;
   if (!rc && w->lookup && any_l0 && level > 0 && (w->lookup_cl || first_row))
-    rc = pm_kv_before_build(w, s, files, n, level, &bf, err);
+    rc = pm_kv_before_build(w, s, files, n, level, 0, &bf, err);
+  /* changelog-producer = full-compaction: every compaction to the max level */
+  if (!rc && w->full_cl && level == pm_kv_levels_max_level(&s->levels))
+    rc = pm_kv_before_build(w, s, files, n, level, 1, &bf, err);
   if (!rc && s->dv && any_l0 && level > 0) rc = pm_kv_dv_lookup(w, s, files, n, level, err);
   split.n_data_files = n;
   for (size_t f = 0; f < w->nf && cols; f++) cols[f] = w->fields[f].name;
@@ -315,7 +318,7 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   pm_kv_roll_init(&roll, w, s->bucket_dir, level, PM_SOURCE_COMPACT, 0, &outs);
   pm_kv_files cls;
   memset(&cls, 0, sizeof cls);
-  int with_cl = bf && w->lookup_cl;
+  int with_cl = bf && (w->lookup_cl || w->full_cl);
   if (with_cl) pm_kv_roll_init(&clr, w, s->bucket_dir, level, PM_SOURCE_APPEND, 1, &cls);
   while (!rc) {
     struct ArrowArray b, m;
@@ -403,6 +406,8 @@ static int upgrade(task *t, pm_kv_lfile *f, pm_error *err) {
   if ((t->level == t->max_level && deletes) || t->w->t->co.compaction_force_rewrite_all_files)
     return rewrite(t->w, t->s, &f, 1, t->level, t->drop_delete, t->r, err);
   if (m->level == t->level) return 0;
+  /* full-compaction changelog: an upgrade to the max level logs its records (FullChangelogMergeTreeCompactRewriter) */
+  if (t->w->full_cl && t->level == t->max_level) PM_TRY(rewrite_ex(t->w, t->s, &f, 1, t->level, 0, 0, t->r, err));
   if (t->w->lookup && m->level == 0) {
     /* Java's lookup upgrade strategy (LookupMergeTreeCompactRewriter): with
      * DVs retracts in the file force a rewrite (compaction with DVs drops

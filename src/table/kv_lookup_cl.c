@@ -18,6 +18,10 @@
  * -U before, +U after. First-row: an after row of an UPPER key is dropped
  * (the key is already in the table), a NONE key's row is kept and logged as
  * is (+I), IN_GROUP keys are kept without changelog.
+ * changelog-producer = full-compaction (a compaction to the max level): K =
+ * the keys of the group's files below the max level, their "before" = the
+ * record of the group's max-level files; the same rules (Java's
+ * FullChangelogMergeFunctionWrapper: a key only at the max level is unchanged).
  * Reads go through the table reader (pm_read_split over the files, the
  * bucket's current deletion vectors applied), so older schemas are read as
  * the table's. Memory: K and the before rows of K's keys. */
@@ -243,14 +247,14 @@ void pm_kv_before_free(pm_kv_before *b) {
   free(b);
 }
 
-int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int out_level,
+int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int out_level, int full,
                        pm_kv_before **out, pm_error *err) {
   *out = NULL;
   pm_kv_before *b = calloc(1, sizeof *b);
   if (!b) return PM_NOMEM(err);
   b->w = w;
   b->s = s;
-  b->first_row = w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
+  b->first_row = !full && w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
   pm_arena_init(&b->arena);
   int rc = pm_row_writer_init(&b->rw, (int32_t)w->nk, err);
   int nk = (int)w->nk;
@@ -259,7 +263,7 @@ int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, 
   if (!rc && (!l0 || !hi)) rc = PM_NOMEM(err);
   const pm_value *gmin = NULL, *gmax = NULL; /* key range of the group's level-0 files */
   for (size_t i = 0; !rc && i < n; i++) {
-    if (files[i]->meta.level != 0) {
+    if (full ? files[i]->meta.level == out_level : files[i]->meta.level != 0) {
       hi[nh++] = files[i];
       continue;
     }
@@ -270,7 +274,7 @@ int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, 
   if (!rc) rc = read_files(b, l0, n0, add_key, err);
   if (!rc && b->unresolved) rc = read_files(b, hi, nh, found_in_group, err);
   pm_kv_lfile **lf = NULL;
-  for (int lv = out_level + 1; !rc && b->unresolved && lv < s->levels.n_levels; lv++) {
+  for (int lv = out_level + 1; !full && !rc && b->unresolved && lv < s->levels.n_levels; lv++) {
     const pm_kv_level *level = &s->levels.levels[lv];
     free(lf);
     lf = calloc(level->n + 1, sizeof *lf);

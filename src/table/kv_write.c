@@ -272,8 +272,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
     return refuse(t, pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), err);
   if (co->rowkind_field) return refuse(t, pm_core_option_key(PM_CO_ROWKIND_FIELD), err);
   int first_row = t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
-  if (t->changelog_producer == PM_CHANGELOG_FULL_COMPACTION)
-    return refuse(t, "changelog-producer = full-compaction", err);
+  if (t->changelog_producer == PM_CHANGELOG_FULL_COMPACTION && t->deletion_vectors)
+    return refuse(t, "changelog-producer = full-compaction and deletion vectors", err);
   /* changelog-producer = lookup: the merged value of level-0 records and the
    * looked-up old one is the newest record for deduplicate without
    * sequence.field and first-row (other engines need the looked-up record
@@ -282,7 +282,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
       (t->merge_engine != PM_MERGE_DEDUPLICATE || co->sequence_field))
     return refuse(t, "changelog-producer = lookup and a merge engine other than deduplicate / first-row, or "
                      "sequence.field", err);
-  if (t->changelog_producer == PM_CHANGELOG_LOOKUP && co->changelog_row_deduplicate)
+  if (t->changelog_producer != PM_CHANGELOG_NONE && t->changelog_producer != PM_CHANGELOG_INPUT &&
+      co->changelog_row_deduplicate)
     return refuse(t, pm_core_option_key(PM_CO_CHANGELOG_ROW_DEDUPLICATE), err);
   /* deletion vectors: lookup compaction for deduplicate without sequence.field
    * (the looked-up old record never changes the merged value; other engines
@@ -320,6 +321,7 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->dv = t->deletion_vectors;
   w->lookup = w->dv || first_row || t->changelog_producer == PM_CHANGELOG_LOOKUP;
   w->lookup_cl = t->changelog_producer == PM_CHANGELOG_LOOKUP && !w->ignore_previous;
+  w->full_cl = t->changelog_producer == PM_CHANGELOG_FULL_COMPACTION;
   pm_index_entries_init(&w->dv_index);
   w->n_levels = co->num_levels > 0 ? co->num_levels : co->num_sorted_run_compaction_trigger + 1;
   w->min_file_size = (int64_t)((double)co->target_file_size * co->compaction_small_file_ratio);
@@ -343,7 +345,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->tm.cfg.keep_retracts = 1;
   w->nk = (size_t)w->tm.n_keys;
   if (!rc) rc = schemas(w, err);
-  if (!rc && (t->changelog_producer == PM_CHANGELOG_INPUT || w->lookup_cl)) rc = pm_kv_changelog_open(w, err);
+  if (!rc && (t->changelog_producer == PM_CHANGELOG_INPUT || w->lookup_cl || w->full_cl))
+    rc = pm_kv_changelog_open(w, err);
   w->n_part = t->n_partition_keys;
   if (!rc) rc = columns_of(w, t->partition_keys, t->n_partition_keys, &w->part_col, &w->part_types, "partition key",
                            err);
@@ -767,10 +770,12 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     if (rc) return fail_with(w, rc, err);
   }
   /* full-compaction.delta-commits: a full compaction of the buckets written, every
-   * delta-commits identifiers (each batch commit), as Java's GlobalFullCompactionSinkWrite */
-  int32_t delta = w->t->co.full_compaction_delta_commits;
-  if (w->compaction && w->t->co.set[PM_CO_FULL_COMPACTION_DELTA_COMMITS] && delta > 0 &&
-      (identifier == INT64_MAX || identifier % delta == 0)) {
+   * delta-commits identifiers (each batch commit), as Java's GlobalFullCompactionSinkWrite;
+   * changelog-producer = full-compaction: at least every commit when unset */
+  int delta_set = w->t->co.set[PM_CO_FULL_COMPACTION_DELTA_COMMITS];
+  int32_t delta = delta_set ? w->t->co.full_compaction_delta_commits : -1;
+  if (w->full_cl && delta < 1) delta = 1;
+  if (w->compaction && delta > 0 && (identifier == INT64_MAX || identifier % delta == 0)) {
     for (size_t i = 0; i < w->n_slots; i++) {
       int rc = pm_kv_compact_slot(w, w->slots[i], 1, err);
       if (rc) return fail_with(w, rc, err);

@@ -113,6 +113,7 @@ struct pm_kv_write {
   pm_kv_changelog *changelog; /* changelog-producer = input / lookup, else NULL */
   int lookup;                  /* lookup compaction (changelog lookup, deletion vectors, first-row; SEMANTICS 3.6) */
   int lookup_cl;               /* changelog-producer = lookup: compactions of level-0 files write changelog */
+  int full_cl;                 /* changelog-producer = full-compaction: compactions to the max level write changelog */
   /* write-buffer-spillable (kv_write_spill.c) */
   int spillable;
   pm_spill spill;              /* temp directory, codec; set up at open when spillable */
@@ -230,9 +231,12 @@ int pm_kv_dv_lookup(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, siz
 /* kv_lookup_cl.c: the old values of the level-0 keys of a merge group
  * files[0..n) compacted to out_level > 0 (changelog-producer = lookup,
  * first-row): in the group's level > 0 files, else in levels out_level+1..max.
- * Build it before pm_kv_dv_lookup marks the rows it finds. */
+ * Build it before pm_kv_dv_lookup marks the rows it finds. With full (a
+ * compaction to the max level, changelog-producer = full-compaction): the
+ * keys of the group's files below the max level and their old values in
+ * the group's max-level files (Java's FullChangelogMergeFunctionWrapper). */
 typedef struct pm_kv_before pm_kv_before;
-int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int out_level,
+int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int out_level, int full,
                        pm_kv_before **out, pm_error *err);
 /* For a merged batch of the group (read layout: _row_kind, table columns,
  * _SEQUENCE_NUMBER): *cl = its changelog rows in the read layout with

@@ -446,23 +446,6 @@ static void test_changelog_write_faults(void) {
   pm_fs_unref(fs);
 }
 
-/* The full-compaction producer stays refused until the writer produces its changelog
- * (lookup: test_write_pk_lookup.c). */
-static void test_other_producers_refused(void) {
-  paimon_catalog *cat = open_catalog();
-  const char *opts[] = {"changelog-producer=full-compaction"};
-  paimon_error err = {0};
-  CHECK_OK(ow_create_table(cat, "d", "lk", TABLE_COLS, "pt",
-                           (const char *[]){"primary-key=pt,id", "bucket=1", opts[0]}, 3, 0, &err),
-           &err);
-  paimon_table *t = NULL;
-  CHECK_OK(paimon_catalog_get_table(cat, "d.lk", &t, &err), &err);
-  CHECK_EQ_INT(write_commit(t, C3, 1, &err), PAIMON_ERR_UNSUPPORTED);
-  CHECK_MSG(strstr(err.message, "changelog-producer") != NULL, "%s", err.message);
-  paimon_table_free(t);
-  paimon_catalog_free(cat);
-}
-
 int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_write_pk_cl_XXXXXX");
   if (!mkdtemp(wh)) return 1;
@@ -470,7 +453,6 @@ int main(void) {
   RUN_TEST(test_changelog_options);
   RUN_TEST(test_many_flushes);
   RUN_TEST(test_changelog_write_faults);
-  RUN_TEST(test_other_producers_refused);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   if (!pm_test_failures && system(cmd)) return 1;
