@@ -21,6 +21,7 @@ static void usage(FILE *out) {
         "  table delete|update DB.T --where EXPR ...       delete / update rows of a primary-key table\n"
         "  table alter DB.T ACTION ...                     change a table's schema or options\n"
         "  table compact DB.T [--partition k=v] [--full]   compact a primary-key table\n"
+        "  table remove-orphan-files DB.T [--older-than TS] [--dry-run]  delete unreferenced files\n"
         "\n"
         "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"
         "`paimon <command> [<subcommand>] --help` shows details; `paimon --version` the version.\n",
@@ -91,6 +92,8 @@ int main(int argc, char **argv) {
     rc = cli_delete_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "compact"))
     rc = cli_compact_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "table") && argc - i > 1 && cli_is_maintain_command(argv[i + 1]))
+    rc = cli_maintain_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "alter"))
     rc = cli_alter_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) rc = cli_table_main(warehouse, argc - i, argv + i);
