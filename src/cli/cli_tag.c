@@ -1,0 +1,127 @@
+/* `paimon tag create|delete|rename|list|get DB.T ...` through the public tag API (paimon/tag.h). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/cli.h"
+#include "paimon/paimon.h"
+#include "paimon/tag.h"
+
+static void usage(FILE *out) {
+  fputs("usage: paimon [-w WAREHOUSE] tag <subcommand> DB.T ...\n"
+        "\n"
+        "  tag create DB.T NAME [--snapshot N | --snapshot-id N] [--time-retained D] [--ignore-if-exists]\n"
+        "      tag the latest snapshot (or snapshot N); D is a duration (\"1 d\", \"12h\", \"30 min\"),\n"
+        "      default the table's tag.default-time-retained (none when unset)\n"
+        "  tag delete DB.T NAME         delete a tag\n"
+        "  tag rename DB.T OLD NEW      rename a tag\n"
+        "  tag list DB.T                one line per tag: NAME<TAB>SNAPSHOT_ID, sorted by name\n"
+        "  tag get DB.T NAME            print the tag file (snapshot JSON)\n"
+        "\n"
+        "DB.T may name a branch as DB.T$branch_B (the branch's tags).\n",
+        out);
+}
+
+static int fail(const char *sub, const paimon_error *err) {
+  fprintf(stderr, "paimon tag %s: %s\n", sub, err->message[0] ? err->message : paimon_status_name(err->code));
+  return 1;
+}
+
+static int parse_id(const char *s, int64_t *out) {
+  char *end;
+  errno = 0;
+  long long v = strtoll(s, &end, 10);
+  if (errno || end == s || *end || v < 0) return -1;
+  *out = v;
+  return 0;
+}
+
+int cli_tag_main(const char *warehouse, int argc, char **argv) {
+  if (cli_wants_help(argc, argv) || argc < 2) {
+    usage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  const char *sub = argv[1];
+  const char *pos[3] = {0};
+  int n_pos = 0, ignore = 0;
+  int64_t snap = -1;
+  const char *retained = NULL;
+  int is_create = !strcmp(sub, "create");
+  int want = is_create ? 2 : !strcmp(sub, "delete") || !strcmp(sub, "get") ? 2 : !strcmp(sub, "rename") ? 3
+                                                                              : !strcmp(sub, "list")     ? 1
+                                                                                                         : -1;
+  if (want < 0) {
+    fprintf(stderr, "paimon tag: unknown subcommand '%s' (create, delete, rename, list, get)\n", sub);
+    return 2;
+  }
+  for (int i = 2; i < argc; i++) {
+    const char *s = argv[i];
+    if (is_create && (!strcmp(s, "--snapshot") || !strcmp(s, "--snapshot-id"))) {
+      if (i + 1 >= argc || parse_id(argv[i + 1], &snap)) {
+        fprintf(stderr, "paimon tag create: %s needs a snapshot id (a non-negative integer)\n", s);
+        return 2;
+      }
+      i++;
+    } else if (is_create && !strcmp(s, "--time-retained")) {
+      if (i + 1 >= argc) {
+        fprintf(stderr, "paimon tag create: --time-retained needs a duration\n");
+        return 2;
+      }
+      retained = argv[++i];
+    } else if (is_create && !strcmp(s, "--ignore-if-exists")) {
+      ignore = 1;
+    } else if (s[0] == '-' && s[1]) {
+      fprintf(stderr, "paimon tag %s: unknown option %s\n", sub, s);
+      return 2;
+    } else if (n_pos < want) {
+      pos[n_pos++] = s;
+    } else {
+      fprintf(stderr, "paimon tag %s: unexpected argument '%s'\n", sub, s);
+      return 2;
+    }
+  }
+  if (n_pos < want) {
+    fprintf(stderr, "paimon tag %s: missing %s\n", sub,
+            n_pos == 0 ? "table (DB.T)" : n_pos == 1 ? "tag name" : "new tag name");
+    return 2;
+  }
+  paimon_catalog *cat = NULL;
+  int code = cli_open_catalog(warehouse, &cat);
+  if (code) return code;
+  paimon_error err = {0};
+  paimon_table *t = NULL;
+  int rc = paimon_catalog_get_table(cat, pos[0], &t, &err);
+  if (!rc) {
+    if (is_create) {
+      rc = paimon_table_create_tag(t, pos[1], snap, retained, ignore, &err);
+    } else if (!strcmp(sub, "delete")) {
+      rc = paimon_table_delete_tag(t, pos[1], &err);
+    } else if (!strcmp(sub, "rename")) {
+      rc = paimon_table_rename_tag(t, pos[1], pos[2], &err);
+    } else if (!strcmp(sub, "get")) {
+      char *json = NULL;
+      rc = paimon_table_get_tag(t, pos[1], NULL, &json, &err);
+      if (!rc) {
+        size_t len = strlen(json);
+        fputs(json, stdout);
+        if (!len || json[len - 1] != '\n') fputc('\n', stdout);
+      }
+      paimon_free_string(json);
+    } else {
+      char **names = NULL;
+      size_t n = 0;
+      rc = paimon_table_list_tags(t, &names, &n, &err);
+      for (size_t i = 0; !rc && i < n; i++) {
+        int64_t id = -1;
+        rc = paimon_table_get_tag(t, names[i], &id, NULL, &err);
+        if (!rc) printf("%s\t%lld\n", names[i], (long long)id);
+      }
+      paimon_free_strings(names, n);
+    }
+  }
+  code = rc ? fail(sub, &err) : 0;
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+  return code;
+}
