@@ -9,6 +9,11 @@
  * name exactly one succeeds, the other gets PAIMON_ERR_CONFLICT; a failed call writes nothing.
  * Names: not blank (Java's rule), no '/', not "." or "..": else PAIMON_ERR_INVALID_ARGUMENT.
  * System-table handles are refused (PAIMON_ERR_INVALID_ARGUMENT).
+ *
+ * Rollback (Java's rollbackTo, RollbackHelper) of the handle's branch: snapshot/LATEST set to the
+ * target, then every later snapshot file deleted (latest first), later long-lived changelogs,
+ * and tags of later snapshots. Data files and manifests stay (orphan cleanup removes them).
+ * Interrupted, the table stays readable; calling again completes it.
  */
 #ifndef PAIMON_TAG_H
 #define PAIMON_TAG_H
@@ -40,6 +45,17 @@ PAIMON_EXPORT paimon_status paimon_table_list_tags(const paimon_table *table, ch
  * NULL; *json owned by the caller: paimon_free_string). Missing tag: PAIMON_ERR_NOT_FOUND. */
 PAIMON_EXPORT paimon_status paimon_table_get_tag(const paimon_table *table, const char *name, int64_t *snapshot_id,
                                                  char **json, paimon_error *err);
+
+/* Rolls back to snapshot_id (a missing snapshot with a tag of that id: rollback to that tag);
+ * neither: PAIMON_ERR_NOT_FOUND. */
+PAIMON_EXPORT paimon_status paimon_table_rollback_to_snapshot(const paimon_table *table, int64_t snapshot_id,
+                                                              paimon_error *err);
+/* Rolls back to tag `name` (its snapshot file is written back when it was expired). */
+PAIMON_EXPORT paimon_status paimon_table_rollback_to_tag(const paimon_table *table, const char *name,
+                                                         paimon_error *err);
+/* Rolls back to the latest snapshot committed at or before ts_millis (epoch milliseconds). */
+PAIMON_EXPORT paimon_status paimon_table_rollback_to_timestamp(const paimon_table *table, int64_t ts_millis,
+                                                               paimon_error *err);
 
 #ifdef __cplusplus
 }

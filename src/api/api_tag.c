@@ -5,6 +5,7 @@
 #include "api/api_internal.h"
 #include "meta/core_options.h"
 #include "meta/tag.h"
+#include "table/rollback.h"
 
 static int tag_manager(const paimon_table *table, const char *fn, pm_snapshot_manager *m, pm_error *err) {
   if (!table || !table->t) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: NULL table", fn);
@@ -78,4 +79,22 @@ paimon_status paimon_table_get_tag(const paimon_table *table, const char *name, 
   }
   pm_snapshot_free(s);
   return (paimon_status)rc;
+}
+
+paimon_status paimon_table_rollback_to_snapshot(const paimon_table *table, int64_t snapshot_id, paimon_error *err) {
+  pm_snapshot_manager m;
+  PM_TRY(tag_manager(table, __func__, &m, err));
+  return (paimon_status)pm_rollback_to_snapshot(&m, snapshot_id, err);
+}
+
+paimon_status paimon_table_rollback_to_tag(const paimon_table *table, const char *name, paimon_error *err) {
+  pm_snapshot_manager m;
+  PM_TRY(tag_manager(table, __func__, &m, err));
+  return (paimon_status)pm_rollback_to_tag(&m, name, err);
+}
+
+paimon_status paimon_table_rollback_to_timestamp(const paimon_table *table, int64_t ts_millis, paimon_error *err) {
+  pm_snapshot_manager m;
+  PM_TRY(tag_manager(table, __func__, &m, err));
+  return (paimon_status)pm_rollback_to_timestamp(&m, ts_millis, err);
 }

@@ -25,6 +25,8 @@ int cli_maintain_main(const char *warehouse, int argc, char **argv);
 int cli_is_maintain_command(const char *sub);
 /* paimon tag create|delete|rename|list|get DB.T ... (cli_tag.c); argv[0] = "tag". */
 int cli_tag_main(const char *warehouse, int argc, char **argv);
+/* paimon table rollback DB.T (--snapshot N | --tag T | --timestamp TS) (cli_tag.c). */
+int cli_rollback_main(const char *warehouse, int argc, char **argv);
 /* 1 if argv[1..] holds -h or --help (every command and subcommand then prints its usage, exit 0). */
 int cli_wants_help(int argc, char **argv);
 /* 1 if paths a and b name the same file (same device and inode; equal strings when a does not exist). */

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cli/cli.h"
 #include "paimon/paimon.h"
@@ -121,6 +122,95 @@ int cli_tag_main(const char *warehouse, int argc, char **argv) {
     }
   }
   code = rc ? fail(sub, &err) : 0;
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+  return code;
+}
+
+static void rollback_usage(FILE *out) {
+  fputs("usage: paimon [-w WAREHOUSE] table rollback DB.T (--snapshot N | --snapshot-id N | --tag T | --timestamp TS)\n"
+        "\n"
+        "Rolls the table (or DB.T$branch_B) back as Java's rollback_to: snapshot/LATEST set to the target,\n"
+        "later snapshots, long-lived changelogs and tags of later snapshots deleted. TS: epoch milliseconds\n"
+        "or local time 'YYYY-MM-DD HH:MM:SS' (the latest snapshot committed at or before it). Data files are\n"
+        "left for `table remove-orphan-files`.\n",
+        out);
+}
+
+int cli_rollback_main(const char *warehouse, int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    rollback_usage(stdout);
+    return 0;
+  }
+  const char *ident = NULL, *tag = NULL, *ts_text = NULL;
+  int64_t snap = -1;
+  int kinds = 0;
+  for (int i = 2; i < argc; i++) {
+    const char *s = argv[i];
+    int has = i + 1 < argc;
+    if (!strcmp(s, "--snapshot") || !strcmp(s, "--snapshot-id")) {
+      if (!has || parse_id(argv[i + 1], &snap)) {
+        fprintf(stderr, "paimon table rollback: %s needs a snapshot id (a non-negative integer)\n", s);
+        return 2;
+      }
+      i++;
+      kinds++;
+    } else if (!strcmp(s, "--tag") && has) {
+      tag = argv[++i];
+      kinds++;
+    } else if (!strcmp(s, "--timestamp") && has) {
+      ts_text = argv[++i];
+      kinds++;
+    } else if (s[0] == '-' && s[1]) {
+      fprintf(stderr, "paimon table rollback: unknown option %s%s\n", s,
+              !strcmp(s, "--tag") || !strcmp(s, "--timestamp") ? " (its value is missing)" : "");
+      return 2;
+    } else if (!ident) {
+      ident = s;
+    } else {
+      fprintf(stderr, "paimon table rollback: unexpected argument '%s'\n", s);
+      return 2;
+    }
+  }
+  if (!ident) {
+    fprintf(stderr, "paimon table rollback: missing table (DB.T)\n");
+    return 2;
+  }
+  if (kinds != 1) {
+    fprintf(stderr, "paimon table rollback: give exactly one of --snapshot N, --tag T, --timestamp TS\n");
+    return 2;
+  }
+  int64_t ts = 0;
+  if (ts_text && parse_id(ts_text, &ts)) {
+    struct tm tm;
+    memset(&tm, 0, sizeof tm);
+    int used = -1;
+    if (sscanf(ts_text, "%d-%d-%d %d:%d:%d%n", &tm.tm_year, &tm.tm_mon, &tm.tm_mday, &tm.tm_hour, &tm.tm_min,
+               &tm.tm_sec, &used) != 6 || used < 0 || ts_text[used]) {
+      fprintf(stderr, "paimon table rollback: --timestamp '%s' is neither epoch milliseconds nor 'YYYY-MM-DD HH:MM:SS'\n",
+              ts_text);
+      return 2;
+    }
+    tm.tm_year -= 1900;
+    tm.tm_mon -= 1;
+    tm.tm_isdst = -1;
+    ts = (int64_t)mktime(&tm) * 1000;
+  }
+  paimon_catalog *cat = NULL;
+  int code = cli_open_catalog(warehouse, &cat);
+  if (code) return code;
+  paimon_error err = {0};
+  paimon_table *t = NULL;
+  int rc = paimon_catalog_get_table(cat, ident, &t, &err);
+  if (!rc) {
+    if (tag) rc = paimon_table_rollback_to_tag(t, tag, &err);
+    else if (ts_text) rc = paimon_table_rollback_to_timestamp(t, ts, &err);
+    else rc = paimon_table_rollback_to_snapshot(t, snap, &err);
+  }
+  if (rc) {
+    fprintf(stderr, "paimon table rollback: %s\n", err.message[0] ? err.message : paimon_status_name(err.code));
+    code = 1;
+  }
   paimon_table_free(t);
   paimon_catalog_free(cat);
   return code;

@@ -22,6 +22,7 @@ static void usage(FILE *out) {
         "  table alter DB.T ACTION ...                     change a table's schema or options\n"
         "  table compact DB.T [--partition k=v] [--full]   compact a primary-key table\n"
         "  table remove-orphan-files DB.T [--older-than TS] [--dry-run]  delete unreferenced files\n"
+        "  table rollback DB.T (--snapshot N | --tag T | --timestamp TS)  roll back\n"
         "  tag create|delete|rename|list|get DB.T ...      manage tags\n"
         "\n"
         "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"
@@ -97,6 +98,8 @@ int main(int argc, char **argv) {
     rc = cli_maintain_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "alter"))
     rc = cli_alter_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "rollback"))
+    rc = cli_rollback_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "tag")) rc = cli_tag_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) rc = cli_table_main(warehouse, argc - i, argv + i);
   else {
