@@ -18,17 +18,24 @@ static int delete_quietly(pm_fs *fs, const char *path, pm_error *err) {
   return rc;
 }
 
+/* From the latest down: LATEST = the id below, then snapshot-<id> deleted. Each state a stop
+ * leaves is one a crashed commit leaves (LATEST at most one behind the highest snapshot, which
+ * Java's reader resolves by listing); Java writes LATEST = target once up front instead. */
 static int clean_snapshots(const pm_snapshot_manager *m, int64_t target, pm_error *err) {
   int64_t *ids = NULL;
   size_t n = 0;
   PM_TRY(pm_snapshot_list_ids(m, &ids, &n, err));
-  int rc = pm_snapshot_write_hint(m, "LATEST", target, err);
+  int rc = 0, any = 0;
   for (size_t i = n; !rc && i-- > 0;) {
     if (ids[i] <= target) break;
-    char *p = pm_snapshot_path(m, ids[i]);
-    rc = p ? delete_quietly(m->fs, p, err) : PM_NOMEM(err);
+    any = 1;
+    int64_t below = i > 0 && ids[i - 1] > target ? ids[i - 1] : target;
+    rc = pm_snapshot_write_hint(m, "LATEST", below, err);
+    char *p = rc ? NULL : pm_snapshot_path(m, ids[i]);
+    if (!rc) rc = p ? delete_quietly(m->fs, p, err) : PM_NOMEM(err);
     free(p);
   }
+  if (!rc && !any) rc = pm_snapshot_write_hint(m, "LATEST", target, err);
   free(ids);
   return rc;
 }

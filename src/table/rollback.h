@@ -1,7 +1,9 @@
 /*
  * Rollback of one branch of a table (Java's AbstractFileStoreTable.rollbackTo + RollbackHelper,
- * SEMANTICS.md 7.13): to a snapshot, a tag or a timestamp. LATEST hint set to the target first,
- * then every snapshot file with id > target deleted from the latest down, then the long-lived
+ * SEMANTICS.md 7.13): to a snapshot, a tag or a timestamp. Every snapshot file with id > target
+ * deleted from the latest down, LATEST moved to the id below just before each deletion (Java sets
+ * LATEST = target once first; a stop then leaves the hint several snapshots behind; here at most
+ * one, as after a crashed commit), then the long-lived
  * changelogs > target (their LATEST hint first), then the tags whose snapshot id > target. Data
  * files and manifests are left to orphan cleaning, as Java's RollbackHelper does. Rolling back
  * to a tag whose snapshot file is gone writes the tag's snapshot back (create-if-absent) and the
