@@ -8,6 +8,7 @@
  * every pass after the first (scramble: the input does not repeat), until
  * STREAM_ROWS rows and commits once; peak RSS is reported (ru_maxrss).
  *   bench_write_table IN.parquet WAREHOUSE [RUNS] [PARTS] [STREAM_ROWS]
+ * BENCH_KEEP=1 keeps the last table written (to inspect or check it).
  * Output: {"bench":"table-write",...,"min_ms":X,"rows":N,"max_rss_mb":M} */
 #include <stdio.h>
 #include <stdlib.h>
@@ -277,7 +278,7 @@ int main(int argc, char **argv) {
     if (write_commit(cat, id, &d, stream_rows > 0, stream_rows, &err)) return fail(&err);
     double ms = now_ms() - t0;
     if ((run || stream_rows > 0) && (best < 0 || ms < best)) best = ms;
-    paimon_catalog_drop_table(cat, id, 1, &err);
+    if (!getenv("BENCH_KEEP")) paimon_catalog_drop_table(cat, id, 1, &err); /* BENCH_KEEP=1: left to inspect */
   }
   struct rusage ru;
   getrusage(RUSAGE_SELF, &ru);

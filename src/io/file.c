@@ -134,6 +134,13 @@ int pm_out_write(pm_out_file *f, const void *data, size_t len, pm_error *err) {
   return 0;
 }
 
+int pm_out_drain(pm_out_file *f, pm_error *err) {
+  int rc = out_flush(f, err);
+  pm_buf_free(&f->pending);
+  pm_buf_init(&f->pending);
+  return rc;
+}
+
 uint64_t pm_out_pos(const pm_out_file *f) { return f->pos; }
 const char *pm_out_path(const pm_out_file *f) { return f->path; }
 

@@ -44,6 +44,9 @@ const uint8_t *pm_file_memory(const pm_file *f);
 
 /* Appends len bytes (batched; errors may surface on a later write or on commit). */
 int pm_out_write(pm_out_file *f, const void *data, size_t len, pm_error *err);
+/* Writes the batched bytes and gives their buffer's memory back (a writer that
+ * stays open but idle, one of many, holds no write buffer). */
+int pm_out_drain(pm_out_file *f, pm_error *err);
 /* Bytes written so far = offset of the next byte. */
 uint64_t pm_out_pos(const pm_out_file *f);
 /* Final name of the sink (for messages). */

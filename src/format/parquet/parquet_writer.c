@@ -68,12 +68,13 @@ typedef struct wnode {
 /* ---- column writer state ------------------------------------------------------ */
 
 /* Bytes kept in blocks: appending never moves what is already stored (no
- * realloc copies of a growing chunk, no fresh memory for each doubling),
- * blocks are reused by the next chunk, and they go to the file 1 MiB at a
- * time. The first block of a column is small (small files stay small); the
- * others are 2 MiB, aligned and advised for huge pages: one page fault per
- * block instead of 512. */
-#define FIRST_BLOCK ((size_t)256 << 10)
+ * realloc copies of a growing chunk), blocks are reused by the next chunk,
+ * and they go to the file 1 MiB at a time. Blocks double from 64 KiB (small
+ * chunks, and the many small chunks of a write spread over many partitions,
+ * stay small: what is allocated is at most twice what is stored plus 64 KiB)
+ * up to 2 MiB; 2 MiB blocks are aligned and advised for huge pages: one page
+ * fault per block instead of 512. */
+#define FIRST_BLOCK ((size_t)64 << 10)
 #define BLOCK_SIZE ((size_t)2 << 20)
 #define WRITE_PIECE ((size_t)1 << 20)
 typedef struct blocks {
@@ -83,16 +84,23 @@ typedef struct blocks {
   size_t cur, at; /* block being filled and the bytes used in it */
 } blocks;
 
-static size_t block_cap(size_t k) { return k ? BLOCK_SIZE : FIRST_BLOCK; }
+static size_t block_cap(size_t k) { return k >= 5 ? BLOCK_SIZE : FIRST_BLOCK << k; }
 
 static uint8_t *block_alloc(size_t k) {
-  if (k == 0) return malloc(FIRST_BLOCK);
+  if (block_cap(k) < BLOCK_SIZE) return malloc(block_cap(k));
   void *p = NULL;
   if (posix_memalign(&p, BLOCK_SIZE, BLOCK_SIZE) != 0) return NULL;
 #ifdef MADV_HUGEPAGE
   madvise(p, BLOCK_SIZE, MADV_HUGEPAGE); /* advice only: failure is harmless */
 #endif
   return p;
+}
+
+/* Bytes allocated. */
+static size_t blocks_memory(const blocks *b) {
+  size_t n = 0;
+  for (size_t k = 0; k < b->n_blk; k++) n += block_cap(k);
+  return n;
 }
 
 static void blocks_clear(blocks *b) { b->len = b->cur = b->at = 0; }
@@ -190,6 +198,11 @@ typedef struct colw {
   int dict_pages;      /* data pages written dictionary-encoded in this chunk */
   int plain_pages;
   int first_page_done;
+  /* A chunk of this file gave its dictionary up before writing a page with
+   * it (too many distinct values): the file's later chunks (the many small
+   * row groups of a write bounded in memory) start PLAIN instead of building
+   * a dictionary again only to drop it. */
+  int dict_refused;
   pm_pq_enc_dict dict;
 
   /* current chunk */
@@ -1156,6 +1169,7 @@ static int dict_fallback(colw *c, pm_error *err) {
   /* no more lookups in this chunk: only the page (written at chunk end) is needed */
   pm_pq_enc_dict_drop_index(&c->dict);
   if (c->dict_pages == 0) {
+    c->dict_refused = 1;
     /* Unused for the rest of the chunk: give the memory back rather than clear it. */
     size_t width = c->dict.width;
     pm_pq_enc_dict_free(&c->dict);
@@ -1169,6 +1183,7 @@ static int dict_fallback(colw *c, pm_error *err) {
 static int compress_into(pm_pq_writer *w, const uint8_t *src, size_t len, pm_buf *out, pm_error *err) {
   if (w->o.codec == PM_CODEC_ZSTD) {
     size_t bound = ZSTD_compressBound(len);
+    if (!w->zctx && !(w->zctx = ZSTD_createCCtx())) return PM_NOMEM(err); /* made on first use, and again after a release */
     if (pm_buf_reserve(out, bound)) return PM_NOMEM(err);
     size_t r = ZSTD_compressCCtx(w->zctx, out->data + out->len, bound, src, len, w->o.codec_level ? w->o.codec_level : 1);
     if (ZSTD_isError(r)) return pm_errorf(err, PAIMON_ERR_INTERNAL, "%s: zstd: %s", w->path, ZSTD_getErrorName(r));
@@ -1648,7 +1663,7 @@ static int flush_chunk(pm_pq_writer *w, colw *c, chunk_meta *cm, pm_error *err) 
   c->dict_pages = c->plain_pages = 0;
   c->first_page_done = 0;
   pm_pq_enc_dict_reset(&c->dict);
-  c->dict_active = w->o.dictionary && c->width != -1;
+  c->dict_active = w->o.dictionary && c->width != -1 && !c->dict_refused;
   cm->file_offset = start;
   cm->total_unc = total_unc;
   return 0;
@@ -1759,13 +1774,6 @@ int pm_pq_writer_open_sink(pm_out_file *sink, const struct ArrowSchema *schema, 
     ps.n = 0;
     rc = setup_columns(w, &w->root.children[i], &ps, i, 0, 0, err);
     if (rc) goto fail;
-  }
-  if (w->o.codec == PM_CODEC_ZSTD) {
-    w->zctx = ZSTD_createCCtx();
-    if (!w->zctx) {
-      rc = PM_NOMEM(err);
-      goto fail;
-    }
   }
   rc = pm_out_write(w->out, "PAR1", 4, err);
   if (rc) goto fail;
@@ -1930,29 +1938,58 @@ int pm_pq_writer_write(pm_pq_writer *w, const struct ArrowArray *batch, pm_error
   return 0;
 }
 
+/* Memory the writer holds, allocated capacities rather than bytes used, so
+ * that a bound over many open writers (Parquet's MemoryManager) is a bound
+ * on what they really take: per column the chunk's pages, the current
+ * page's buffers and the dictionary; per writer the compression context and
+ * scratch buffers. */
 uint64_t pm_pq_writer_buffered(const pm_pq_writer *w) {
   uint64_t n = 0;
   for (size_t k = 0; k < w->n_cols; k++) {
     const colw *c = &w->cols[k];
-    /* the dictionary's hash table and page capacity count: with many open
-     * writers they are most of the memory (Parquet's MemoryManager bound) */
-    n += c->data.len + pm_pq_enc_dict_memory(&c->dict) + page_estimate(c);
+    uint64_t page = c->defs.cap + c->reps.cap + c->plain.cap + c->idx.cap + c->sidx.cap + c->phys.cap;
+    uint64_t est = page_estimate(c);
+    n += blocks_memory(&c->data) + pm_pq_enc_dict_memory(&c->dict) + (page > est ? page : est);
   }
+  n += w->scratch.cap + w->comp.cap + w->hdr.cap + w->tmp.cap;
+  if (w->zctx) n += ZSTD_sizeof_CCtx(w->zctx);
   return n;
+}
+
+/* After a flush forced by the memory bound, the writer holds nothing it can
+ * give back: the next row group's buffers start small again. */
+static int release_memory(pm_pq_writer *w, pm_error *err) {
+  for (size_t k = 0; k < w->n_cols; k++) {
+    colw *c = &w->cols[k];
+    blocks_free(&c->data);
+    size_t width = c->dict.width;
+    pm_pq_enc_dict_free(&c->dict);
+    pm_pq_enc_dict_init(&c->dict, width);
+    pm_buf_free(&c->defs);
+    pm_buf_free(&c->reps);
+    pm_buf_free(&c->idx);
+    pm_buf_free(&c->sidx);
+    pm_buf_free(&c->phys);
+    pm_buf_free(&c->plain);
+    if (pm_buf_append_zeros(&c->plain, PLAIN_HEADROOM)) return PM_NOMEM(err);
+  }
+  pm_buf_free(&w->scratch);
+  pm_buf_free(&w->comp);
+  pm_buf_free(&w->hdr);
+  pm_buf_free(&w->tmp);
+  if (w->zctx) ZSTD_freeCCtx(w->zctx);
+  w->zctx = NULL;
+  return pm_out_drain(w->out, err);
 }
 
 int pm_pq_writer_flush(pm_pq_writer *w, pm_error *err) {
   if (w->closed || w->failed)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: parquet writer already closed or failed", w->path);
   int rc = flush_row_group(w, err);
+  if (!rc) rc = release_memory(w, err);
   if (rc) {
     w->failed = 1;
     return pm_error_prefix(err, "%s: ", w->path);
-  }
-  for (size_t k = 0; k < w->n_cols; k++) {
-    blocks *b = &w->cols[k].data;
-    for (size_t i = 1; i < b->n_blk; i++) free(b->blk[i]);
-    if (b->n_blk > 1) b->n_blk = 1;
   }
   return 0;
 }
