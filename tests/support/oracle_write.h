@@ -137,9 +137,10 @@ static inline paimon_status ow_write_commit(const paimon_table *t, const char *u
   return st;
 }
 
-/* Every row of the table's latest snapshot read by our reader, as JSON objects keyed by column
+/* Every row of the table's snapshot (latest, or as read options such as scan.snapshot-id say) read by our reader, as JSON objects keyed by column
  * name (TIMESTAMP(p) with p fraction digits, the fixtures' encoding). NULL on error (err set). */
-static inline json_t *ow_read_ours(const paimon_table *t, paimon_error *err) {
+static inline json_t *ow_read_ours_opts(const paimon_table *t, const paimon_option *opts, size_t n_opts,
+                                        paimon_error *err) {
   paimon_read_builder *rb = NULL;
   paimon_plan *plan = NULL;
   struct ArrowArrayStream st = {0};
@@ -163,7 +164,7 @@ static inline json_t *ow_read_ours(const paimon_table *t, paimon_error *err) {
     }
     paimon_free_string(ty);
   }
-  paimon_status rc = paimon_read_builder_new(t, NULL, 0, &rb, err);
+  paimon_status rc = paimon_read_builder_new(t, opts, n_opts, &rb, err);
   if (!rc) rc = paimon_read_builder_plan(rb, &plan, err);
   if (!rc) rc = paimon_read_plan(rb, plan, &st, err);
   if (!rc && st.get_schema(&st, &schema)) rc = PAIMON_ERR_INTERNAL;
@@ -210,5 +211,8 @@ static inline json_t *ow_read_ours(const paimon_table *t, paimon_error *err) {
   }
   return rows;
 }
+
+/* ow_read_ours_opts without read options (the latest snapshot). */
+static inline json_t *ow_read_ours(const paimon_table *t, paimon_error *err) { return ow_read_ours_opts(t, NULL, 0, err); }
 
 #endif

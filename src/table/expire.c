@@ -1,0 +1,401 @@
+/* Snapshot expiry (expire.h). */
+#include "table/expire.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "meta/consumer.h"
+#include "meta/schema.h"
+#include "meta/snapshot.h"
+#include "util/str.h"
+
+int64_t pm_expire_now_ms(void) {
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  return (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int pm_expire_config_from_options(const pm_table *t, pm_expire_config *c, pm_error *err) {
+  memset(c, 0, sizeof *c);
+  const pm_options *o = &t->options;
+  int64_t v;
+  PM_TRY(pm_options_get_int(o, "snapshot.num-retained.max", INT32_MAX, &c->retain_max, err));
+  PM_TRY(pm_options_get_int(o, "snapshot.num-retained.min", 10, &c->retain_min, err));
+  PM_TRY(pm_options_get_duration_ms(o, "snapshot.time-retained", 3600 * 1000LL, &c->time_retained_ms, err));
+  PM_TRY(pm_options_get_int(o, "snapshot.expire.limit", 50, &c->max_deletes, err));
+  PM_TRY(pm_options_get_int(o, "changelog.num-retained.max", c->retain_max, &c->changelog_retain_max, err));
+  PM_TRY(pm_options_get_int(o, "changelog.num-retained.min", c->retain_min, &c->changelog_retain_min, err));
+  PM_TRY(pm_options_get_duration_ms(o, "changelog.time-retained", c->time_retained_ms, &c->changelog_time_retained_ms,
+                                    err));
+  PM_TRY(pm_options_get_bool(o, "consumer.changelog-only", 0, &c->consumer_changelog_only, err));
+  PM_TRY(pm_options_get_duration_ms(o, "consumer.expiration-time", 0, &v, err));
+  c->consumer_expiration_ms = v;
+  if (c->retain_min < 1)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "snapshot.num-retained.min must be at least 1, got %d",
+                     (int)c->retain_min);
+  if (c->max_deletes < 1)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "snapshot.expire.limit must be at least 1, got %d",
+                     (int)c->max_deletes);
+  c->changelog_decoupled = c->changelog_retain_max > c->retain_max || c->changelog_retain_min > c->retain_min ||
+                           c->changelog_time_retained_ms > c->time_retained_ms;
+  return 0;
+}
+
+/* ------------------------------------------------------------ helpers */
+
+typedef struct snap_vec {
+  pm_snapshot **items;
+  size_t n, cap;
+} snap_vec;
+
+static int sv_push(snap_vec *v, pm_snapshot *s, pm_error *err) {
+  if (v->n == v->cap) {
+    size_t nc = v->cap ? v->cap * 2 : 16;
+    pm_snapshot **ni = realloc(v->items, nc * sizeof *ni);
+    if (!ni) {
+      pm_snapshot_free(s);
+      return PM_NOMEM(err);
+    }
+    v->items = ni;
+    v->cap = nc;
+  }
+  v->items[v->n++] = s;
+  return 0;
+}
+
+static void sv_clear(snap_vec *v) {
+  for (size_t i = 0; i < v->n; i++) pm_snapshot_free(v->items[i]);
+  free(v->items);
+  memset(v, 0, sizeof *v);
+}
+
+static int cmp_snap_id(const void *a, const void *b) {
+  const pm_snapshot *x = *(pm_snapshot *const *)a, *y = *(pm_snapshot *const *)b;
+  return x->id < y->id ? -1 : x->id > y->id;
+}
+
+/* Tags of a branch as snapshots, sorted by id (a tag deleted while listing is skipped). */
+static int collect_tags(const pm_snapshot_manager *sm, snap_vec *out, pm_error *err) {
+  char **names = NULL;
+  size_t n = 0;
+  PM_TRY(pm_tag_list(sm, &names, &n, err));
+  int rc = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    pm_snapshot *s = NULL;
+    rc = pm_tag_read(sm, names[i], &s, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) {
+      pm_error_clear(err);
+      rc = 0;
+      continue;
+    }
+    if (!rc) rc = sv_push(out, s, err);
+  }
+  pm_free_names(names, n);
+  if (!rc && out->n > 1) qsort(out->items, out->n, sizeof *out->items, cmp_snap_id);
+  return rc;
+}
+
+/* Index of the last tag with id < target (-1 = none). */
+static long find_previous(const snap_vec *tags, int64_t target) {
+  long r = -1;
+  for (size_t i = 0; i < tags->n && tags->items[i]->id < target; i++) r = (long)i;
+  return r;
+}
+static long find_previous_or_equal(const snap_vec *tags, int64_t target) {
+  long r = -1;
+  for (size_t i = 0; i < tags->n && tags->items[i]->id <= target; i++) r = (long)i;
+  return r;
+}
+
+/* The snapshots every other branch still starts from: each branch's earliest snapshot and
+ * its tags (they may hold the files of the main branch they were created from). */
+static int collect_branch_pins(pm_table *t, snap_vec *pins, pm_error *err) {
+  char **branches = NULL;
+  size_t nb = 0;
+  PM_TRY(pm_branch_list(t->fs, t->root, &branches, &nb, err));
+  int rc = 0;
+  for (size_t i = 0; !rc && i <= nb; i++) {
+    const char *b = i == nb ? "main" : branches[i];
+    if (!strcmp(b, t->branch)) continue;
+    pm_snapshot_manager sm = pm_snapshot_manager_of(t->fs, t->root, strcmp(b, "main") ? b : NULL);
+    int64_t e = 0;
+    rc = pm_snapshot_earliest_id(&sm, &e, err);
+    if (!rc && e > 0) {
+      pm_snapshot *s = NULL;
+      rc = pm_snapshot_read(&sm, e, &s, err);
+      if (rc == PAIMON_ERR_NOT_FOUND) {
+        pm_error_clear(err);
+        rc = 0;
+      } else if (!rc) rc = sv_push(pins, s, err);
+    }
+    if (!rc) rc = collect_tags(&sm, pins, err);
+    if (rc) pm_error_prefix(err, "branch %s", b);
+  }
+  pm_free_names(branches, nb);
+  return rc;
+}
+
+static int has_long_lived_changelogs(pm_table *t, int *has, pm_error *err) {
+  char *dir = pm_table_meta_path(t, "changelog");
+  if (!dir) return PM_NOMEM(err);
+  int64_t *ids = NULL;
+  size_t n = 0;
+  int rc = pm_meta_list_ids(t->fs, dir, "changelog-", &ids, &n, err);
+  free(ids);
+  free(dir);
+  *has = n > 0;
+  return rc;
+}
+
+/* changelog/changelog-<id> of snapshot s (Java's commitChangelog + the long-lived LATEST hint). */
+static int write_changelog(pm_table *t, const pm_snapshot *s, pm_error *err) {
+  char *dir = pm_table_meta_path(t, "changelog");
+  char sub[64];
+  snprintf(sub, sizeof sub, "changelog/changelog-%lld", (long long)s->id);
+  char *p = pm_table_meta_path(t, sub);
+  char *hint = pm_table_meta_path(t, "changelog/LATEST");
+  int rc = (!dir || !p || !hint) ? PM_NOMEM(err) : pm_fs_mkdirs(t->fs, dir, err);
+  pm_buf b;
+  pm_buf_init(&b);
+  if (!rc) rc = pm_snapshot_to_json(s, &b, err);
+  if (!rc) rc = pm_fs_write_file(t->fs, p, b.data, b.len, PM_OUT_OVERWRITE, err);
+  if (!rc) {
+    char txt[32];
+    int len = snprintf(txt, sizeof txt, "%lld", (long long)s->id);
+    rc = pm_fs_write_file(t->fs, hint, txt, (size_t)len, PM_OUT_OVERWRITE, err);
+  }
+  pm_buf_free(&b);
+  free(dir);
+  free(p);
+  free(hint);
+  return rc;
+}
+
+static void report(pm_expire_progress_fn f, void *ctx, const char *phase, int64_t done, int64_t total) {
+  if (f) f(ctx, phase, done, total);
+}
+
+typedef struct exec_progress {
+  pm_expire_progress_fn f;
+  void *ctx;
+} exec_progress;
+
+static void on_exec(void *ctx, int64_t done, int64_t total) {
+  exec_progress *p = ctx;
+  report(p->f, p->ctx, "deleting files", done, total);
+}
+
+/* ------------------------------------------------------------ expireUntil */
+
+int pm_expire_until(pm_table *t, const pm_expire_config *c, int64_t end, pm_expire_progress_fn progress, void *pctx,
+                    pm_expire_result *r, pm_error *err) {
+  pm_expire_result local;
+  if (!r) r = &local;
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  int64_t earliest = 0;
+  PM_TRY(pm_snapshot_earliest_id(&sm, &earliest, err));
+  if (earliest <= 0) return 0;
+  if (end <= earliest) {
+    /* nothing to expire: make the EARLIEST hint right (Java writes it when missing) */
+    char *h = pm_table_meta_path(t, "snapshot/EARLIEST");
+    int exists = 1;
+    int rc = h ? pm_fs_exists(t->fs, h, &exists, err) : PM_NOMEM(err);
+    free(h);
+    if (!rc && !exists) rc = pm_snapshot_write_hint(&sm, "EARLIEST", earliest, err);
+    return rc;
+  }
+
+  snap_vec snaps = {0}, tags = {0}, pins = {0};
+  pm_name_set data_pins, manifest_skip;
+  pm_name_set_init(&data_pins);
+  pm_name_set_init(&manifest_skip);
+  pm_file_deletion d;
+  pm_fdel_init(&d, t);
+  int rc = 0;
+
+  /* snapshots [earliest, end] that exist */
+  report(progress, pctx, "reading snapshots", 0, end - earliest + 1);
+  for (int64_t id = earliest; !rc && id <= end; id++) {
+    pm_snapshot *s = NULL;
+    rc = pm_snapshot_read(&sm, id, &s, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) {
+      pm_error_clear(err);
+      rc = 0;
+      continue;
+    }
+    if (!rc) rc = sv_push(&snaps, s, err);
+  }
+  if (rc || !snaps.n || snaps.items[snaps.n - 1]->id != end) goto out; /* end gone: a concurrent expiry */
+  int64_t begin = snaps.items[0]->id;
+
+  if (!rc) rc = collect_tags(&sm, &tags, err);
+  if (!rc) rc = collect_branch_pins(t, &pins, err);
+  for (size_t i = 0; !rc && i < pins.n; i++) rc = pm_fdel_skip_live_data(t, pins.items[i], &data_pins, err);
+  int produce_changelog = t->changelog_producer != PM_CHANGELOG_NONE;
+
+  /* 1. data files removed by the deltas of (begin, end]; begin's delta too, when no long-lived
+   * changelog may still use its files (its deletions were due when begin-1 expired; a run stopped
+   * after the snapshot files went left them). */
+  int begin_delta = 0;
+  if (!rc && !c->changelog_decoupled) {
+    int has = 1;
+    rc = has_long_lived_changelogs(t, &has, err);
+    begin_delta = !has;
+  }
+  pm_name_set tag_data;
+  pm_name_set_init(&tag_data);
+  long cached_tag = -2;
+  int skip_append = c->changelog_decoupled && !produce_changelog;
+  for (size_t i = 0; !rc && i < snaps.n; i++) {
+    const pm_snapshot *s = snaps.items[i];
+    if (s->id == begin && !begin_delta) continue;
+    long ti = find_previous(&tags, s->id);
+    if (ti != cached_tag) {
+      pm_name_set_clear(&tag_data);
+      pm_name_set_init(&tag_data);
+      for (size_t k = 0; !rc && k < data_pins.cap; k++)
+        if (data_pins.slots[k]) rc = pm_name_set_add(&tag_data, data_pins.slots[k], NULL, err);
+      if (!rc && ti >= 0) rc = pm_fdel_skip_live_data(t, tags.items[ti], &tag_data, err);
+      cached_tag = ti;
+    }
+    if (!rc) rc = pm_fdel_plan_deleted_in_delta(&d, s, &tag_data, skip_append, err);
+  }
+  pm_name_set_clear(&tag_data);
+  report(progress, pctx, "planned data files", (int64_t)d.data.n, (int64_t)d.data.n);
+
+  /* 2. changelog files of [begin, end) */
+  for (size_t i = 0; !rc && !c->changelog_decoupled && i + 1 < snaps.n; i++)
+    rc = pm_fdel_plan_changelog(&d, snaps.items[i], err);
+
+  /* 3. metadata of [begin, end) not used by end, the tags in range or other branches */
+  if (!rc) {
+    long right = find_previous(&tags, end);
+    if (right >= 0) {
+      long left = find_previous_or_equal(&tags, begin);
+      if (left < 0) left = 0;
+      for (long i = left; !rc && i <= right; i++) rc = pm_fdel_skip_manifests(t, tags.items[i], &manifest_skip, err);
+    }
+  }
+  if (!rc) rc = pm_fdel_skip_manifests(t, snaps.items[snaps.n - 1], &manifest_skip, err);
+  for (size_t i = 0; !rc && i < pins.n; i++) rc = pm_fdel_skip_manifests(t, pins.items[i], &manifest_skip, err);
+  for (size_t i = 0; !rc && i + 1 < snaps.n; i++)
+    rc = pm_fdel_plan_manifests(&d, snaps.items[i], &manifest_skip, !c->changelog_decoupled || produce_changelog,
+                                !c->changelog_decoupled, 1, err);
+  if (rc) {
+    pm_error_prefix(err, "expiring snapshots %lld..%lld of %s (nothing deleted)", (long long)begin,
+                    (long long)end - 1, t->root);
+    goto out;
+  }
+
+  /* 4. long-lived changelogs, snapshot files (ascending), EARLIEST */
+  report(progress, pctx, "deleting snapshots", 0, (int64_t)snaps.n - 1);
+  for (size_t i = 0; !rc && i + 1 < snaps.n; i++) {
+    const pm_snapshot *s = snaps.items[i];
+    if (c->changelog_decoupled) {
+      rc = write_changelog(t, s, err);
+      if (!rc) r->changelogs_written++;
+    }
+    char *p = rc ? NULL : pm_snapshot_path(&sm, s->id);
+    if (!rc && !p) rc = PM_NOMEM(err);
+    if (!rc) rc = pm_fs_delete(t->fs, p, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) { /* a concurrent expiry took it */
+      pm_error_clear(err);
+      rc = 0;
+    } else if (!rc) r->snapshots_expired++;
+    free(p);
+  }
+  if (!rc) rc = pm_snapshot_write_hint(&sm, "EARLIEST", end, err);
+  if (rc) {
+    pm_error_prefix(err, "expiring snapshots %lld..%lld of %s (%lld snapshot files deleted, data kept)",
+                    (long long)begin, (long long)end - 1, t->root, (long long)r->snapshots_expired);
+    goto out;
+  }
+
+  /* 5. the files */
+  {
+    exec_progress ep = {progress, pctx};
+    pm_fdel_stats st;
+    rc = pm_fdel_execute(&d, progress ? on_exec : NULL, &ep, &st, err);
+    r->files.data_deleted += st.data_deleted;
+    r->files.meta_deleted += st.meta_deleted;
+    r->files.dirs_deleted += st.dirs_deleted;
+    r->files.missing += st.missing;
+    r->files.failed += st.failed;
+    if (rc) pm_error_prefix(err, "expired snapshots %lld..%lld of %s", (long long)begin, (long long)end - 1, t->root);
+  }
+out:
+  pm_fdel_clear(&d);
+  pm_name_set_clear(&data_pins);
+  pm_name_set_clear(&manifest_skip);
+  sv_clear(&snaps);
+  sv_clear(&tags);
+  sv_clear(&pins);
+  return rc;
+}
+
+/* ------------------------------------------------------------ expire */
+
+int pm_expire_snapshots(pm_table *t, const pm_expire_config *c, pm_expire_progress_fn progress, void *pctx,
+                        pm_expire_result *r, pm_error *err) {
+  pm_expire_result local;
+  if (!r) r = &local;
+  memset(r, 0, sizeof *r);
+  if (c->retain_max < c->retain_min)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "retain max (%d) must not be less than retain min (%d)",
+                     (int)c->retain_max, (int)c->retain_min);
+  if (c->retain_min < 1)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "retain min must be at least 1, got %d", (int)c->retain_min);
+  if (c->max_deletes < 1)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "expire limit must be at least 1, got %d", (int)c->max_deletes);
+  int64_t now = c->now_ms ? c->now_ms : pm_expire_now_ms();
+  int64_t older_than = c->time_retained_ms >= now ? INT64_MIN : now - c->time_retained_ms;
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  if (c->consumer_expiration_ms > 0) PM_TRY(pm_consumer_expire(&sm, now - c->consumer_expiration_ms, NULL, err));
+  int64_t latest = 0, earliest = 0;
+  PM_TRY(pm_snapshot_latest_id(&sm, &latest, err));
+  if (latest <= 0) return 0;
+  PM_TRY(pm_snapshot_earliest_id(&sm, &earliest, err));
+  if (earliest <= 0) return 0;
+  int64_t min = latest - c->retain_max + 1;
+  if (min < earliest) min = earliest;
+  int64_t max_excl = latest - c->retain_min + 1;
+  if (!c->consumer_changelog_only) {
+    int64_t cmin = 0;
+    int found = 0;
+    PM_TRY(pm_consumer_min_next(&sm, &cmin, &found, err));
+    if (found && cmin < max_excl) max_excl = cmin;
+  }
+  if (earliest + c->max_deletes < max_excl) max_excl = earliest + c->max_deletes;
+  int64_t end = max_excl;
+  for (int64_t id = min; id < max_excl; id++) {
+    pm_snapshot *next = NULL;
+    int rc = pm_snapshot_read(&sm, id + 1, &next, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) {
+      pm_error_clear(err);
+      continue;
+    }
+    if (rc) return rc;
+    int young = older_than <= next->time_millis;
+    pm_snapshot_free(next);
+    if (young) {
+      end = id;
+      break;
+    }
+  }
+  int rc = pm_expire_until(t, c, end, progress, pctx, r, err);
+  if (!rc && c->changelog_decoupled) rc = pm_expire_changelogs(t, c, r, err);
+  return rc;
+}
+
+/* ------------------------------------------------------------ long-lived changelogs */
+
+int pm_expire_changelogs(pm_table *t, const pm_expire_config *c, pm_expire_result *r, pm_error *err) {
+  (void)t;
+  (void)c;
+  (void)r;
+  (void)err;
+  return 0;
+}
