@@ -1,5 +1,5 @@
 /* `paimon table compact DB.T [--partition k=v,...]... [--full]`: one compaction commit of a
- * primary-key table through the public write API (paimon_table_write_compact), printing
+ * primary-key or append table through the public write API (paimon_table_write_compact), printing
  * what it did as the reference compact builder's metrics. Public API only. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,14 +13,17 @@
 static void usage(FILE *out) {
   fputs("usage: paimon [-w WAREHOUSE] table compact DB.T [--partition k=v,...]... [--full]\n"
         "\n"
-        "Compacts a primary-key table as Java's TableWrite.compact: every bucket of the partitions\n"
-        "matching a --partition spec (all partitions without one; a spec may name some of the\n"
-        "partition keys, values in the text form `table read` prints), with the table's universal\n"
-        "compaction strategy, or with --full into the max level. Commits the result as a COMPACT\n"
+        "Compacts the partitions matching a --partition spec (all partitions without one; a spec\n"
+        "may name some of the partition keys, values in the text form `table read` prints).\n"
+        "Primary-key tables as Java's TableWrite.compact: every bucket with the table's universal\n"
+        "compaction strategy, or with --full into the max level. Append tables with bucket -1 as\n"
+        "Java's AppendCompactCoordinator: files below target-file-size * compaction.small-file-ratio\n"
+        "packed per partition into rewrites (compaction.min.file-num, compaction.file-num-limit,\n"
+        "source.split.open-file-cost). Commits the result as a COMPACT\n"
         "snapshot and prints the snapshot id and the metrics: tasks, files_removed, files_added,\n"
         "rows_written, bytes_written, changelog_files_added, changelog_rows_written,\n"
         "changelog_bytes_written. Nothing is committed when there is nothing to compact.\n"
-        "Append tables are refused (their compaction is not supported yet).\n",
+        "Not supported yet: fixed-bucket append tables, deletion vectors, row tracking.\n",
         out);
 }
 

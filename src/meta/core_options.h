@@ -213,6 +213,9 @@ typedef enum pm_co_id {
   PM_CO_FULL_COMPACTION_DELTA_COMMITS,
   PM_CO_COMPACTION_SMALL_FILE_RATIO,
   PM_CO_COMPACTION_FORCE_REWRITE_ALL_FILES,
+  PM_CO_COMPACTION_MIN_FILE_NUM,
+  PM_CO_COMPACTION_FILE_NUM_LIMIT,
+  PM_CO_COMPACTION_DELETE_RATIO_THRESHOLD,
   /* write-buffer spilling */
   PM_CO_SPILL_COMPRESSION,
   PM_CO_SPILL_COMPRESSION_ZSTD_LEVEL,
@@ -351,6 +354,10 @@ typedef struct pm_core_options {
   int32_t full_compaction_delta_commits; /* unset: none */
   double compaction_small_file_ratio;    /* 0.7 */
   int compaction_force_rewrite_all_files;
+  /* append compaction (AppendCompactCoordinator, BucketedAppendCompactManager) */
+  int32_t compaction_min_file_num;       /* compaction.min.file-num, 5 */
+  int32_t compaction_file_num_limit;     /* compaction.file-num-limit, 100000 */
+  double compaction_delete_ratio;        /* compaction.delete-ratio-threshold, 0.2 */
 
   /* write-buffer spilling (write-buffer-spillable) */
   const char *spill_compression;        /* spill-compression: zstd (default), lz4, lzo, none */

@@ -8,6 +8,7 @@
 #include "arrow/arrow.h"
 #include "arrow/compute.h"
 #include "data/bucket.h"
+#include "table/append_compact.h"
 #include "io/fs.h"
 #include "table/kv_bucket.h"
 #include "table/kv_bucket_cross.h"
@@ -880,15 +881,15 @@ int pm_table_write_arrow_kind(pm_table_write *w, const struct ArrowSchema *s, co
 }
 
 int pm_table_write_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
-  if (!w->kv)
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                     "table %s.%s is an append table: compacting append tables is not supported yet", w->t->database,
-                     w->t->name);
+  if (!w->kv) return pm_append_compact(w, spec, bucket, full, err);
   return pm_kv_write_compact(w->kv, spec, bucket, full, err);
 }
 
 int pm_table_write_compact_stats(const pm_table_write *w, struct pm_kv_compact_stats *out) {
-  if (!w->kv) return 0;
+  if (!w->kv) {
+    *out = w->cstats;
+    return 1;
+  }
   pm_kv_write_compact_stats(w->kv, out);
   return 1;
 }

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "arrow/compute.h"
+#include "table/append_compact.h"
 #include "io/fs.h"
 #include "table/kv_write.h"
 #include "table/merge.h"
@@ -15,7 +16,7 @@
 
 /* ------------------------------------------------------------ slots */
 
-static void slot_free(pm_table_write *w, pm_wslot *s, int delete_files) {
+void pm_wslot_free(pm_table_write *w, pm_wslot *s, int delete_files) {
   if (!s) return;
   pm_wfile_abort(w, s);
   for (size_t i = 0; i < s->n_files; i++) {
@@ -34,13 +35,9 @@ static void slot_free(pm_table_write *w, pm_wslot *s, int delete_files) {
   free(s);
 }
 
-int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
-                    pm_error *err) {
-  int64_t pos = pm_slot_map_find(&w->slot_map, part, part_len, bucket);
-  if (pos >= 0) {
-    *out = w->slots[pos];
-    return 0;
-  }
+int pm_wslot_new(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
+                 pm_error *err) {
+  *out = NULL;
   pm_wslot *s = calloc(1, sizeof *s);
   if (!s) return PM_NOMEM(err);
   s->part = malloc(part_len ? part_len : 1);
@@ -67,6 +64,24 @@ int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_
       snprintf(s->rel_dir, n, "%s%s%s%sbucket-%d", pd ? pd : "", pd ? "/" : "", pdir, *pdir ? "/" : "", (int)bucket);
   }
   free(pdir);
+  if (rc) {
+    pm_wslot_free(w, s, 0);
+    return rc;
+  }
+  *out = s;
+  return 0;
+}
+
+int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
+                    pm_error *err) {
+  int64_t pos = pm_slot_map_find(&w->slot_map, part, part_len, bucket);
+  if (pos >= 0) {
+    *out = w->slots[pos];
+    return 0;
+  }
+  pm_wslot *s = NULL;
+  PM_TRY(pm_wslot_new(w, part, part_len, bucket, &s, err));
+  int rc = 0;
   if (!rc && w->fixed && !w->ignore_previous && !w->seq_per_file) {
     rc = pm_write_previous_files(w->t, &w->restored, &w->previous, err);
     if (!rc) rc = pm_write_slot_restore(w->t, &w->previous, s->part, part_len, bucket, &s->next_seq, err);
@@ -81,12 +96,12 @@ int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_
     }
   }
   if (rc) {
-    slot_free(w, s, 0);
+    pm_wslot_free(w, s, 0);
     return rc;
   }
   rc = pm_slot_map_add(&w->slot_map, s->part, part_len, bucket, w->n_slots, err);
   if (rc) {
-    slot_free(w, s, 0);
+    pm_wslot_free(w, s, 0);
     return rc;
   }
   w->slots[w->n_slots++] = s;
@@ -285,7 +300,7 @@ static int bound_memory(pm_table_write *w, pm_wfile *f, pm_error *err) {
   return pm_format_writer_flush(f->fw, err);
 }
 
-static int slot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err) {
+int pm_wslot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err) {
   int64_t len = b->length;
   if (!len) return 0;
   s->last_use = ++w->tick;
@@ -331,7 +346,7 @@ static int write_routed(pm_table_write *w, const struct ArrowArray *b, pm_error 
     pm_wslot *s = NULL;
     PM_TRY(pm_wslot_get(w, PM_EMPTY_ROW_BYTES, sizeof PM_EMPTY_ROW_BYTES, 0, &s, err));
     s->batch = w->batch_no;
-    return slot_write(w, s, b, err);
+    return pm_wslot_write(w, s, b, err);
   }
   PM_TRY(pm_write_route(w, b, err));
   pm_route_scratch *x = &w->route;
@@ -339,12 +354,12 @@ static int write_routed(pm_table_write *w, const struct ArrowArray *b, pm_error 
   for (size_t i = 0; !rc && i < x->n_touched; i++) {
     pm_wslot *s = x->touched[i];
     if ((int64_t)s->n_rows == b->length) {
-      rc = slot_write(w, s, b, err);
+      rc = pm_wslot_write(w, s, b, err);
     } else {
       struct ArrowArray sub;
       rc = pm_take(&w->type, b, s->rows, (int64_t)s->n_rows, &sub, err);
       if (!rc) {
-        rc = slot_write(w, s, &sub, err);
+        rc = pm_wslot_write(w, s, &sub, err);
         sub.release(&sub);
       }
     }
@@ -394,7 +409,7 @@ int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_co
   pm_arena_init(&w->arena);
   c->identifier = identifier;
   c->message_version = PM_COMMIT_MESSAGE_VERSION;
-  size_t n = 0;
+  size_t n = pm_append_compact_pending(w);
   for (size_t i = 0; i < w->n_slots; i++) n += w->slots[i]->n_files > 0;
   c->messages = pm_arena_alloc(&c->arena, (n ? n : 1) * sizeof *c->messages);
   if (!c->messages) {
@@ -416,6 +431,7 @@ int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_co
     m->new_files.n = s->n_files;
     if (!m->partition.data || !m->new_files.items) rc = PM_NOMEM(err);
   }
+  if (!rc) rc = pm_append_compact_messages(w, c, err);
   if (rc) {
     /* the metas' strings now live in c's arena: nothing can be handed out; the files stay deletable */
     pm_committable_free(c);
@@ -426,6 +442,7 @@ int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_co
     for (size_t k = 0; k < s->n_files; k++) free(s->file_paths[k]);
     s->n_files = 0;
   }
+  pm_append_compact_handed(w);
   *out = c;
   return 0;
 }
@@ -433,7 +450,8 @@ int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_co
 void pm_table_write_free(pm_table_write *w) {
   if (!w) return;
   pm_kv_write_free(w->kv);
-  for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i], 1);
+  for (size_t i = 0; i < w->n_slots; i++) pm_wslot_free(w, w->slots[i], 1);
+  pm_append_compact_free(w);
   free(w->slots);
   pm_slot_map_free(&w->slot_map);
   pm_route_scratch_free(&w->route);

@@ -50,6 +50,7 @@ uint64_t pm_write_batch_bytes(const struct ArrowArray *a, const pm_data_field *f
 #include "meta/arena.h"
 #include "meta/manifest.h"
 #include "meta/stats.h"
+#include "table/kv_compact.h"
 #include "table/write.h"
 #include "table/write_slots.h"
 
@@ -92,6 +93,15 @@ typedef struct pm_wslot {
   size_t n_rows, cap_rows;
   uint64_t batch;           /* the last batch (pm_table_write.batch_no) that routed rows here */
 } pm_wslot;
+
+/* One append compaction task's result, not handed out yet (append_compact.c):
+ * the files it removes (metas in the writer's arena) and the slot holding the
+ * files it wrote (not in the slot map). */
+typedef struct pm_wcompact {
+  pm_data_file_meta *before;
+  size_t n_before;
+  pm_wslot *out;
+} pm_wcompact;
 
 /* (group, bucket) -> slot, fixed buckets (write_route.c). */
 typedef struct pm_route_combo {
@@ -159,6 +169,9 @@ struct pm_table_write {
   int64_t rows_written;
   uint64_t batch_no;       /* batches routed so far */
   pm_route_scratch route;
+  pm_wcompact *compacts;         /* append compaction results (append_compact.c) */
+  size_t n_compacts, cap_compacts;
+  pm_kv_compact_stats cstats;    /* what prepare handed out of them */
   int failed;
   pm_error fail;
 };
@@ -183,6 +196,13 @@ int pm_write_stats_modes_def(const pm_table *t, const pm_data_field *fields, siz
 /* write.c: the slot of (partition row, bucket), created on first use. */
 int pm_wslot_get(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
                  pm_error *err);
+/* write.c: a slot of (partition row, bucket) that is not in the slot map
+ * (compaction output); pm_wslot_free(w, s, 1) deletes its closed files. */
+int pm_wslot_new(pm_table_write *w, const uint8_t *part, size_t part_len, int32_t bucket, pm_wslot **out,
+                 pm_error *err);
+void pm_wslot_free(pm_table_write *w, pm_wslot *s, int delete_files);
+/* write.c: writes rows of b (table schema, offset 0) to s, rolling files at target-file-size. */
+int pm_wslot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, pm_error *err);
 /* write_route.c: groups the rows of b (table schema, offset 0) by slot:
  * w->route.touched[0..n_touched) hold the row indices (s->rows, n_rows) in
  * row order; each touched slot's batch = w->batch_no. The caller resets

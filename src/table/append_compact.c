@@ -1,0 +1,346 @@
+/* Append-table compaction (append_compact.h; SEMANTICS 3.8): the plan of
+ * Java's AppendCompactCoordinator for unaware-bucket tables, the rewrite of
+ * AppendCompactTask / BaseAppendFileStoreWrite.compactRewrite through the
+ * append writer's files, and the results kept in the writer until prepare. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "io/fs.h"
+#include "table/append_compact.h"
+#include "table/commit.h"
+#include "table/read.h"
+#include "table/scan.h"
+#include "table/write_internal.h"
+
+/* ------------------------------------------------------------ partition specs */
+
+int pm_append_spec_match(const pm_table *t, const pm_partition_spec *spec, pm_bytes part, int *match, pm_error *err) {
+  *match = 1;
+  for (size_t k = 0; spec && k < spec->n && *match; k++) {
+    size_t idx = 0;
+    while (idx < t->n_partition_keys && strcmp(t->partition_keys[idx], spec->keys[k])) idx++;
+    if (idx == t->n_partition_keys)
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition spec: '%s' is not a partition key of table %s.%s",
+                       spec->keys[k], t->database, t->name);
+    pm_value v;
+    const pm_data_type *type = NULL;
+    char text[512];
+    PM_TRY(pm_scan_partition_field(t, part.data, part.len, idx, &v, &type, text, sizeof text, err));
+    const char *want = spec->values[k];
+    int want_null = !want || !strcmp(want, t->partition_default_name);
+    *match = v.kind == PM_V_NULL ? want_null : !want_null && !strcmp(text, want);
+  }
+  return 0;
+}
+
+/* ------------------------------------------------------------ planning */
+
+void pm_append_compact_opts_init(const pm_table *t, pm_append_compact_opts *o) {
+  const pm_core_options *co = &t->co;
+  o->target_file_size = co->target_file_size;
+  o->compaction_file_size = (int64_t)((double)co->target_file_size * co->compaction_small_file_ratio);
+  o->open_file_cost = co->split_open_file_cost;
+  o->min_file_num = co->compaction_min_file_num;
+  o->file_num_limit = co->compaction_file_num_limit;
+}
+
+void pm_append_compact_plan_free(pm_append_compact_plan *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->n_tasks; i++) free(p->tasks[i].files);
+  free(p->tasks);
+  memset(p, 0, sizeof *p);
+}
+
+typedef struct cand {
+  const pm_manifest_entry *e;
+  size_t pos; /* position in the snapshot's file list */
+} cand;
+
+static int by_size(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  if (x->e->file.file_size != y->e->file.file_size) return x->e->file.file_size < y->e->file.file_size ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int by_pos(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+static int emit(pm_append_compact_plan *p, cand *bin, size_t n, pm_error *err) {
+  if (p->n_tasks == p->cap_tasks) {
+    size_t cap = p->cap_tasks ? 2 * p->cap_tasks : 8;
+    pm_append_compact_task *nt = realloc(p->tasks, cap * sizeof *nt);
+    if (!nt) return PM_NOMEM(err);
+    p->tasks = nt;
+    p->cap_tasks = cap;
+  }
+  pm_append_compact_task *t = &p->tasks[p->n_tasks];
+  memset(t, 0, sizeof *t);
+  t->files = malloc(n * sizeof *t->files);
+  if (!t->files) return PM_NOMEM(err);
+  /* rows are rewritten in the order the snapshot lists the files (Java takes
+   * its bin's order, sizes ascending after a hash set; the bins are the same) */
+  qsort(bin, n, sizeof *bin, by_pos);
+  for (size_t i = 0; i < n; i++) t->files[i] = bin[i].e;
+  t->n_files = n;
+  t->partition = bin[0].e->partition;
+  t->bucket = bin[0].e->bucket;
+  p->n_tasks++;
+  return 0;
+}
+
+/* SubCoordinator.pack of one partition's candidates (sorted by size). */
+static int pack(const pm_append_compact_opts *o, cand *c, size_t n, pm_append_compact_plan *p, pm_error *err) {
+  qsort(c, n, sizeof *c, by_size);
+  size_t start = 0, i = 0;
+  int64_t total = 0;
+  cand *bin = malloc((n ? n : 1) * sizeof *bin);
+  if (!bin) return PM_NOMEM(err);
+  int rc = 0;
+  for (; !rc && i < n; i++) {
+    total += c[i].e->file.file_size + o->open_file_cost;
+    size_t len = i + 1 - start;
+    if (len > 1 && total >= 2 * o->target_file_size) { /* FileBin.enoughContent */
+      memcpy(bin, c + start, len * sizeof *bin);
+      rc = emit(p, bin, len, err);
+      start = i + 1;
+      total = 0;
+    }
+  }
+  size_t left = n - start;
+  if (!rc && left && (int64_t)left >= o->min_file_num) { /* FileBin.enoughInputFiles */
+    memcpy(bin, c + start, left * sizeof *bin);
+    rc = emit(p, bin, left, err);
+  }
+  free(bin);
+  return rc;
+}
+
+static int same_part(const pm_bytes *a, const pm_bytes *b) {
+  return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
+}
+
+int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+                                   const pm_append_compact_opts *o, pm_append_compact_plan *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  cand *c = malloc((live->n ? live->n : 1) * sizeof *c);
+  if (!c) return PM_NOMEM(err);
+  size_t n = 0;
+  int rc = 0;
+  /* FilesIterator with the shouldCompact entry filter, at most
+   * compaction.file-num-limit files per round (one round, as Spark's compact
+   * procedure runs the coordinator once) */
+  for (size_t i = 0; !rc && i < live->n && (int64_t)n < o->file_num_limit; i++) {
+    const pm_manifest_entry *e = &live->items[i];
+    if (e->file.file_size >= o->compaction_file_size) continue;
+    int match = 1;
+    rc = pm_append_spec_match(t, spec, e->partition, &match, err);
+    if (!rc && match) {
+      c[n].e = e;
+      c[n].pos = i;
+      n++;
+    }
+  }
+  /* per partition, in order of first appearance */
+  char *done = calloc(n + 1, 1);
+  cand *part = malloc((n ? n : 1) * sizeof *part);
+  if (!rc && (!done || !part)) rc = PM_NOMEM(err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (done[i]) continue;
+    size_t k = 0;
+    for (size_t j = i; j < n; j++)
+      if (!done[j] && same_part(&c[j].e->partition, &c[i].e->partition)) {
+        part[k++] = c[j];
+        done[j] = 1;
+      }
+    rc = pack(o, part, k, out, err);
+  }
+  free(done);
+  free(part);
+  free(c);
+  if (rc) pm_append_compact_plan_free(out);
+  return rc;
+}
+
+/* ------------------------------------------------------------ execution */
+
+/* Rewrites task files into new files of slot s (source COMPACT). */
+static int rewrite(pm_table_write *w, pm_wslot *s, const pm_append_compact_task *task, pm_error *err) {
+  pm_data_split split;
+  memset(&split, 0, sizeof split);
+  pm_arena_init(&split.arena);
+  split.partition = task->partition;
+  split.bucket = task->bucket;
+  split.bucket_path = s->bucket_dir;
+  split.total_buckets = w->t->bucket;
+  split.has_total_buckets = 1;
+  split.data_files = calloc(task->n_files, sizeof *split.data_files);
+  int rc = split.data_files ? 0 : PM_NOMEM(err);
+  for (size_t i = 0; !rc && i < task->n_files; i++) split.data_files[i] = task->files[i]->file;
+  split.n_data_files = task->n_files;
+  pm_read_options ro;
+  pm_read_options_init(&ro);
+  ro.parallelism = 1;
+  struct ArrowArrayStream st;
+  memset(&st, 0, sizeof st);
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  if (!rc) rc = pm_read_split(w->t, &split, &ro, &st, err);
+  if (!rc && st.get_schema(&st, &schema))
+    rc = pm_errorf(err, PAIMON_ERR_IO, "%s", st.get_last_error ? st.get_last_error(&st) : "no read schema");
+  while (!rc) {
+    struct ArrowArray b, nb;
+    memset(&b, 0, sizeof b);
+    if (st.get_next(&st, &b)) {
+      const char *msg = st.get_last_error ? st.get_last_error(&st) : NULL;
+      rc = pm_errorf(err, PAIMON_ERR_IO, "%s", msg ? msg : "reading the files to compact failed");
+      break;
+    }
+    if (!b.release) break;
+    if (b.length > 0) {
+      rc = pm_write_match(w->fields, w->n_fields, &schema, &b, &nb, err);
+      if (!rc) {
+        rc = pm_wslot_write(w, s, &nb, err);
+        nb.release(&nb);
+      }
+    }
+    b.release(&b);
+  }
+  if (!rc) rc = pm_wfile_close(w, s, err);
+  if (schema.release) schema.release(&schema);
+  if (st.release) st.release(&st);
+  free(split.data_files);
+  pm_arena_free(&split.arena);
+  return rc;
+}
+
+static int keep_result(pm_table_write *w, pm_wslot *s, const pm_append_compact_task *task, pm_error *err) {
+  if (w->n_compacts == w->cap_compacts) {
+    size_t cap = w->cap_compacts ? 2 * w->cap_compacts : 8;
+    pm_wcompact *nc = realloc(w->compacts, cap * sizeof *nc);
+    if (!nc) return PM_NOMEM(err);
+    w->compacts = nc;
+    w->cap_compacts = cap;
+  }
+  pm_wcompact *c = &w->compacts[w->n_compacts];
+  memset(c, 0, sizeof *c);
+  c->before = pm_arena_alloc(&w->arena, task->n_files * sizeof *c->before);
+  if (!c->before) return PM_NOMEM(err);
+  for (size_t i = 0; i < task->n_files; i++)
+    PM_TRY(pm_data_file_meta_copy(&task->files[i]->file, &c->before[i], &w->arena, err));
+  c->n_before = task->n_files;
+  c->out = s;
+  w->n_compacts++;
+  return 0;
+}
+
+int pm_append_compact_run_task(pm_table_write *w, const pm_append_compact_task *task, pm_error *err) {
+  pm_wslot *s = NULL;
+  PM_TRY(pm_wslot_new(w, task->partition.data, task->partition.len, task->bucket, &s, err));
+  /* BaseAppendFileStoreWrite.compactRewrite: sequence numbers count on from the first input's */
+  s->next_seq = task->n_files ? task->files[0]->file.min_sequence_number : 0;
+  int rc = rewrite(w, s, task, err);
+  for (size_t i = 0; !rc && i < s->n_files; i++) s->files[i].file_source = PM_SOURCE_COMPACT;
+  if (!rc) rc = keep_result(w, s, task, err);
+  if (rc) {
+    pm_wslot_free(w, s, 1); /* its files were never handed out */
+    return rc;
+  }
+  return 0;
+}
+
+static int supported(const pm_table *t, pm_error *err) {
+  if (t->bucket_mode != PM_BUCKET_UNAWARE)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                     "table %s.%s: compacting an append table with bucket %d is not supported yet (bucket -1 is)",
+                     t->database, t->name, (int)t->bucket);
+  if (t->deletion_vectors)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                     "table %s.%s: compacting an append table with deletion-vectors.enabled is not supported yet",
+                     t->database, t->name);
+  if (t->row_tracking || t->data_evolution)
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                     "table %s.%s: compacting an append table with row-tracking.enabled or data-evolution.enabled is "
+                     "not supported yet",
+                     t->database, t->name);
+  return 0;
+}
+
+int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
+  (void)full; /* Java's unaware-bucket coordinator plans the same way for a full compaction */
+  if (w->failed) {
+    if (err) *err = w->fail;
+    return (int)w->fail.code;
+  }
+  pm_table *t = w->t;
+  PM_TRY(supported(t, err));
+  if (bucket > 0) return 0; /* unaware-bucket tables keep every file in bucket 0 */
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  pm_snapshot *latest = NULL;
+  PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
+  if (!latest) return 0;
+  pm_manifest_entries live;
+  pm_manifest_entries_init(&live);
+  int rc = pm_scan_live_files(t, latest, NULL, &live, err);
+  pm_snapshot_free(latest);
+  pm_append_compact_opts o;
+  pm_append_compact_opts_init(t, &o);
+  pm_append_compact_plan plan;
+  memset(&plan, 0, sizeof plan);
+  if (!rc) rc = pm_append_compact_plan_unaware(t, &live, spec, &o, &plan, err);
+  for (size_t i = 0; !rc && i < plan.n_tasks; i++) {
+    rc = pm_append_compact_run_task(w, &plan.tasks[i], err);
+    if (rc) pm_error_prefix(err, "table %s.%s: compaction task %zu of %zu", t->database, t->name, i + 1, plan.n_tasks);
+  }
+  pm_append_compact_plan_free(&plan);
+  pm_manifest_entries_clear(&live);
+  return rc;
+}
+
+/* ------------------------------------------------------------ results */
+
+size_t pm_append_compact_pending(const pm_table_write *w) { return w->n_compacts; }
+
+int pm_append_compact_messages(pm_table_write *w, pm_manifest_committable *c, pm_error *err) {
+  for (size_t i = 0; i < w->n_compacts; i++) {
+    pm_wcompact *k = &w->compacts[i];
+    pm_wslot *s = k->out;
+    pm_commit_message *m = &c->messages[c->n_messages++];
+    m->partition.data = pm_arena_memdup(&c->arena, s->part, s->part_len);
+    m->partition.len = s->part_len;
+    m->bucket = s->bucket;
+    m->total_buckets = w->t->bucket;
+    m->has_total_buckets = 1;
+    m->compact_before.items = k->before;
+    m->compact_before.n = k->n_before;
+    m->compact_after.items = s->n_files ? pm_arena_memdup(&c->arena, s->files, s->n_files * sizeof *s->files) : NULL;
+    m->compact_after.n = s->n_files;
+    if (!m->partition.data || (s->n_files && !m->compact_after.items)) return PM_NOMEM(err);
+  }
+  return 0;
+}
+
+void pm_append_compact_handed(pm_table_write *w) {
+  for (size_t i = 0; i < w->n_compacts; i++) {
+    pm_wcompact *k = &w->compacts[i];
+    pm_wslot *s = k->out;
+    w->cstats.files_removed += (int64_t)k->n_before;
+    w->cstats.files_added += (int64_t)s->n_files;
+    for (size_t j = 0; j < s->n_files; j++) {
+      w->cstats.rows_written += s->files[j].row_count;
+      w->cstats.bytes_written += s->files[j].file_size;
+    }
+    pm_wslot_free(w, s, 0); /* handed out: never deleted by w */
+  }
+  w->cstats.tasks += (int64_t)w->n_compacts;
+  w->n_compacts = 0;
+}
+
+void pm_append_compact_free(pm_table_write *w) {
+  for (size_t i = 0; i < w->n_compacts; i++) pm_wslot_free(w, w->compacts[i].out, 1);
+  free(w->compacts);
+  w->compacts = NULL;
+  w->n_compacts = w->cap_compacts = 0;
+}

@@ -1,0 +1,95 @@
+/*
+ * Append-table compaction (SEMANTICS 3.8; Java's AppendCompactCoordinator,
+ * AppendCompactTask, BaseAppendFileStoreWrite.compactRewrite).
+ *
+ * Unaware-bucket tables (bucket -1), one coordinator round over the latest
+ * snapshot (as Spark's compact procedure runs it):
+ *   - candidates: live files smaller than target-file-size *
+ *     compaction.small-file-ratio, in the snapshot's order, of the partitions
+ *     the spec selects, at most compaction.file-num-limit of them;
+ *   - per partition (order of first appearance) the candidates sorted by
+ *     size are packed into bins, each file weighing its size +
+ *     source.split.open-file-cost: a bin with > 1 file whose weight reaches
+ *     2 * target-file-size is a task; what is left is a task when it has at
+ *     least compaction.min.file-num files. (Java's ageing of leftovers needs
+ *     several rounds of a streaming coordinator: not in one round.)
+ *   - a task rewrites its files, in the snapshot's order (rows keep their
+ *     order), into new level-0 files of source COMPACT through the append
+ *     writer's files (format, compression, stats, rolling at
+ *     target-file-size, external paths), schema = the table's current one,
+ *     sequence numbers counting on from the first input's minimum; the
+ *     result is one commit message (bucket 0) with compact-before /
+ *     compact-after, handed out by the writer's next prepare and committed
+ *     as a COMPACT snapshot, whose conflict check fails the commit when a
+ *     concurrent change (an overwrite) removed an input file.
+ * Refused (PAIMON_ERR_UNSUPPORTED) for now: fixed buckets, deletion vectors,
+ * row tracking / data evolution.
+ */
+#ifndef PM_TABLE_APPEND_COMPACT_H
+#define PM_TABLE_APPEND_COMPACT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "meta/manifest.h"
+#include "meta/wire.h"
+#include "table/commit.h"
+#include "table/table.h"
+#include "table/write.h"
+#include "util/error.h"
+
+typedef struct pm_append_compact_opts {
+  int64_t target_file_size;     /* target-file-size */
+  int64_t compaction_file_size; /* target-file-size * compaction.small-file-ratio */
+  int64_t open_file_cost;       /* source.split.open-file-cost */
+  int64_t min_file_num;         /* compaction.min.file-num */
+  int64_t file_num_limit;       /* compaction.file-num-limit */
+} pm_append_compact_opts;
+
+void pm_append_compact_opts_init(const pm_table *t, pm_append_compact_opts *o);
+
+/* One task: files of one (partition, bucket), in rewrite order (borrowed
+ * from the live entries the plan was made of). */
+typedef struct pm_append_compact_task {
+  pm_bytes partition;
+  int32_t bucket;
+  const pm_manifest_entry **files;
+  size_t n_files;
+} pm_append_compact_task;
+
+typedef struct pm_append_compact_plan {
+  pm_append_compact_task *tasks;
+  size_t n_tasks, cap_tasks;
+} pm_append_compact_plan;
+
+void pm_append_compact_plan_free(pm_append_compact_plan *p);
+
+/* 1 in *match when partition row `part` (manifest form) matches the spec
+ * (NULL / n = 0: every partition; values in the text form reads print). */
+int pm_append_spec_match(const pm_table *t, const pm_partition_spec *spec, pm_bytes part, int *match, pm_error *err);
+
+/* The coordinator's plan (above) of the live files `live` (ADD entries of
+ * one snapshot). *out borrows live. */
+int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+                                   const pm_append_compact_opts *o, pm_append_compact_plan *out, pm_error *err);
+
+/* Runs one task in writer w (an append writer): its result waits in w for the
+ * next prepare; on failure its files are deleted and w is unchanged. */
+int pm_append_compact_run_task(pm_table_write *w, const pm_append_compact_task *task, pm_error *err);
+
+/* pm_table_write_compact of an append writer: plans over the latest snapshot
+ * and runs every task (bucket > 0 selects nothing of an unaware table; full
+ * plans as minor, as Java's coordinator). A failed task fails the call; the
+ * results of earlier tasks stay in w (deleted by pm_table_write_free unless
+ * handed out). */
+int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err);
+
+/* Results waiting in w; prepare writes one message each into c (c->messages
+ * has room), then pm_append_compact_handed counts and releases them. */
+size_t pm_append_compact_pending(const pm_table_write *w);
+int pm_append_compact_messages(pm_table_write *w, pm_manifest_committable *c, pm_error *err);
+void pm_append_compact_handed(pm_table_write *w);
+/* Deletes the files of results not handed out (pm_table_write_free). */
+void pm_append_compact_free(pm_table_write *w);
+
+#endif
