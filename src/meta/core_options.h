@@ -132,6 +132,11 @@ typedef enum pm_co_id {
   PM_CO_SNAPSHOT_EXPIRE_LIMIT,
   PM_CO_SNAPSHOT_CLEAN_EMPTY_DIRS,
   PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT,
+  PM_CO_CHANGELOG_NUM_RETAINED_MIN,
+  PM_CO_CHANGELOG_NUM_RETAINED_MAX,
+  PM_CO_CHANGELOG_TIME_RETAINED,
+  PM_CO_CONSUMER_CHANGELOG_ONLY,
+  PM_CO_CONSUMER_EXPIRATION_TIME,
   PM_CO_DYNAMIC_PARTITION_OVERWRITE,
   PM_CO_OVERWRITE_UPGRADE,
   /* primary-key tables */
@@ -292,6 +297,11 @@ typedef struct pm_core_options {
   int64_t snapshot_time_retained_ms;
   int32_t snapshot_expire_limit;
   int snapshot_clean_empty_dirs;
+  /* changelog retention: check set[]; unset = the snapshot retention's value */
+  int32_t changelog_num_retained_min, changelog_num_retained_max;
+  int64_t changelog_time_retained_ms;
+  int consumer_changelog_only;
+  int64_t consumer_expiration_ms; /* 0 = consumers never expire */
   int snapshot_ignore_empty_commit; /* check set[] : unset = the commit kind's default */
   int dynamic_partition_overwrite;  /* default true */
   int overwrite_upgrade;            /* default true: overwritten PK files upgraded (table/commit_upgrade.c) */

@@ -20,19 +20,17 @@ int64_t pm_expire_now_ms(void) {
 
 int pm_expire_config_from_options(const pm_table *t, pm_expire_config *c, pm_error *err) {
   memset(c, 0, sizeof *c);
-  const pm_options *o = &t->options;
-  int64_t v;
-  PM_TRY(pm_options_get_int(o, "snapshot.num-retained.max", INT32_MAX, &c->retain_max, err));
-  PM_TRY(pm_options_get_int(o, "snapshot.num-retained.min", 10, &c->retain_min, err));
-  PM_TRY(pm_options_get_duration_ms(o, "snapshot.time-retained", 3600 * 1000LL, &c->time_retained_ms, err));
-  PM_TRY(pm_options_get_int(o, "snapshot.expire.limit", 50, &c->max_deletes, err));
-  PM_TRY(pm_options_get_int(o, "changelog.num-retained.max", c->retain_max, &c->changelog_retain_max, err));
-  PM_TRY(pm_options_get_int(o, "changelog.num-retained.min", c->retain_min, &c->changelog_retain_min, err));
-  PM_TRY(pm_options_get_duration_ms(o, "changelog.time-retained", c->time_retained_ms, &c->changelog_time_retained_ms,
-                                    err));
-  PM_TRY(pm_options_get_bool(o, "consumer.changelog-only", 0, &c->consumer_changelog_only, err));
-  PM_TRY(pm_options_get_duration_ms(o, "consumer.expiration-time", 0, &v, err));
-  c->consumer_expiration_ms = v;
+  const pm_core_options *co = &t->co;
+  c->retain_max = co->snapshot_num_retained_max;
+  c->retain_min = co->snapshot_num_retained_min;
+  c->time_retained_ms = co->snapshot_time_retained_ms;
+  c->max_deletes = co->snapshot_expire_limit;
+  c->changelog_retain_max = co->set[PM_CO_CHANGELOG_NUM_RETAINED_MAX] ? co->changelog_num_retained_max : c->retain_max;
+  c->changelog_retain_min = co->set[PM_CO_CHANGELOG_NUM_RETAINED_MIN] ? co->changelog_num_retained_min : c->retain_min;
+  c->changelog_time_retained_ms =
+      co->set[PM_CO_CHANGELOG_TIME_RETAINED] ? co->changelog_time_retained_ms : c->time_retained_ms;
+  c->consumer_changelog_only = co->consumer_changelog_only;
+  c->consumer_expiration_ms = co->set[PM_CO_CONSUMER_EXPIRATION_TIME] ? co->consumer_expiration_ms : 0;
   if (c->retain_min < 1)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "snapshot.num-retained.min must be at least 1, got %d",
                      (int)c->retain_min);

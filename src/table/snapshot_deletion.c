@@ -34,10 +34,7 @@ static void pl_clear(pm_path_list *l) {
 void pm_fdel_init(pm_file_deletion *d, pm_table *t) {
   memset(d, 0, sizeof *d);
   d->t = t;
-  int v = 0;
-  pm_error e = {0};
-  if (pm_options_get_bool(&t->options, "snapshot.clean-empty-directories", 0, &v, &e) == 0)
-    d->clean_empty_directories = v;
+  d->clean_empty_directories = t->co.snapshot_clean_empty_dirs;
   pm_name_set_init(&d->planned);
   pm_name_set_init(&d->dirs_seen);
 }
