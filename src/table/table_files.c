@@ -107,16 +107,29 @@ static int missing_or_error(walk *w, int rc, pm_error *err) {
   return rc;
 }
 
-static int walk_manifest(walk *w, const char *name, int changelog, pm_error *err) {
-  int added = 0;
+/* The shared start of walking one metadata file manifest/<name>: its path in
+ * *path (the caller frees it, also on error); *seen = 1 when it was walked
+ * before (nothing emitted), else it is emitted as `kind`. */
+static int enter_meta_file(walk *w, const char *name, pm_table_file_kind kind, char **path, int *seen,
+                           pm_error *err) {
   char sub[1200];
   snprintf(sub, sizeof sub, "manifest/%s", name);
-  char *path = pm_table_root_path(w->t, sub);
-  if (!path) return PM_NOMEM(err);
-  int rc = 0;
-  if (pm_name_set_has(&w->visited, path)) goto out;
-  rc = emit(w, PM_TF_MANIFEST, path, -1, 0, err);
-  if (rc) goto out;
+  *seen = 0;
+  *path = pm_table_root_path(w->t, sub);
+  if (!*path) return PM_NOMEM(err);
+  if (pm_name_set_has(&w->visited, *path)) {
+    *seen = 1;
+    return 0;
+  }
+  return emit(w, kind, *path, -1, 0, err);
+}
+
+static int walk_manifest(walk *w, const char *name, int changelog, pm_error *err) {
+  int added = 0;
+  char *path = NULL;
+  int seen;
+  int rc = enter_meta_file(w, name, PM_TF_MANIFEST, &path, &seen, err);
+  if (rc || seen) goto out;
   pm_manifest_entries es;
   pm_manifest_entries_init(&es);
   rc = pm_scan_manifest_error(w->t, path, pm_manifest_read(w->t->fs, path, NULL, NULL, &es, err), err);
@@ -174,14 +187,10 @@ out:
 
 static int walk_manifest_list(walk *w, const char *name, int changelog, pm_error *err) {
   if (!name) return 0;
-  char sub[1200];
-  snprintf(sub, sizeof sub, "manifest/%s", name);
-  char *path = pm_table_root_path(w->t, sub);
-  if (!path) return PM_NOMEM(err);
-  int rc = 0;
-  if (pm_name_set_has(&w->visited, path)) goto out;
-  rc = emit(w, PM_TF_MANIFEST_LIST, path, -1, 0, err);
-  if (rc) goto out;
+  char *path = NULL;
+  int seen;
+  int rc = enter_meta_file(w, name, PM_TF_MANIFEST_LIST, &path, &seen, err);
+  if (rc || seen) goto out;
   pm_manifest_file_metas metas;
   pm_manifest_file_metas_init(&metas);
   rc = pm_scan_manifest_error(w->t, path, pm_manifest_list_read(w->t->fs, path, &metas, err), err);
@@ -196,14 +205,10 @@ out:
 
 static int walk_index_manifest(walk *w, const char *name, pm_error *err) {
   if (!name) return 0;
-  char sub[1200];
-  snprintf(sub, sizeof sub, "manifest/%s", name);
-  char *path = pm_table_root_path(w->t, sub);
-  if (!path) return PM_NOMEM(err);
-  int rc = 0;
-  if (pm_name_set_has(&w->visited, path)) goto out;
-  rc = emit(w, PM_TF_INDEX_MANIFEST, path, -1, 0, err);
-  if (rc) goto out;
+  char *path = NULL;
+  int seen;
+  int rc = enter_meta_file(w, name, PM_TF_INDEX_MANIFEST, &path, &seen, err);
+  if (rc || seen) goto out;
   pm_index_entries es;
   pm_index_entries_init(&es);
   rc = pm_scan_manifest_error(w->t, path, pm_index_manifest_read(w->t->fs, path, &es, err), err);
