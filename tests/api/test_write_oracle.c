@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "support/fixture_copy.h"
 #include "support/oracle_table.h"
 
 #define FIX_TABLE "parquet/append_table_with_alter_table.db/append_table_with_alter_table"
@@ -20,10 +21,7 @@ static char tmp_root[256];
 
 static void copy_fixture(const char *rel, char *dst, size_t cap) {
   snprintf(dst, cap, "%s/t", tmp_root);
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s/fixtures/warehouse/%s' '%s' && chmod -R u+w '%s'", dst,
-           PAIMON_SHARED_DIR, rel, dst, dst);
-  CHECK(system(cmd) == 0);
+  CHECK(fc_copy_fixture(rel, dst) == 0);
 }
 
 static json_t *expected_rows(void) {

@@ -9,6 +9,7 @@
 
 #include "data/type_cast.h"
 #include "harness.h"
+#include "support/fixture_copy.h"
 #include "io/fs.h"
 #include "io/fs_impl.h"
 #include "meta/java_hashmap.h"
@@ -675,18 +676,13 @@ static int r_mkdirs(pm_fs *fs, const char *p, pm_error *e) { return pm_fs_mkdirs
 static int r_rename(pm_fs *fs, const char *a, const char *b, pm_error *e) { return pm_fs_rename(((race *)fs->state)->inner, a, b, e); }
 static const pm_fs_ops RACE_OPS = {"race", r_open, r_create, r_list, r_stat, r_remove, r_mkdirs, r_rename, NULL};
 
-static int copy_tree(const char *from, const char *to) {
-  char cmd[8192];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s' && chmod -R u+w '%s'", to, from, to, to);
-  return system(cmd);
-}
 
 static void test_commit(void) {
   char dir[] = "/tmp/pm_schema_change_XXXXXX";
   CHECK(mkdtemp(dir) != NULL);
   char table[1200];
   snprintf(table, sizeof table, "%s/t", dir);
-  CHECK_EQ_INT(copy_tree(WH "parquet/append_table_with_alter_table.db/append_table_with_alter_table", table), 0);
+  CHECK_EQ_INT(fc_copy_tree(WH "parquet/append_table_with_alter_table.db/append_table_with_alter_table", table), 0);
   pm_error err = {0};
   pm_schema_manager m = pm_schema_manager_of(pm_fs_local(), table, NULL);
   pm_schema_change c1[] = {add("x", "INT", NULL, PM_MOVE_NONE, NULL)};

@@ -265,8 +265,12 @@ static inline void ot_cache_clear(void) {
  * NULL) gets stdout + stderr. */
 static inline int ot_check(const char *table_dir, int flags, char **report) {
   char args[4096];
-  snprintf(args, sizeof args, "check '%s'%s%s -q", table_dir, (flags & OT_AFTER_CRASH) ? " --after-crash" : "",
-           (flags & OT_ALLOW_OLD) ? " --allow-old" : "");
+  int an = snprintf(args, sizeof args, "check '%s'%s%s -q", table_dir, (flags & OT_AFTER_CRASH) ? " --after-crash" : "",
+                    (flags & OT_ALLOW_OLD) ? " --allow-old" : "");
+  if (an < 0 || (size_t)an >= sizeof args) {
+    if (report) *report = strdup("ot_check: table path too long");
+    return -1;
+  }
   char *out = NULL, *e = NULL;
   int rc = ot_tool_on(table_dir, args, &out, &e);
   if (report) {

@@ -12,6 +12,7 @@
 
 #include "arrow/stream.h"
 #include "harness.h"
+#include "support/fixture_copy.h"
 #include "table/read.h"
 #include "table/scan.h"
 #include "table/table.h"
@@ -23,10 +24,7 @@ static char tmp_root[] = "/tmp/pm_damaged_XXXXXX";
 static const char *copy_table(const char *rel, const char *tag) {
   static char dst[1024];
   snprintf(dst, sizeof dst, "%s/%s", tmp_root, tag);
-  char cmd[4096];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s/%s' '%s' && chmod -R u+w '%s'", dst,
-           PM_SHARED("fixtures/warehouse"), rel, dst, dst);
-  CHECK(system(cmd) == 0);
+  CHECK(fc_copy_fixture(rel, dst) == 0);
   return dst;
 }
 

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "support/fixture_copy.h"
 #include "io/fs_fault.h"
 #include "meta/snapshot.h"
 #include "table/commit.h"
@@ -38,10 +39,7 @@
 static char wh[256];
 
 static void copy_fixture(const char *dst) {
-  char cmd[1024];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s' && cp -r '%s'/. '%s'/ && chmod -R u+w '%s'", dst, dst,
-           PM_SHARED(FIXTURE), dst, dst);
-  CHECK(system(cmd) == 0);
+  CHECK(fc_copy_tree(PM_SHARED(FIXTURE), dst) == 0);
 }
 
 /* A level>0 live file of bucket 0 and its first row position without a DV. */

@@ -6,7 +6,6 @@
  * open errors (each read of a referenced file in turn) stop the cleanup with nothing deleted;
  * an older_than in the future is refused. */
 #if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic ignored "-Wformat-truncation" /* test paths are short */
 #endif
 #include <jansson.h>
 #include <stdlib.h>
@@ -17,6 +16,7 @@
 #include "harness.h"
 #include "io/fs_fault.h"
 #include "meta/snapshot.h"
+#include "support/fixture_copy.h"
 #include "support/oracle_table.h"
 #include "table/orphan_clean.h"
 #include "table/table.h"
@@ -116,14 +116,9 @@ static pm_table *open_t(pm_fs *fs, const char *root) {
 }
 
 static void run_table(const char *rel) {
-  char src[4096], root[4096], bucket[4096];
-  snprintf(src, sizeof src, "%s/%s", PM_SHARED("fixtures/warehouse"), rel);
+  char root[4096], bucket[4096];
   snprintf(root, sizeof root, "%s/%s", tmp, strrchr(rel, '/') + 1);
-  {
-    char cmd[16384];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s' && chmod -R u+w '%s'", root, src, root, root);
-    CHECK(system(cmd) == 0);
-  }
+  CHECK(fc_copy_fixture(rel, root) == 0);
   if (!find_bucket(root, bucket, sizeof bucket)) {
     CHECK_MSG(0, "%s: no bucket dir", rel);
     return;
@@ -236,11 +231,9 @@ static void run_table(const char *rel) {
 /* Crash: the cleanup stopped (process exit) at each of its deletions in turn: the table passes
  * check --after-crash with no new finding, every snapshot reads as before, a rerun completes. */
 static void crash_table(const char *rel) {
-  char src[4096], root[4096], bucket[4096], cmd[16384];
-  snprintf(src, sizeof src, "%s/%s", PM_SHARED("fixtures/warehouse"), rel);
+  char root[4096], bucket[4096];
   snprintf(root, sizeof root, "%s/crash-%s", tmp, strrchr(rel, '/') + 1);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s' '%s' && chmod -R u+w '%s'", root, src, root, root);
-  CHECK(system(cmd) == 0);
+  CHECK(fc_copy_fixture(rel, root) == 0);
   if (!find_bucket(root, bucket, sizeof bucket)) return;
   char planted[8][4096];
   size_t np = 0;
