@@ -43,6 +43,7 @@ void pm_append_compact_opts_init(const pm_table *t, pm_append_compact_opts *o) {
   o->open_file_cost = co->split_open_file_cost;
   o->min_file_num = co->compaction_min_file_num;
   o->file_num_limit = co->compaction_file_num_limit;
+  o->force_rewrite_all = co->compaction_force_rewrite_all_files;
 }
 
 void pm_append_compact_plan_free(pm_append_compact_plan *p) {
@@ -164,6 +165,115 @@ int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries 
   return rc;
 }
 
+/* ------------------------------------------------------------ fixed buckets */
+
+static int by_seq(const void *a, const void *b) {
+  const cand *x = a, *y = b;
+  if (x->e->file.min_sequence_number != y->e->file.min_sequence_number)
+    return x->e->file.min_sequence_number < y->e->file.min_sequence_number ? -1 : 1;
+  return x->pos < y->pos ? -1 : x->pos > y->pos;
+}
+
+/* Adds bin[0, n) as a task in the given order (the bucket's queue order). */
+static int emit_ordered(pm_append_compact_plan *p, const cand *bin, size_t n, pm_error *err) {
+  if (!n) return 0;
+  if (p->n_tasks == p->cap_tasks) {
+    size_t cap = p->cap_tasks ? 2 * p->cap_tasks : 8;
+    pm_append_compact_task *nt = realloc(p->tasks, cap * sizeof *nt);
+    if (!nt) return PM_NOMEM(err);
+    p->tasks = nt;
+    p->cap_tasks = cap;
+  }
+  pm_append_compact_task *t = &p->tasks[p->n_tasks];
+  memset(t, 0, sizeof *t);
+  t->files = malloc(n * sizeof *t->files);
+  if (!t->files) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) t->files[i] = bin[i].e;
+  t->n_files = n;
+  t->partition = bin[0].e->partition;
+  t->bucket = bin[0].e->bucket;
+  p->n_tasks++;
+  return 0;
+}
+
+/* One bucket's files q[0, n) sorted by min sequence number (the manager's
+ * queue): BucketedAppendCompactManager.pickCompactBefore (minor) or its
+ * FullCompactTask (full). has_dv[i]: file i has a deletion vector (NULL: the
+ * table has none). */
+static int pick_bucket(const pm_append_compact_opts *o, const cand *q, size_t n, const char *has_dv, int dv_table,
+                       int full, pm_append_compact_plan *p, pm_error *err) {
+  if (!full) {
+    size_t start = 0;
+    int64_t total = 0;
+    for (size_t i = 0; i < n; i++) {
+      total += q[i].e->file.file_size;
+      if ((int64_t)(i + 1 - start) >= o->min_file_num) return emit_ordered(p, q + start, i + 1 - start, err);
+      if (total >= 2 * o->target_file_size) { /* the window moves one file on */
+        total -= q[start].e->file.file_size;
+        start++;
+      }
+    }
+    return 0; /* the queue ran out: nothing picked */
+  }
+  /* full: at least 3 files unless deletion vectors or compaction.force-rewrite-all-files */
+  if (!o->force_rewrite_all && (!n || (!dv_table && n < 3))) return 0;
+  size_t s = 0;
+  while (!o->force_rewrite_all && s < n && q[s].e->file.file_size >= o->compaction_file_size &&
+         !(has_dv && has_dv[s]))
+    s++; /* leading big files without a vector stay */
+  if (dv_table || o->force_rewrite_all) return emit_ordered(p, q + s, n - s, err);
+  size_t big = 0, small = 0;
+  for (size_t i = s; i < n; i++) {
+    if (q[i].e->file.file_size >= o->compaction_file_size) big++;
+    else small++;
+  }
+  if (small > big && n - s >= 3) return emit_ordered(p, q + s, n - s, err);
+  return 0;
+}
+
+int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+                                    int32_t bucket, int full, const pm_append_compact_opts *o,
+                                    int (*has_dv)(void *ctx, const pm_manifest_entry *e), void *dv_ctx,
+                                    pm_append_compact_plan *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  size_t n = 0;
+  cand *c = malloc((live->n ? live->n : 1) * sizeof *c);
+  char *done = calloc(live->n + 1, 1);
+  cand *q = malloc((live->n ? live->n : 1) * sizeof *q);
+  char *dv = calloc(live->n + 1, 1);
+  int rc = c && done && q && dv ? 0 : PM_NOMEM(err);
+  for (size_t i = 0; !rc && i < live->n; i++) {
+    const pm_manifest_entry *e = &live->items[i];
+    if (bucket >= 0 && e->bucket != bucket) continue;
+    int match = 1;
+    rc = pm_append_spec_match(t, spec, e->partition, &match, err);
+    if (!rc && match) {
+      c[n].e = e;
+      c[n].pos = i;
+      n++;
+    }
+  }
+  /* per (partition, bucket), in order of first appearance */
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (done[i]) continue;
+    size_t k = 0;
+    for (size_t j = i; j < n; j++)
+      if (!done[j] && c[j].e->bucket == c[i].e->bucket && same_part(&c[j].e->partition, &c[i].e->partition)) {
+        q[k++] = c[j];
+        done[j] = 1;
+      }
+    qsort(q, k, sizeof *q, by_seq);
+    for (size_t j = 0; j < k; j++) dv[j] = has_dv ? (char)has_dv(dv_ctx, q[j].e) : 0;
+    rc = pick_bucket(o, q, k, has_dv ? dv : NULL, has_dv != NULL, full, out, err);
+  }
+  free(dv);
+  free(q);
+  free(done);
+  free(c);
+  if (rc) pm_append_compact_plan_free(out);
+  return rc;
+}
+
 /* ------------------------------------------------------------ execution */
 
 /* Rewrites task files into new files of slot s (source COMPACT). */
@@ -252,9 +362,10 @@ int pm_append_compact_run_task(pm_table_write *w, const pm_append_compact_task *
 }
 
 static int supported(const pm_table *t, pm_error *err) {
-  if (t->bucket_mode != PM_BUCKET_UNAWARE)
+  if (t->bucket_mode != PM_BUCKET_UNAWARE && t->bucket_mode != PM_BUCKET_FIXED)
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                     "table %s.%s: compacting an append table with bucket %d is not supported yet (bucket -1 is)",
+                     "table %s.%s: compacting an append table with bucket %d is not supported yet (bucket -1 and "
+                     "fixed buckets are)",
                      t->database, t->name, (int)t->bucket);
   if (t->deletion_vectors)
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
@@ -269,14 +380,14 @@ static int supported(const pm_table *t, pm_error *err) {
 }
 
 int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
-  (void)full; /* Java's unaware-bucket coordinator plans the same way for a full compaction */
   if (w->failed) {
     if (err) *err = w->fail;
     return (int)w->fail.code;
   }
   pm_table *t = w->t;
   PM_TRY(supported(t, err));
-  if (bucket > 0) return 0; /* unaware-bucket tables keep every file in bucket 0 */
+  int unaware = t->bucket_mode == PM_BUCKET_UNAWARE;
+  if (unaware && bucket > 0) return 0; /* unaware-bucket tables keep every file in bucket 0 */
   pm_snapshot_manager sm = pm_table_snapshots(t);
   pm_snapshot *latest = NULL;
   PM_TRY(pm_snapshot_read_latest_checked(&sm, &latest, err));
@@ -289,7 +400,9 @@ int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t 
   pm_append_compact_opts_init(t, &o);
   pm_append_compact_plan plan;
   memset(&plan, 0, sizeof plan);
-  if (!rc) rc = pm_append_compact_plan_unaware(t, &live, spec, &o, &plan, err);
+  /* Java's unaware-bucket coordinator plans the same way for a full compaction */
+  if (!rc && unaware) rc = pm_append_compact_plan_unaware(t, &live, spec, &o, &plan, err);
+  if (!rc && !unaware) rc = pm_append_compact_plan_bucketed(t, &live, spec, bucket, full, &o, NULL, NULL, &plan, err);
   for (size_t i = 0; !rc && i < plan.n_tasks; i++) {
     rc = pm_append_compact_run_task(w, &plan.tasks[i], err);
     if (rc) pm_error_prefix(err, "table %s.%s: compaction task %zu of %zu", t->database, t->name, i + 1, plan.n_tasks);

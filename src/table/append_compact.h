@@ -22,7 +22,8 @@
  *     compact-after, handed out by the writer's next prepare and committed
  *     as a COMPACT snapshot, whose conflict check fails the commit when a
  *     concurrent change (an overwrite) removed an input file.
- * Refused (PAIMON_ERR_UNSUPPORTED) for now: fixed buckets, deletion vectors,
+ * Fixed-bucket tables: per bucket, see pm_append_compact_plan_bucketed.
+ * Refused (PAIMON_ERR_UNSUPPORTED) for now: deletion vectors,
  * row tracking / data evolution.
  */
 #ifndef PM_TABLE_APPEND_COMPACT_H
@@ -44,6 +45,7 @@ typedef struct pm_append_compact_opts {
   int64_t open_file_cost;       /* source.split.open-file-cost */
   int64_t min_file_num;         /* compaction.min.file-num */
   int64_t file_num_limit;       /* compaction.file-num-limit */
+  int force_rewrite_all;        /* compaction.force-rewrite-all-files (fixed buckets, full) */
 } pm_append_compact_opts;
 
 void pm_append_compact_opts_init(const pm_table *t, pm_append_compact_opts *o);
@@ -72,6 +74,26 @@ int pm_append_spec_match(const pm_table *t, const pm_partition_spec *spec, pm_by
  * one snapshot). *out borrows live. */
 int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
                                    const pm_append_compact_opts *o, pm_append_compact_plan *out, pm_error *err);
+
+/* Fixed-bucket tables (Java's BucketedAppendCompactManager, as the
+ * dedicated compaction runs it: one compaction per bucket and call). Per
+ * (partition, bucket) of the spec (bucket >= 0: only that bucket), its live
+ * files ordered by min sequence number:
+ *   - minor (pickCompactBefore): a window slides over the queue, taking files
+ *     until it holds compaction.min.file-num files (a task) and dropping its
+ *     oldest file whenever its size reaches 2 * target-file-size; none when
+ *     the queue runs out;
+ *   - full (FullCompactTask): nothing with fewer than 3 files (unless the
+ *     table has deletion vectors or compaction.force-rewrite-all-files);
+ *     leading files >= the small-file threshold without a vector are skipped;
+ *     the rest is one task when the table has deletion vectors, or when its
+ *     small files outnumber its big ones and it has >= 3 files.
+ * has_dv (NULL: no deletion vectors) tells whether a file has a vector. *out
+ * borrows live. */
+int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+                                    int32_t bucket, int full, const pm_append_compact_opts *o,
+                                    int (*has_dv)(void *ctx, const pm_manifest_entry *e), void *dv_ctx,
+                                    pm_append_compact_plan *out, pm_error *err);
 
 /* Runs one task in writer w (an append writer): its result waits in w for the
  * next prepare; on failure its files are deleted and w is unchanged. */

@@ -47,7 +47,10 @@ static paimon_table *make_table(paimon_catalog *cat, const char *name, const cha
                                 size_t n) {
   const char *all[16] = {"bucket=-1"};
   size_t k = 1;
-  for (size_t i = 0; i < n && k < 16; i++) all[k++] = opts[i];
+  for (size_t i = 0; i < n && k < 16; i++) {
+    if (!strncmp(opts[i], "bucket=", 7)) k = 0; /* a fixed-bucket table: no default */
+    all[k++] = opts[i];
+  }
   paimon_error err = {0};
   CHECK_OK(ow_create_table(cat, "d", name, "id INT NOT NULL, p STRING, v STRING, n BIGINT", parts, all, k, 0, &err),
            &err);
@@ -82,6 +85,8 @@ static void append(paimon_table *t, int lo, int hi, const char *p, json_t *model
   }
   free(r);
 }
+
+static int bucket_files(const char *dir, const char *part, int bucket, int64_t *rows);
 
 typedef struct layout {
   int files, compact_source;
@@ -126,16 +131,53 @@ static layout live_layout(const char *dir, const char *part) {
   return l;
 }
 
+/* Live files of one (partition value of p, bucket) in the latest snapshot; their rows into *rows. */
+static int bucket_files(const char *dir, const char *part, int bucket, int64_t *rows) {
+  pm_error err;
+  pm_table *t = NULL;
+  CHECK_OK(pm_table_open_path(dir, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
+  if (!t) return -1;
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  pm_snapshot *s = NULL;
+  CHECK_OK(pm_snapshot_read_latest_checked(&sm, &s, &err), &err);
+  pm_manifest_entries e;
+  pm_manifest_entries_init(&e);
+  if (s) CHECK_OK(pm_scan_live_files(t, s, NULL, &e, &err), &err);
+  int n = 0;
+  if (rows) *rows = 0;
+  for (size_t i = 0; i < e.n; i++) {
+    const char *k[] = {"p"}, *v[] = {part};
+    pm_partition_spec spec = {k, v, 1};
+    int match = 0;
+    CHECK_OK(pm_append_spec_match(t, &spec, e.items[i].partition, &match, &err), &err);
+    if (!match || e.items[i].bucket != bucket) continue;
+    n++;
+    if (rows) *rows += e.items[i].file.row_count;
+  }
+  pm_manifest_entries_clear(&e);
+  pm_snapshot_free(s);
+  pm_table_free(t);
+  return n;
+}
+
+static int compact_ex(paimon_table *t, const paimon_option *spec, size_t n, int32_t bucket, int full,
+                      paimon_compact_metrics *mt, int64_t *snap, paimon_error *err);
+
 /* One compaction through the public write API; returns the commit status. */
 static int compact(paimon_table *t, const paimon_option *spec, size_t n, paimon_compact_metrics *mt, int64_t *snap,
                    paimon_error *err) {
+  return compact_ex(t, spec, n, -1, 0, mt, snap, err);
+}
+
+static int compact_ex(paimon_table *t, const paimon_option *spec, size_t n, int32_t bucket, int full,
+                      paimon_compact_metrics *mt, int64_t *snap, paimon_error *err) {
   paimon_write_builder *wb = NULL;
   paimon_table_write *w = NULL;
   paimon_commit_messages *m = NULL;
   paimon_table_commit *c = NULL;
   int rc = paimon_write_builder_new(t, 0, NULL, 0, &wb, err);
   if (!rc) rc = paimon_write_builder_new_write(wb, &w, err);
-  if (!rc) rc = paimon_table_write_compact(w, spec, n, -1, 0, err);
+  if (!rc) rc = paimon_table_write_compact(w, spec, n, bucket, full, err);
   if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
   if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
   if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, snap, err);
@@ -212,7 +254,7 @@ static const char *task_names(const pm_append_compact_task *t, char *buf, size_t
 }
 
 static void test_plan(void) {
-  pm_append_compact_opts o = {100, 70, 5, 5, 100000};
+  pm_append_compact_opts o = {100, 70, 5, 5, 100000, 0};
   pm_error err;
   char buf[256];
   /* 1. all small and light: the leftover bin has 6 >= 5 files: one task, in list order */
@@ -253,7 +295,7 @@ static void test_plan(void) {
   }
   /* 4. a single file heavier than 2 * target never makes a bin alone (more than one file) */
   {
-    pm_append_compact_opts o2 = {100, 300, 5, 5, 100000};
+    pm_append_compact_opts o2 = {100, 300, 5, 5, 100000, 0};
     int64_t s[] = {250, 10};
     fake f;
     fake_init(&f, s, NULL, 2);
@@ -268,7 +310,7 @@ static void test_plan(void) {
   /* 5. partitions plan apart: partition 1 has 5 files (task), partition 0 has 3 (none);
    * file-num-limit 7 counts candidates in list order: the 8th (partition 1) is not seen */
   {
-    pm_append_compact_opts o3 = {100, 70, 5, 5, 7};
+    pm_append_compact_opts o3 = {100, 70, 5, 5, 7, 0};
     int64_t s[] = {1, 2, 3, 4, 5, 6, 7, 8, 9};
     int parts[] = {1, 0, 1, 1, 0, 1, 1, 1, 0};
     fake f;
@@ -285,6 +327,64 @@ static void test_plan(void) {
     pm_append_compact_plan_free(&p);
     fake_free(&f);
   }
+}
+
+/* Fixed buckets (BucketedAppendCompactManager): the queue by min sequence number. */
+static void plan_b(const int64_t *sizes, const int64_t *seqs, const int *buckets, size_t n, int32_t bucket, int full,
+                   const pm_append_compact_opts *o, const char *want) {
+  fake f;
+  fake_init(&f, sizes, NULL, n);
+  for (size_t i = 0; i < n; i++) {
+    f.live.items[i].file.min_sequence_number = seqs ? seqs[i] : (int64_t)i;
+    f.live.items[i].bucket = buckets ? buckets[i] : 0;
+  }
+  pm_append_compact_plan p;
+  pm_error err;
+  CHECK_OK(pm_append_compact_plan_bucketed(NULL, &f.live, NULL, bucket, full, o, NULL, NULL, &p, &err), &err);
+  char got[512], buf[256];
+  size_t k = 0;
+  got[0] = 0;
+  for (size_t i = 0; i < p.n_tasks; i++)
+    k += (size_t)snprintf(got + k, sizeof got - k, "%s%s", i ? "|" : "", task_names(&p.tasks[i], buf, sizeof buf));
+  CHECK_EQ_STR(got, want);
+  pm_append_compact_plan_free(&p);
+  fake_free(&f);
+}
+
+static void test_plan_bucketed(void) {
+  pm_append_compact_opts o = {100, 70, 5, 5, 100000, 0};
+  /* minor: five files make a task */
+  int64_t a[] = {10, 20, 30, 40, 50};
+  plan_b(a, NULL, NULL, 5, -1, 0, &o, "f0,f1,f2,f3,f4");
+  plan_b(a, NULL, NULL, 4, -1, 0, &o, ""); /* four: none */
+  /* the window drops its oldest once its size reaches 2 * target: 150+60 >= 200 drops f0 */
+  int64_t b[] = {150, 60, 10, 10, 10, 10, 10};
+  plan_b(b, NULL, NULL, 7, -1, 0, &o, "f1,f2,f3,f4,f5");
+  /* the queue is ordered by min sequence number, not by list position */
+  int64_t c[] = {1, 2, 3, 4, 5};
+  int64_t cs[] = {50, 40, 30, 20, 10};
+  plan_b(c, cs, NULL, 5, -1, 0, &o, "f4,f3,f2,f1,f0");
+  /* per bucket; a bucket filter */
+  int64_t d[] = {1, 1, 1, 1, 1, 1, 1, 1, 1};
+  int db[] = {0, 1, 0, 1, 0, 1, 0, 1, 0};
+  plan_b(d, NULL, db, 9, -1, 0, &o, "f0,f2,f4,f6,f8");
+  plan_b(d, NULL, db, 9, 1, 0, &o, "");
+  plan_b(d, NULL, db, 9, 0, 0, &o, "f0,f2,f4,f6,f8");
+  /* full: leading big files stay; the rest needs >= 3 files with more small than big */
+  int64_t e[] = {100, 80, 10, 10};
+  plan_b(e, NULL, NULL, 4, -1, 1, &o, "");
+  int64_t g[] = {100, 10, 80, 10};
+  plan_b(g, NULL, NULL, 4, -1, 1, &o, "f1,f2,f3");
+  int64_t h[] = {10, 80, 90, 10};
+  plan_b(h, NULL, NULL, 4, -1, 1, &o, ""); /* 2 small, 2 big */
+  plan_b(a, NULL, NULL, 2, -1, 1, &o, ""); /* fewer than 3 */
+  plan_b(a, NULL, NULL, 3, -1, 1, &o, "f0,f1,f2");
+  /* compaction.force-rewrite-all-files: everything, big files too */
+  pm_append_compact_opts of = o;
+  of.force_rewrite_all = 1;
+  int64_t k[] = {100, 100};
+  plan_b(k, NULL, NULL, 2, -1, 1, &of, "f0,f1");
+  plan_b(k, NULL, NULL, 2, -1, 1, &o, "");
 }
 
 /* ------------------------------------------------------------ tables */
@@ -340,6 +440,68 @@ static void test_compact_table(void) {
   CHECK_EQ_INT(mt.files_removed, 6);
   CHECK_EQ_INT(live_layout(dir, "a").files, 1);
   check_rows(t, dir, before, "after compacting all");
+  json_decref(before);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
+/* A fixed-bucket table (bucket 2, bucket-key id): minor compaction picks the
+ * first five files of each bucket by sequence number; a bucket filter; full
+ * compaction then leaves one file per bucket; rows, buckets and check stay right. */
+static void test_fixed_bucket(void) {
+  paimon_catalog *cat = open_catalog();
+  const char *opts[] = {"bucket=2", "bucket-key=id"};
+  paimon_table *t = make_table(cat, "fixed", "p", opts, 2);
+  json_t *before = json_array();
+  for (int i = 0; i < 8; i++) append(t, i * 20, i * 20 + 20, "a", before);
+  for (int i = 0; i < 3; i++) append(t, 500 + i * 20, 500 + i * 20 + 20, "b", before);
+  const char *dir = table_dir("fixed");
+  int a0 = bucket_files(dir, "a", 0, NULL), a1 = bucket_files(dir, "a", 1, NULL);
+  int b0 = bucket_files(dir, "b", 0, NULL), b1 = bucket_files(dir, "b", 1, NULL);
+  CHECK_MSG(a0 >= 5 && a1 >= 5, "files per bucket of p=a: %d %d", a0, a1);
+  paimon_compact_metrics mt;
+  paimon_error err = {0};
+  int64_t snap = -1;
+  /* minor, bucket 1 only */
+  CHECK_OK(compact_ex(t, NULL, 0, 1, 0, &mt, &snap, &err), &err);
+  CHECK_EQ_INT(mt.tasks, 1);
+  CHECK_EQ_INT(mt.files_removed, 5);
+  CHECK_EQ_INT(bucket_files(dir, "a", 1, NULL), a1 - 5 + 1);
+  CHECK_EQ_INT(bucket_files(dir, "a", 0, NULL), a0);
+  CHECK_EQ_STR(live_layout(dir, NULL).latest_kind, "COMPACT");
+  check_rows_ex(t, dir, before, 0, "fixed buckets: minor, bucket 1");
+  /* minor, every bucket: p=a bucket 0 (a0 >= 5 files) and bucket 1 when it still has 5 */
+  a1 = bucket_files(dir, "a", 1, NULL);
+  CHECK_OK(compact_ex(t, NULL, 0, -1, 0, &mt, &snap, &err), &err);
+  CHECK_EQ_INT(mt.tasks, 1 + (a1 >= 5));
+  CHECK_EQ_INT(bucket_files(dir, "a", 0, NULL), a0 - 5 + 1);
+  CHECK_EQ_INT(bucket_files(dir, "b", 0, NULL), b0);
+  /* full: every bucket with >= 3 small files becomes one file */
+  CHECK_OK(compact_ex(t, NULL, 0, -1, 1, &mt, &snap, &err), &err);
+  int64_t rows_a = 0, r;
+  for (int b = 0; b < 2; b++) {
+    CHECK_EQ_INT(bucket_files(dir, "a", b, &r), 1);
+    rows_a += r;
+  }
+  CHECK_EQ_INT(rows_a, 160);
+  CHECK_EQ_INT(bucket_files(dir, "b", 0, NULL), b0 >= 3 ? 1 : b0);
+  CHECK_EQ_INT(bucket_files(dir, "b", 1, NULL), b1 >= 3 ? 1 : b1);
+  check_rows_ex(t, dir, before, 0, "fixed buckets: full");
+  /* again: nothing to do */
+  snap = -1;
+  CHECK_OK(compact_ex(t, NULL, 0, -1, 1, &mt, &snap, &err), &err);
+  CHECK_EQ_INT(snap, -1);
+  /* a partition spec */
+  for (int i = 0; i < 5; i++) append(t, 900 + i * 20, 900 + i * 20 + 20, "b", before);
+  paimon_option spec[] = {{"p", "a"}};
+  snap = -1;
+  CHECK_OK(compact_ex(t, spec, 1, -1, 1, &mt, &snap, &err), &err);
+  CHECK_EQ_INT(snap, -1);
+  paimon_option spec_b[] = {{"p", "b"}};
+  CHECK_OK(compact_ex(t, spec_b, 1, -1, 1, &mt, &snap, &err), &err);
+  CHECK_EQ_INT(bucket_files(dir, "b", 0, NULL), 1);
+  CHECK_EQ_INT(bucket_files(dir, "b", 1, NULL), 1);
+  check_rows(t, dir, before, "fixed buckets: p=b");
   json_decref(before);
   paimon_table_free(t);
   paimon_catalog_free(cat);
@@ -438,9 +600,11 @@ int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_append_compact_XXXXXX");
   if (!mkdtemp(wh)) return 1;
   RUN_TEST(test_plan);
+  RUN_TEST(test_plan_bucketed);
   if (ot_available()) {
     RUN_TEST(test_compact_table);
     RUN_TEST(test_rolling);
+    RUN_TEST(test_fixed_bucket);
     RUN_TEST(test_race_overwrite);
     RUN_TEST(test_free_deletes);
   }
