@@ -19,11 +19,13 @@ static void usage(FILE *out) {
         "compaction strategy, or with --full into the max level. Append tables with bucket -1 as\n"
         "Java's AppendCompactCoordinator: files below target-file-size * compaction.small-file-ratio\n"
         "packed per partition into rewrites (compaction.min.file-num, compaction.file-num-limit,\n"
-        "source.split.open-file-cost). Commits the result as a COMPACT\n"
+        "source.split.open-file-cost). Fixed-bucket append tables per bucket as Java's\n"
+        "BucketedAppendCompactManager (minor: compaction.min.file-num files in sequence order; --full:\n"
+        "the small files after the leading big ones). Commits the result as a COMPACT\n"
         "snapshot and prints the snapshot id and the metrics: tasks, files_removed, files_added,\n"
         "rows_written, bytes_written, changelog_files_added, changelog_rows_written,\n"
         "changelog_bytes_written. Nothing is committed when there is nothing to compact.\n"
-        "Not supported yet: fixed-bucket append tables, deletion vectors, row tracking.\n",
+        "Not supported yet on append tables: deletion vectors, row tracking.\n",
         out);
 }
 
