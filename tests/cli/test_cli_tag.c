@@ -7,22 +7,16 @@
 #include <sys/stat.h>
 
 #include "harness.h"
-#include "support/cli_run.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "support/oracle_table.h"
+#include "support/cli_fixture.h"
 
-#define CLI PAIMON_BINARY_DIR "/paimon"
 #define T "pk_table_scan_and_read_mor"
 #define TT T "." T
 
-static char wh[256], dir[512];
-static json_t *snap_rows[6];
+static cf_fixture fx;
+static const char *dir = fx.dir;
 
-static int cli(const char *args, char **out) {
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "'%s' -w '%s' %s 2>&1", CLI, wh, args);
-  return run(cmd, out);
-}
+static int cli(const char *args, char **out) { return cf_cli(&fx, args, out); }
 
 static char *slurp(const char *path) {
   FILE *f = fopen(path, "rb");
@@ -45,42 +39,22 @@ static char *as_master(char *java) {
   return java;
 }
 
-static void record_snapshots(void) {
-  for (int id = 1; id <= 5; id++) {
-    char extra[64];
-    snprintf(extra, sizeof extra, "--snapshot %d", id);
-    int rc = 0;
-    char *e = NULL;
-    snap_rows[id] = ot_read(dir, extra, &rc, &e);
-    CHECK_MSG(snap_rows[id] && !rc, "snapshot %d: %s", id, e ? e : "");
-    free(e);
-  }
-}
-
 static void check_table(const char *what) {
   CHECK(ot_check_ok(dir, OT_ALLOW_OLD, what));
-  for (int id = 1; id <= 5; id++) {
-    char extra[64];
-    snprintf(extra, sizeof extra, "--snapshot %d", id);
-    if (snap_rows[id]) CHECK(ot_read_equals(dir, extra, snap_rows[id], what));
-  }
+  CHECK_EQ_INT(cf_snapshots_differ(&fx, NULL, 1, 5, what), 0);
 }
 
 /* Our reader at tag `name` equals paimon-table's rows of snapshot id. */
 static void read_tag_equals(const char *name, int id) {
-  char args[256], *out = NULL;
-  snprintf(args, sizeof args, "table read " TT " --tag %s --format jsonl", name);
-  CHECK_EQ_INT(cli(args, &out), 0);
-  json_t *a = ot_parse_lines(out, NULL);
-  char msg[4096];
-  CHECK_MSG(a && snap_rows[id] && ot_rows_match(snap_rows[id], a, msg, sizeof msg), "tag %s: %s", name, msg);
-  json_decref(a);
-  free(out);
+  char args[256], what[64];
+  snprintf(args, sizeof args, TT " --tag %s", name);
+  snprintf(what, sizeof what, "tag %s", name);
+  CHECK(cf_our_read_equals(&fx, args, fx.rows[id], what));
 }
 
 static void test_tags(void) {
-  char *out = NULL, path[700];
-  record_snapshots();
+  char *out = NULL, path[1200];
+  CHECK_EQ_INT(cf_record_snapshots(&fx, 1, 5), 0);
   /* create from the latest snapshot: the file is Java's snapshot-5, byte for byte */
   CHECK_EQ_INT(cli("tag create " TT " t1", &out), 0);
   free(out);
@@ -179,23 +153,13 @@ static void test_errors(void) {
 }
 
 int main(void) {
-  snprintf(wh, sizeof wh, "/tmp/pm_cli_tag_XXXXXX");
-  if (!mkdtemp(wh)) return 1;
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd,
-           "mkdir -p '%s/" T ".db' && cp -r '%s/fixtures/warehouse/parquet/" T ".db/" T "' '%s/" T
-           ".db/' && chmod -R u+w '%s'",
-           wh, PAIMON_SHARED_DIR, wh, wh);
-  if (system(cmd)) return 1;
-  snprintf(dir, sizeof dir, "%s/" T ".db/" T, wh);
+  if (cf_setup(&fx, "pm_cli_tag", T)) return 1;
   if (!ot_available()) {
     printf("SKIP: paimon-table oracle not available\n");
     return 0;
   }
   RUN_TEST(test_tags);
   RUN_TEST(test_errors);
-  for (int i = 0; i < 6; i++) json_decref(snap_rows[i]);
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
-  if (!pm_test_failures && system(cmd)) return 1;
+  if (cf_teardown(&fx, !pm_test_failures)) return 1;
   TEST_MAIN_END();
 }
