@@ -33,7 +33,7 @@ static void usage(FILE *out) {
         "repeated: the filters are ANDed. --select may be repeated: the column lists are concatenated.\n"
         "-w may appear anywhere on the line. Numbers that do not fit a 64-bit integer are refused.\n"
         "DB.T may be DB.T$branch_NAME; `table read DB.T$snapshots` (schemas, options, files, partitions,\n"
-        "tags, branches, manifests) reads a system table.\n"
+        "tags, branches, manifests, consumers, statistics) reads a system table.\n"
         "TIME-TRAVEL: --snapshot N | --tag NAME | --timestamp 'YYYY-MM-DD HH:MM:SS' | --timestamp-millis N |\n"
         "             --version V\n"
         "EXPR: id > 5 and name like 'a%' or x in (1, 2) ...\n"

@@ -1,4 +1,5 @@
-/* System tables ($snapshots, $schemas, $options, $files, $partitions, $tags, $branches, $manifests). */
+/* System tables ($snapshots, $schemas, $options, $files, $partitions, $tags, $branches, $manifests,
+ * $consumers, $statistics). */
 #include "table/system_tables.h"
 
 #include <stdio.h>
@@ -12,6 +13,8 @@
 #include "arrow/compute.h"
 #include "arrow/stream.h"
 #include "io/file.h"
+#include "meta/consumer.h"
+#include "meta/json_util.h"
 #include "meta/manifest.h"
 #include "meta/snapshot.h"
 #include "data/predicate.h"
@@ -88,6 +91,9 @@ static const col_spec TAGS_COLS[] = {{"tag_name", C_STR}, {"snapshot_id", C_I64}
 static const col_spec BRANCHES_COLS[] = {{"branch_name", C_STR}};
 static const col_spec MANIFESTS_COLS[] = {{"file_name", C_STR}, {"file_size", C_I64}, {"num_added_files", C_I64},
                                 {"num_deleted_files", C_I64}, {"schema_id", C_I64}};
+static const col_spec CONSUMERS_COLS[] = {{"consumer_id", C_STR}, {"next_snapshot_id", C_I64}};
+static const col_spec STATISTICS_COLS[] = {{"snapshot_id", C_I64}, {"schema_id", C_I64}, {"mergedRecordCount", C_I64},
+                                {"mergedRecordSize", C_I64}, {"colstat", C_STR}};
 
 static int snapshots_table(pm_table *t, sys_table *st, pm_error *err) {
   int rc = 0;
@@ -336,6 +342,112 @@ static int manifests_table(pm_table *t, sys_table *st, pm_error *err) {
   return rc;
 }
 
+/* Java's ConsumersTable: the consumers of the table's branch, by id. */
+static int consumers_table(pm_table *t, sys_table *st, pm_error *err) {
+  pm_consumer *c = NULL;
+  size_t n = 0;
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  int rc = pm_consumer_list(&sm, &c, &n, err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    rc = put_str(st, 0, c[i].id, err);
+    if (!rc) rc = put_i64(st, 1, c[i].next_snapshot, 1, err);
+    if (!rc) rc = end_row(st, err);
+  }
+  pm_consumers_free(c, n);
+  return rc;
+}
+
+/* colStats as Java re-serializes it (a map of ColStats, Jackson's pretty printer): map
+ * keys in file order; each ColStats with its non-null properties in the order colId,
+ * distinctCount, min, max, nullCount, avgLen, maxLen (unknown keys are dropped). */
+static int colstats_text(const json_t *cs, const char *path, char **out, pm_error *err) {
+  static const char *const KEYS[] = {"colId", "distinctCount", "min", "max", "nullCount", "avgLen", "maxLen"};
+  *out = NULL;
+  if (cs && !json_is_null(cs) && !json_is_object(cs))
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: \"colStats\" is not an object", path);
+  json_t *norm = json_object();
+  if (!norm) return PM_NOMEM(err);
+  int rc = 0;
+  const char *name;
+  json_t *v;
+  if (cs && json_is_object(cs)) json_object_foreach((json_t *)cs, name, v) {
+      if (rc) break;
+      if (!json_is_object(v)) {
+        rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: colStats of \"%s\" is not an object", path, name);
+        break;
+      }
+      json_t *o = json_object();
+      if (!o || json_object_set_new(norm, name, o)) {
+        rc = PM_NOMEM(err);
+        break;
+      }
+      for (size_t k = 0; k < sizeof KEYS / sizeof KEYS[0]; k++) {
+        json_t *x = json_object_get(v, KEYS[k]);
+        if (!k && !x) x = json_integer(0); /* an int property: never omitted */
+        else if (!x || json_is_null(x)) continue;
+        else json_incref(x);
+        if (!x || json_object_set_new(o, KEYS[k], x)) rc = PM_NOMEM(err);
+      }
+    }
+  pm_buf b;
+  pm_buf_init(&b);
+  if (!rc) rc = pm_json_pretty(norm, &b, err);
+  json_decref(norm);
+  if (!rc) {
+    *out = malloc(b.len + 1);
+    if (!*out) rc = PM_NOMEM(err);
+    else {
+      if (b.len) memcpy(*out, b.data, b.len);
+      (*out)[b.len] = 0;
+    }
+  }
+  pm_buf_free(&b);
+  return rc;
+}
+
+/* Java's StatisticTable: one row from the statistics file of the latest (or time-travel)
+ * snapshot, none when it has none. */
+static int statistics_table(pm_table *t, sys_table *st, pm_error *err) {
+  pm_snapshot *snap = NULL;
+  PM_TRY(pm_scan_resolve_snapshot(t, &snap, err));
+  if (!snap || !snap->statistics) {
+    pm_snapshot_free(snap);
+    return 0;
+  }
+  size_t len = strlen(snap->statistics) + 16;
+  char *sub = malloc(len);
+  if (sub) snprintf(sub, len, "statistics/%s", snap->statistics);
+  char *p = sub ? pm_table_root_path(t, sub) : NULL;
+  free(sub);
+  pm_snapshot_free(snap);
+  if (!p) return PM_NOMEM(err);
+  pm_buf b;
+  pm_buf_init(&b);
+  json_t *j = NULL;
+  char *colstat = NULL;
+  int64_t sid = 0, schema = 0, cnt = 0, size = 0;
+  int has_cnt = 0, has_size = 0;
+  int rc = pm_fs_read_file(t->fs, p, &b, 64 << 20, err);
+  if (!rc) rc = pm_json_parse((const char *)b.data, b.len, p, &j, err);
+  if (!rc && !json_is_object(j)) rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: statistics file is not a JSON object", p);
+  if (!rc) rc = pm_json_req_int64(j, "snapshotId", p, &sid, err);
+  if (!rc) rc = pm_json_req_int64(j, "schemaId", p, &schema, err);
+  if (!rc) rc = pm_json_get_int64(j, "mergedRecordCount", p, &cnt, &has_cnt, err);
+  if (!rc) rc = pm_json_get_int64(j, "mergedRecordSize", p, &size, &has_size, err);
+  if (!rc) rc = colstats_text(json_object_get(j, "colStats"), p, &colstat, err);
+  if (!rc) rc = put_i64(st, 0, sid, 1, err);
+  if (!rc) rc = put_i64(st, 1, schema, 1, err);
+  if (!rc) rc = put_i64(st, 2, cnt, has_cnt, err);
+  if (!rc) rc = put_i64(st, 3, size, has_size, err);
+  if (!rc) rc = put_str(st, 4, colstat, err);
+  if (!rc) rc = end_row(st, err);
+  free(colstat);
+  json_decref(j);
+  pm_buf_free(&b);
+  free(p);
+  return rc;
+}
+
 typedef int (*sys_fn)(pm_table *, sys_table *, pm_error *);
 #define COLS(a) a, sizeof a / sizeof a[0]
 typedef struct sys_entry {
@@ -348,7 +460,8 @@ static const sys_entry SYSTEM_TABLES[] = {
     {"snapshots", snapshots_table, COLS(SNAPSHOTS_COLS)},    {"schemas", schemas_table, COLS(SCHEMAS_COLS)},
     {"options", options_table, COLS(OPTIONS_COLS)},          {"files", files_table, COLS(FILES_COLS)},
     {"partitions", partitions_table, COLS(PARTITIONS_COLS)}, {"tags", tags_table, COLS(TAGS_COLS)},
-    {"branches", branches_table, COLS(BRANCHES_COLS)},       {"manifests", manifests_table, COLS(MANIFESTS_COLS)}};
+    {"branches", branches_table, COLS(BRANCHES_COLS)},       {"manifests", manifests_table, COLS(MANIFESTS_COLS)},
+    {"consumers", consumers_table, COLS(CONSUMERS_COLS)},    {"statistics", statistics_table, COLS(STATISTICS_COLS)}};
 #undef COLS
 
 static const sys_entry *find_system_table(const char *name, pm_error *err) {
@@ -356,7 +469,7 @@ static const sys_entry *find_system_table(const char *name, pm_error *err) {
     if (!strcmp(SYSTEM_TABLES[i].name, name)) return &SYSTEM_TABLES[i];
   pm_errorf(err, PAIMON_ERR_NOT_FOUND,
             "unknown system table '$%s' (snapshots, schemas, options, files, partitions, tags, branches, "
-            "manifests)",
+            "manifests, consumers, statistics)",
             name ? name : "");
   return NULL;
 }

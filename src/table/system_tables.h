@@ -12,6 +12,10 @@
  *   tags       (tag_name, snapshot_id, schema_id, commit_time, record_count)
  *   branches   (branch_name)
  *   manifests  (file_name, file_size, num_added_files, num_deleted_files, schema_id)
+ *   consumers  (consumer_id, next_snapshot_id)                       [the branch's consumers, by id]
+ *   statistics (snapshot_id, schema_id, mergedRecordCount, mergedRecordSize, colstat)
+ *              [the statistics file of the latest / time-travel snapshot; colstat is its
+ *              colStats re-serialized as Java's StatisticTable prints it]
  * Timestamps are Arrow "tsm:" (milliseconds, no zone).
  */
 #ifndef PM_TABLE_SYSTEM_TABLES_H
