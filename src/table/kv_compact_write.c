@@ -170,6 +170,64 @@ static int add_after(unit_result *r, const pm_data_file_meta *m, char *path, pm_
   return 0;
 }
 
+/* ------------------------------------------------------------ the merge read */
+
+int pm_kv_merge_read_open(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, pm_kv_merge_read *r,
+                          pm_error *err) {
+  memset(r, 0, sizeof *r);
+  pm_arena_init(&r->split.arena);
+  if (!n) return 0;
+  pm_data_split *sp = &r->split;
+  sp->partition.data = s->part;
+  sp->partition.len = s->part_len;
+  sp->bucket = s->bucket;
+  sp->bucket_path = s->bucket_dir;
+  sp->total_buckets = w->t->bucket;
+  sp->has_total_buckets = 1;
+  sp->data_files = calloc(n, sizeof *sp->data_files);
+  r->cols = calloc(w->nf + 1, sizeof *r->cols);
+  if (!sp->data_files || !r->cols) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) sp->data_files[i] = files[i]->meta;
+  sp->n_data_files = n;
+  if (s->dv) {
+    sp->deletion_files = calloc(n, sizeof *sp->deletion_files);
+    if (!sp->deletion_files) return PM_NOMEM(err);
+    for (size_t i = 0; i < n; i++) {
+      sp->deletion_files[i].cardinality = -1;
+      sp->deletion_files[i].vector = pm_dv_maintainer_get(s->dv, files[i]->meta.file_name);
+    }
+  }
+  for (size_t f = 0; f < w->nf; f++) r->cols[f] = w->fields[f].name;
+  r->cols[w->nf] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER;
+  pm_read_options ro;
+  pm_read_options_init(&ro);
+  ro.columns = r->cols;
+  ro.n_columns = w->nf + 1;
+  ro.with_row_kind = 1;
+  ro.parallelism = 1;
+  return pm_read_split(w->t, sp, &ro, &r->st, err);
+}
+
+int pm_kv_merge_read_next(pm_kv_merge_read *r, struct ArrowArray *out, const char *what, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  if (!r->st.release) return 0;
+  if (r->st.get_next(&r->st, out)) {
+    const char *msg = r->st.get_last_error ? r->st.get_last_error(&r->st) : NULL;
+    memset(out, 0, sizeof *out);
+    return pm_errorf(err, PAIMON_ERR_IO, "%s", msg ? msg : what);
+  }
+  return 0;
+}
+
+void pm_kv_merge_read_close(pm_kv_merge_read *r) {
+  if (r->st.release) r->st.release(&r->st);
+  free(r->cols);
+  free(r->split.data_files);
+  free(r->split.deletion_files);
+  pm_arena_free(&r->split.arena);
+  memset(r, 0, sizeof *r);
+}
+
 /* ------------------------------------------------------------ rewrite */
 
 static int kind_of(const struct ArrowArray *a, int64_t i) {
@@ -264,32 +322,14 @@ static int lookup_batch(pm_kv_write *w, pm_kv_before *bf, struct ArrowArray *b, 
 static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, int level, int drop_delete,
                       int write_data, unit_result *r, pm_error *err) {
   if (!n) return 0;
-  pm_data_split split;
-  memset(&split, 0, sizeof split);
-  pm_arena_init(&split.arena);
-  split.partition.data = s->part;
-  split.partition.len = s->part_len;
-  split.bucket = s->bucket;
-  split.bucket_path = s->bucket_dir;
-  split.total_buckets = w->t->bucket;
-  split.has_total_buckets = 1;
-  split.data_files = calloc(n, sizeof *split.data_files);
-  const char **cols = calloc(w->nf + 1, sizeof *cols);
-  int rc = split.data_files && cols ? 0 : PM_NOMEM(err);
-  for (size_t i = 0; !rc && i < n; i++) split.data_files[i] = files[i]->meta;
   /* deletion vectors: the inputs read without their deleted rows (the
-   * bucket's current vectors), and the keys of level-0 inputs looked up in
-   * the levels above the output */
+   * bucket's current vectors, taken before the DV lookup below marks new
+   * deletions), and the keys of level-0 inputs looked up in the levels above
+   * the output */
+  pm_kv_merge_read mr;
+  int rc = pm_kv_merge_read_open(w, s, files, n, &mr, err);
   int any_l0 = 0;
   for (size_t i = 0; i < n; i++) any_l0 |= files[i]->meta.level == 0;
-  if (!rc && s->dv) {
-    split.deletion_files = calloc(n, sizeof *split.deletion_files);
-    if (!split.deletion_files) rc = PM_NOMEM(err);
-    for (size_t i = 0; !rc && i < n; i++) {
-      split.deletion_files[i].cardinality = -1;
-      split.deletion_files[i].vector = pm_dv_maintainer_get(s->dv, files[i]->meta.file_name);
-    }
-  }
   /* lookup compaction (changelog-producer = lookup, first-row): the old
    * values of the level-0 keys, found before the DV lookup marks them */
   int first_row = w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
@@ -300,18 +340,6 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   if (!rc && w->full_cl && level == pm_kv_levels_max_level(&s->levels))
     rc = pm_kv_before_build(w, s, files, n, level, 1, &bf, err);
   if (!rc && s->dv && any_l0 && level > 0) rc = pm_kv_dv_lookup(w, s, files, n, level, err);
-  split.n_data_files = n;
-  for (size_t f = 0; f < w->nf && cols; f++) cols[f] = w->fields[f].name;
-  if (cols) cols[w->nf] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER;
-  pm_read_options ro;
-  pm_read_options_init(&ro);
-  ro.columns = cols;
-  ro.n_columns = w->nf + 1;
-  ro.with_row_kind = 1;
-  ro.parallelism = 1;
-  struct ArrowArrayStream st;
-  memset(&st, 0, sizeof st);
-  if (!rc) rc = pm_read_split(w->t, &split, &ro, &st, err);
   pm_kv_files outs;
   memset(&outs, 0, sizeof outs);
   pm_kv_roll roll, clr;
@@ -322,14 +350,9 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   if (with_cl) pm_kv_roll_init(&clr, w, s->bucket_dir, level, PM_SOURCE_APPEND, 1, &cls);
   while (!rc) {
     struct ArrowArray b, m;
-    memset(&b, 0, sizeof b);
     memset(&m, 0, sizeof m);
-    if (st.get_next(&st, &b)) {
-      const char *msg = st.get_last_error ? st.get_last_error(&st) : NULL;
-      rc = pm_errorf(err, PAIMON_ERR_IO, "%s", msg ? msg : "reading the files to compact failed");
-      break;
-    }
-    if (!b.release) break;
+    rc = pm_kv_merge_read_next(&mr, &b, "reading the files to compact failed", err);
+    if (rc || !b.release) break;
     uint8_t *keep = NULL;
     if (bf) rc = lookup_batch(w, bf, &b, with_cl ? &clr : NULL, &keep, err);
     if (!rc && write_data) rc = to_layout(w, &b, drop_delete, keep, &m, err);
@@ -349,11 +372,7 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   pm_kv_before_free(bf);
   if (!rc) rc = files_move(&r->cl, &cls, err);
   files_drop(w, &cls, 1);
-  if (st.release) st.release(&st);
-  free(cols);
-  free(split.data_files);
-  free(split.deletion_files);
-  pm_arena_free(&split.arena);
+  pm_kv_merge_read_close(&mr);
   if (!write_data) {
     for (size_t j = 0; j < outs.n; j++) {
       pm_error e;

@@ -22,7 +22,7 @@
  * the keys of the group's files below the max level, their "before" = the
  * record of the group's max-level files; the same rules (Java's
  * FullChangelogMergeFunctionWrapper: a key only at the max level is unchanged).
- * Reads go through the table reader (pm_read_split over the files, the
+ * Reads go through the table reader (pm_kv_merge_read_open over the files, the
  * bucket's current deletion vectors applied), so older schemas are read as
  * the table's. Memory: K and the before rows of K's keys. */
 #include <stdlib.h>
@@ -88,45 +88,12 @@ static int key_bytes(pm_kv_before *b, const struct ArrowArray *batch, int64_t i,
  * every row (key = its index in K or -1); rows fn marks with *take are kept
  * as before rows (their index stored in keys[key]). */
 static int read_files(pm_kv_before *b, pm_kv_lfile *const *files, size_t n, row_fn fn, pm_error *err) {
-  pm_kv_write *w = b->w;
-  pm_kvslot *s = b->s;
   if (!n) return 0;
-  pm_data_split split;
-  memset(&split, 0, sizeof split);
-  pm_arena_init(&split.arena);
-  split.partition.data = s->part;
-  split.partition.len = s->part_len;
-  split.bucket = s->bucket;
-  split.bucket_path = s->bucket_dir;
-  split.total_buckets = w->t->bucket;
-  split.has_total_buckets = 1;
-  split.data_files = calloc(n, sizeof *split.data_files);
-  const char **cols = calloc(w->nf + 1, sizeof *cols);
-  int rc = split.data_files && cols ? 0 : PM_NOMEM(err);
-  for (size_t i = 0; !rc && i < n; i++) split.data_files[i] = files[i]->meta;
-  split.n_data_files = n;
-  if (!rc && s->dv) {
-    split.deletion_files = calloc(n, sizeof *split.deletion_files);
-    if (!split.deletion_files) rc = PM_NOMEM(err);
-    for (size_t i = 0; !rc && i < n; i++) {
-      split.deletion_files[i].cardinality = -1;
-      split.deletion_files[i].vector = pm_dv_maintainer_get(s->dv, files[i]->meta.file_name);
-    }
-  }
-  for (size_t f = 0; f < w->nf && cols; f++) cols[f] = w->fields[f].name;
-  if (cols) cols[w->nf] = PM_SYSTEM_FIELD_SEQUENCE_NUMBER;
-  pm_read_options ro;
-  pm_read_options_init(&ro);
-  ro.columns = cols;
-  ro.n_columns = w->nf + 1;
-  ro.with_row_kind = 1;
-  ro.parallelism = 1;
-  struct ArrowArrayStream st;
-  memset(&st, 0, sizeof st);
-  if (!rc) rc = pm_read_split(w->t, &split, &ro, &st, err);
+  pm_kv_merge_read mr;
+  int rc = pm_kv_merge_read_open(b->w, b->s, files, n, &mr, err);
   if (!rc && !b->has_type) {
     struct ArrowSchema sc;
-    if (st.get_schema(&st, &sc)) {
+    if (mr.st.get_schema(&mr.st, &sc)) {
       rc = pm_errorf(err, PAIMON_ERR_IO, "lookup compaction: the read schema");
     } else {
       rc = pm_type_from_schema(&sc, &b->type, err);
@@ -138,13 +105,8 @@ static int read_files(pm_kv_before *b, pm_kv_lfile *const *files, size_t n, row_
   int64_t cap_take = 0;
   while (!rc) {
     struct ArrowArray batch;
-    memset(&batch, 0, sizeof batch);
-    if (st.get_next(&st, &batch)) {
-      const char *msg = st.get_last_error ? st.get_last_error(&st) : NULL;
-      rc = pm_errorf(err, PAIMON_ERR_IO, "%s", msg ? msg : "lookup compaction: reading failed");
-      break;
-    }
-    if (!batch.release) break;
+    rc = pm_kv_merge_read_next(&mr, &batch, "lookup compaction: reading failed", err);
+    if (rc || !batch.release) break;
     if (batch.length > cap_take) {
       int64_t *nt = realloc(take, (size_t)batch.length * sizeof *nt);
       if (!nt) rc = PM_NOMEM(err);
@@ -182,11 +144,7 @@ static int read_files(pm_kv_before *b, pm_kv_lfile *const *files, size_t n, row_
     batch.release(&batch);
   }
   free(take);
-  if (st.release) st.release(&st);
-  free(cols);
-  free(split.data_files);
-  free(split.deletion_files);
-  pm_arena_free(&split.arena);
+  pm_kv_merge_read_close(&mr);
   return rc;
 }
 

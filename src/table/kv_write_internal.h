@@ -8,6 +8,7 @@
 #include "format/format.h"
 #include "meta/arena.h"
 #include "meta/manifest.h"
+#include "meta/split.h"
 #include "meta/stats.h"
 #include "util/buf.h"
 #include "table/kv_compact.h"
@@ -217,6 +218,23 @@ int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err);
 void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s);
 /* Counts the slot's compact increment into w->stats as prepare hands it out. */
 void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s);
+
+/* kv_compact_write.c: the merge read of a slot's files[0..n) as compaction
+ * reads them: one split over the files with the bucket's current deletion
+ * vectors (taken at open), the table's merge engine with retracts kept,
+ * columns = table columns + _SEQUENCE_NUMBER with the row kind (read layout:
+ * _row_kind, table columns, _SEQUENCE_NUMBER), parallelism 1. n = 0: st
+ * stays released (nothing to read). Close always (also after a failed open). */
+typedef struct pm_kv_merge_read {
+  pm_data_split split; /* borrowed by the stream */
+  const char **cols;
+  struct ArrowArrayStream st;
+} pm_kv_merge_read;
+int pm_kv_merge_read_open(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, pm_kv_merge_read *r,
+                          pm_error *err);
+/* The next batch into *out (released at the end); what = the message on a stream error. */
+int pm_kv_merge_read_next(pm_kv_merge_read *r, struct ArrowArray *out, const char *what, pm_error *err);
+void pm_kv_merge_read_close(pm_kv_merge_read *r);
 
 /* kv_dv_lookup.c: lookup compaction's deletion vectors for a merge group
  * files[0..n) compacted to out_level (> 0) that holds level-0 files: every

@@ -35,27 +35,17 @@
 
 static char wh[256];
 
-static const char *table_dir(const char *name) {
-  static char d[512];
-  snprintf(d, sizeof d, "%s/d.db/%s", wh, name);
-  return d;
-}
+#include "support/pk_changelog.h"
 
 static paimon_catalog *open_catalog(void) { return pkw_open_catalog(wh); }
 
-#define TABLE_COLS "id INT NOT NULL, pt STRING NOT NULL, v STRING, n BIGINT"
-static const char *const COLS[] = {"id:i:notnull", "pt:u:notnull", "v:u", "n:l", "_rk:c:notnull"};
-static const char *const KIND_NAMES[] = {"+I", "-U", "+U", "-D"};
-
-static paimon_table *make_table(paimon_catalog *cat, const char *name, const char *const *extra, size_t n_extra) {
-  const char *opts[16] = {"primary-key=pt,id", "bucket=2", "changelog-producer=input"};
-  size_t n = 3;
+/* A table of support/pk_changelog.h with changelog-producer = input (then extra). */
+static paimon_table *make_input_table(paimon_catalog *cat, const char *name, const char *const *extra,
+                                      size_t n_extra) {
+  const char *opts[16] = {"changelog-producer=input"};
+  size_t n = 1;
   for (size_t i = 0; i < n_extra && n < 16; i++) opts[n++] = extra[i];
-  paimon_error err = {0};
-  CHECK_OK(ow_create_table(cat, "d", name, TABLE_COLS, "pt", opts, n, 0, &err), &err);
-  char id[128];
-  snprintf(id, sizeof id, "d.%s", name);
-  return pkw_get_table(cat, id);
+  return make_table(cat, name, opts, n);
 }
 
 /* A batch from JSON lines with the int8 row-kind column "_rk". */
@@ -63,7 +53,7 @@ static void batch(const char *jsonl, struct ArrowSchema *s, struct ArrowArray *a
 
 /* Writes the rows (row kinds from "_rk"), flushing after every `flush_every`
  * batch-parts (a part = one JSON-lines string), and commits once. */
-static int write_commit(paimon_table *t, const char *const *parts, size_t n, paimon_error *err) {
+static int write_parts(paimon_table *t, const char *const *parts, size_t n, paimon_error *err) {
   pkw_part ps[64];
   CHECK(n <= 64);
   for (size_t i = 0; i < n && i < 64; i++) ps[i] = (pkw_part){parts[i], -1};
@@ -73,18 +63,9 @@ static int write_commit(paimon_table *t, const char *const *parts, size_t n, pai
 
 /* ------------------------------------------------------------ model */
 
-static json_t *row_of(const json_t *r) {
-  json_t *row = json_deep_copy(r);
-  json_object_del(row, "_rk");
-  const char *cols[] = {"v", "n"};
-  for (int c = 0; c < 2; c++)
-    if (!json_object_get(row, cols[c])) json_object_set_new(row, cols[c], json_null());
-  return row;
-}
-
 /* Applies the rows (deduplicate) to model; appends each as a changelog row
  * (with "_row_kind") to changes. */
-static void model_apply(json_t *model, json_t *changes, const char *jsonl) {
+static void model_apply_input(json_t *model, json_t *changes, const char *jsonl) {
   json_t *rows = ot_parse_lines(jsonl, NULL);
   CHECK(rows != NULL);
   size_t i;
@@ -95,9 +76,7 @@ static void model_apply(json_t *model, json_t *changes, const char *jsonl) {
     char key[256];
     snprintf(key, sizeof key, "%s/%lld", json_string_value(json_object_get(row, "pt")),
              (long long)json_integer_value(json_object_get(row, "id")));
-    json_t *ch = json_deep_copy(row);
-    json_object_set_new(ch, "_row_kind", json_string(KIND_NAMES[k]));
-    json_array_append_new(changes, ch);
+    json_array_append_new(changes, with_kind(row, k));
     if (k == 1 || k == 3) {
       json_object_del(model, key);
       json_decref(row);
@@ -108,66 +87,11 @@ static void model_apply(json_t *model, json_t *changes, const char *jsonl) {
   json_decref(rows);
 }
 
-static json_t *model_rows(const json_t *model) {
-  json_t *out = json_array();
-  const char *k;
-  json_t *v;
-  json_object_foreach((json_t *)model, k, v) json_array_append(out, v);
-  return out;
-}
-
-/* Our reader over `options` (with the _row_kind column when with_kind). */
-static json_t *read_ours(paimon_table *t, const paimon_option *options, size_t n, int with_kind) {
-  paimon_error err = {0};
-  paimon_read_builder *rb = NULL;
-  paimon_plan *plan = NULL;
-  struct ArrowArrayStream st = {0};
-  json_t *rows = NULL;
-  int rc = paimon_read_builder_new(t, options, n, &rb, &err);
-  if (!rc) paimon_read_builder_with_row_kind(rb, with_kind);
-  if (!rc) rc = paimon_read_builder_plan(rb, &plan, &err);
-  if (!rc) rc = paimon_read_plan(rb, plan, &st, &err);
-  CHECK_MSG(rc == 0, "read: %s", err.message);
-  if (!rc) {
-    struct ArrowSchema schema;
-    CHECK(st.get_schema(&st, &schema) == 0);
-    pm_type type;
-    pm_error e;
-    CHECK(pm_type_from_schema(&schema, &type, &e) == 0);
-    rows = json_array();
-    pm_buf b;
-    pm_buf_init(&b);
-    for (;;) {
-      struct ArrowArray a;
-      CHECK(st.get_next(&st, &a) == 0);
-      if (!a.release) break;
-      for (int64_t r = 0; r < a.length; r++) {
-        json_t *row = json_object();
-        for (int64_t c = 0; c < type.n_children; c++) {
-          b.len = 0;
-          CHECK(pm_json_append_value(&type.children[c], a.children[c], r, -1, &b, &e) == 0);
-          json_t *v = json_loadb((const char *)b.data, b.len, JSON_DECODE_ANY, NULL);
-          json_object_set_new(row, type.children[c].name, v ? v : json_null());
-        }
-        json_array_append_new(rows, row);
-      }
-      a.release(&a);
-    }
-    pm_buf_free(&b);
-    pm_type_free(&type);
-    schema.release(&schema);
-    st.release(&st);
-  }
-  paimon_plan_free(plan);
-  paimon_read_builder_free(rb);
-  return rows;
-}
-
 /* The table = model in both readers; check passes; snapshot `snap`'s changelog
  * read (ours, incremental changelog mode) = changes; its snapshot file has
  * the changelog manifest list and changelogRecordCount = |changes|. */
-static void check_commit(paimon_table *t, const char *name, const json_t *model, const json_t *changes, int64_t snap,
-                         int use_oracle, const char *what) {
+static void check_input_commit(paimon_table *t, const char *name, const json_t *model, const json_t *changes,
+                               int64_t snap, int use_oracle, const char *what) {
   char msg[8192];
   json_t *want = model_rows(model);
   json_t *ours = read_ours(t, NULL, 0, 0);
@@ -217,20 +141,20 @@ static const char *const C3[] = {"{\"id\":1,\"pt\":\"b\",\"v\":\"b-one\",\"n\":n
 
 static void test_input_changelog(void) {
   paimon_catalog *cat = open_catalog();
-  paimon_table *t = make_table(cat, "cl", NULL, 0);
+  paimon_table *t = make_input_table(cat, "cl", NULL, 0);
   json_t *model = json_object();
   json_t *all = json_array();
   paimon_error err = {0};
   const char *const *commits[] = {C1, C2, C3};
   size_t sizes[] = {2, 1, 1};
   for (int c = 0; c < 3; c++) {
-    CHECK_OK(write_commit(t, commits[c], sizes[c], &err), &err);
+    CHECK_OK(write_parts(t, commits[c], sizes[c], &err), &err);
     json_t *changes = json_array();
-    for (size_t p = 0; p < sizes[c]; p++) model_apply(model, changes, commits[c][p]);
+    for (size_t p = 0; p < sizes[c]; p++) model_apply_input(model, changes, commits[c][p]);
     json_array_extend(all, changes);
     char what[64];
     snprintf(what, sizeof what, "commit %d", c + 1);
-    check_commit(t, "cl", model, changes, c + 1, c == 2, what);
+    check_input_commit(t, "cl", model, changes, c + 1, c == 2, what);
     json_decref(changes);
   }
   /* the changelog files read by DuckDB: every input record with its kind ... */
@@ -269,13 +193,13 @@ static void test_changelog_options(void) {
   paimon_catalog *cat = open_catalog();
   const char *opts[] = {"changelog-file.format=avro", "changelog-file.compression=snappy", "changelog-file.prefix=cl-",
                         "changelog-file.stats-mode=none"};
-  paimon_table *t = make_table(cat, "clopt", opts, 4);
+  paimon_table *t = make_input_table(cat, "clopt", opts, 4);
   json_t *model = json_object();
   json_t *changes = json_array();
   paimon_error err = {0};
-  CHECK_OK(write_commit(t, C1, 2, &err), &err);
-  for (size_t p = 0; p < 2; p++) model_apply(model, changes, C1[p]);
-  check_commit(t, "clopt", model, changes, 1, 1, "avro changelog");
+  CHECK_OK(write_parts(t, C1, 2, &err), &err);
+  for (size_t p = 0; p < 2; p++) model_apply_input(model, changes, C1[p]);
+  check_input_commit(t, "clopt", model, changes, 1, 1, "avro changelog");
   char cmd[2048], *out = NULL;
   snprintf(cmd, sizeof cmd,
            "cd '%s' && ls pt=*/bucket-*/ | grep -c '^cl-.*\\.avro$'; ls pt=*/bucket-*/ | grep -c '^changelog-'; "
@@ -324,7 +248,7 @@ static void test_changelog_options(void) {
 static void test_many_flushes(void) {
   paimon_catalog *cat = open_catalog();
   const char *opts[] = {"write-buffer-size=8 kb", "target-file-size=4 kb", "bucket=1"};
-  paimon_table *t = make_table(cat, "clmany", opts, 3);
+  paimon_table *t = make_input_table(cat, "clmany", opts, 3);
   json_t *model = json_object(), *changes = json_array();
   size_t cap = 1 << 20, len = 0;
   char *buf = malloc(cap);
@@ -344,9 +268,9 @@ static void test_many_flushes(void) {
     parts[p] = owned[p];
   }
   paimon_error err = {0};
-  CHECK_OK(write_commit(t, parts, 8, &err), &err);
-  for (int p = 0; p < 8; p++) model_apply(model, changes, parts[p]);
-  check_commit(t, "clmany", model, changes, 1, 1, "many flushes");
+  CHECK_OK(write_parts(t, parts, 8, &err), &err);
+  for (int p = 0; p < 8; p++) model_apply_input(model, changes, parts[p]);
+  check_input_commit(t, "clmany", model, changes, 1, 1, "many flushes");
   char cmd[2048], *out = NULL;
   snprintf(cmd, sizeof cmd, "ls '%s'/pt=*/bucket-0/ | grep -c '^changelog-'", table_dir("clmany"));
   CHECK_EQ_INT(ot_shell(cmd, &out), 0);
@@ -391,7 +315,7 @@ static void test_changelog_write_faults(void) {
   CHECK_OK(ow_create_table(cat, "d", "clf", TABLE_COLS, "pt", opts, 4, 0, &err), &err);
   paimon_table *t = NULL;
   CHECK_OK(paimon_catalog_get_table(cat, "d.clf", &t, &err), &err);
-  CHECK_OK(write_commit(t, C3, 1, &err), &err);
+  CHECK_OK(write_parts(t, C3, 1, &err), &err);
   char dir[400];
   snprintf(dir, sizeof dir, "%s/d.db/clf", fwh);
   int data0 = count_files(dir, "data-"), cl0 = count_files(dir, "changelog-");
@@ -437,8 +361,8 @@ static void test_changelog_write_faults(void) {
     }
   }
   json_t *model = json_object(), *changes = json_array();
-  model_apply(model, changes, C3[0]);
-  check_commit(t, "../faults/d.db/clf", model, changes, 1, 0, "after the faults");
+  model_apply_input(model, changes, C3[0]);
+  check_input_commit(t, "../faults/d.db/clf", model, changes, 1, 0, "after the faults");
   json_decref(changes);
   json_decref(model);
   paimon_table_free(t);

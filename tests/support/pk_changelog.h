@@ -1,6 +1,7 @@
 /*
  * Shared by the changelog-producer tests (test_write_pk_lookup.c,
- * test_write_pk_full_changelog.c): a table `id INT, pt STRING, v STRING,
+ * test_write_pk_full_changelog.c; test_write_pk_changelog.c uses the table,
+ * reader and model helpers): a table `id INT, pt STRING, v STRING,
  * n BIGINT` (primary key pt, id; partitioned by pt; 2 buckets) in warehouse
  * `wh` (the including test defines and fills it), random commits of upserts
  * / deletes (row-kind column "_rk"), and a model independent of the library:
