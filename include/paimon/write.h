@@ -182,6 +182,30 @@ PAIMON_EXPORT paimon_status paimon_table_commit_with_properties(paimon_table_com
                                                                 const paimon_option *properties, size_t n,
                                                                 paimon_error *err);
 PAIMON_EXPORT void paimon_table_commit_with_watermark(paimon_table_commit *c, int64_t watermark);
+/* Row-id conflict check of data-evolution tables (row-tracking.enabled and
+ * data-evolution.enabled; Java's TableCommit.rowIdCheckConflict and
+ * rowIdCheckConflictForMaterializeDvCompaction), for every following commit
+ * call of c until changed; a no-op on other tables, as in Java.
+ * from_snapshot: the snapshot the messages were planned on (the one a MERGE
+ * INTO / UPDATE / DELETE read, >= 1); it must have a nextRowId when a commit
+ * runs the check. mode:
+ *  - PAIMON_ROW_ID_CHECK_DML: a commit fails with PAIMON_ERR_CONFLICT (nothing
+ *    published; the message names the file and the snapshot) when a snapshot
+ *    after from_snapshot up to the latest, other than a COMPACT one, added or
+ *    deleted in the commit's partitions a file with rows below from_snapshot's
+ *    nextRowId whose row range overlaps a file of the commit that carries row
+ *    ids and that writes a column (_WRITE_COLS, none = all) that file writes;
+ *    APPEND commits then detect conflicts as OVERWRITE ones do;
+ *  - PAIMON_ROW_ID_CHECK_MATERIALIZE_DV: COMPACT commits only (materializing
+ *    deletion vectors): such a snapshot added a file whose rows overlap a
+ *    normal data file the commit deletes;
+ *  - PAIMON_ROW_ID_CHECK_OFF (the default): off, from_snapshot ignored.
+ * An unknown mode or from_snapshot < 1: PAIMON_ERR_INVALID_ARGUMENT, c unchanged. */
+#define PAIMON_ROW_ID_CHECK_OFF 0
+#define PAIMON_ROW_ID_CHECK_DML 1
+#define PAIMON_ROW_ID_CHECK_MATERIALIZE_DV 2
+PAIMON_EXPORT paimon_status paimon_table_commit_with_row_id_check(paimon_table_commit *c, int mode,
+                                                                  int64_t from_snapshot, paimon_error *err);
 /* Commits the messages (borrowed). *snapshot_id (may be NULL) = the last
  * snapshot written, or -1 when none was (an ignored empty commit). Status as
  * in "Failure rules" above. */

@@ -58,6 +58,16 @@ void paimon_table_commit_with_watermark(paimon_table_commit *c, int64_t watermar
   if (c) pm_commit_set_watermark(c->c, watermark);
 }
 
+paimon_status paimon_table_commit_with_row_id_check(paimon_table_commit *c, int mode, int64_t from_snapshot,
+                                                    paimon_error *err) {
+  CHECK_ARG(c, "NULL argument");
+  _Static_assert(PAIMON_ROW_ID_CHECK_DML == PM_ROWID_CHECK_DML &&
+                     PAIMON_ROW_ID_CHECK_MATERIALIZE_DV == PM_ROWID_CHECK_MATERIALIZE_DV &&
+                     PAIMON_ROW_ID_CHECK_OFF == PM_ROWID_CHECK_OFF,
+                 "row id check modes");
+  return (paimon_status)pm_commit_set_rowid_check(c->c, mode, from_snapshot, err);
+}
+
 /* Batch commits happen once per committer (Java's BatchTableCommit). */
 static int check_batch(paimon_table_commit *c, int64_t identifier, pm_error *err) {
   if (c->streaming) return 0;

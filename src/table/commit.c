@@ -921,6 +921,12 @@ static int append_is_overwrite(const pm_commit_changes *a) {
   return 0;
 }
 
+static int adds_global_index(const pm_commit_changes *a) {
+  for (size_t i = 0; i < a->index.n; i++)
+    if (a->index.items[i].kind == PM_FILE_ADD && a->index.items[i].index_file.has_global_index) return 1;
+  return 0;
+}
+
 static int ignore_empty_commit(const pm_commit *c) {
   const pm_core_options *co = &c->t->co;
   /* Java's stream commits never ignore (StreamWriteBuilder); batch ones follow the option */
@@ -938,9 +944,12 @@ int pm_commit_append(pm_commit *c, const pm_manifest_committable *m, int check_a
   int rc = 0;
   if (!ignore_empty_commit(c) || !pm_commit_changes_empty(&cc.append)) {
     int overwrite = append_is_overwrite(&cc.append);
+    const char *kind = overwrite ? "OVERWRITE" : "APPEND";
+    /* Java's checkAppendFiles: also under a row-id check and for new global-index files */
+    int detect = check_append_conflicts || overwrite || pm_commit_rowid_check_applies(c, kind) ||
+                 adds_global_index(&cc.append);
     pm_commit_provider p = {provide_fixed, &cc.append};
-    rc = pm_commit_try(c, &p, identifier, m, overwrite ? "OVERWRITE" : "APPEND", check_append_conflicts || overwrite,
-                       &sid, err);
+    rc = pm_commit_try(c, &p, identifier, m, kind, detect, &sid, err);
   }
   if (!rc && !pm_commit_changes_empty(&cc.compact)) {
     pm_commit_provider p = {provide_fixed, &cc.compact};

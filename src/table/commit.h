@@ -95,6 +95,15 @@ int pm_commit_set_properties(pm_commit *c, const pm_options *props, pm_error *er
 /* Watermark of the following commits (max with the committable's and the latest snapshot's). */
 void pm_commit_set_watermark(pm_commit *c, int64_t watermark);
 
+/* Row-id conflict check of data-evolution tables (Java's
+ * FileStoreCommit.rowIdCheckConflict / rowIdCheckConflictForMaterializeDvCompaction),
+ * for the following commits: mode PM_ROWID_CHECK_DML (every commit kind) or
+ * PM_ROWID_CHECK_MATERIALIZE_DV (COMPACT only) from snapshot from_snapshot (>= 1);
+ * PM_ROWID_CHECK_OFF turns it off. A no-op on tables without data-evolution.enabled
+ * (Java's plain ConflictDetection ignores it). See commit_internal.h. */
+enum { PM_ROWID_CHECK_OFF = 0, PM_ROWID_CHECK_DML = 1, PM_ROWID_CHECK_MATERIALIZE_DV = 2 };
+int pm_commit_set_rowid_check(pm_commit *c, int mode, int64_t from_snapshot, pm_error *err);
+
 /* Commits the committable m (APPEND, then COMPACT when m has compact increments).
  * check_append_conflicts: detect conflicts for the APPEND snapshot too (restart
  * recovery does). *snapshot_id (may be NULL) = the last snapshot written, -1 when

@@ -58,6 +58,8 @@ struct pm_commit {
   int pending_unseen; /* ...after a snapshot create reported done but not found (PM_PUB_UNSEEN) */
   char pending_kind[16];
   int compaction_dropped; /* the last commit's compaction part failed after its data was published (its status) */
+  int rowid_check_mode;       /* PM_ROWID_CHECK_* (commit.h) */
+  int64_t rowid_check_from;   /* its snapshot (when the mode is not OFF) */
 };
 
 /* Computes the changes of one attempt against latest (NULL = empty table).
@@ -139,12 +141,42 @@ int pm_commit_check_dv_conflicts(pm_commit *c, const pm_snapshot *latest, const 
 
 /* Row-id conflicts of data-evolution tables (commit_conflict_rowid.c; a no-op
  * unless data-evolution.enabled): deleted files keep the row ids we planned with,
- * new files of existing rows match live files' rows, and (COMPACT) overlapping
- * row ranges after the commit are identical. merged = base + delta merged by
+ * new files of existing rows match live files' rows, (COMPACT, or a row-id check
+ * set) overlapping row ranges after the commit are identical, new global-index
+ * files cover rows that live files of their bucket hold, and (row-id check set,
+ * pm_commit_set_rowid_check) no snapshot after the check's snapshot changed the
+ * rows (and columns) this commit changes. merged = base + delta merged by
  * identity. PAIMON_ERR_CONFLICT naming the file. */
 int pm_commit_check_rowid_conflicts(pm_commit *c, const pm_snapshot *latest, const pm_manifest_entries *base,
                                     const pm_commit_changes *ch, const char *kind, const pm_entry_merge *merged,
                                     pm_error *err);
+
+/* 1 when the row-id check of c applies to commits of `kind` (Java's
+ * shouldCheckRowIdFromSnapshot: such APPEND commits detect conflicts). */
+int pm_commit_rowid_check_applies(const pm_commit *c, const char *kind);
+
+/* Java's RowIdConflictChecker: the row ranges (and, for the column checker,
+ * the field ids written) of a commit's files, against which a file an earlier
+ * snapshot committed is tested.
+ *   columns = 1: RowIdColumnConflictChecker. The files' row ranges that overlap
+ *     (not merely touch) form groups; a group's range spans them and its field
+ *     ids are the union of each file's _WRITE_COLS as field ids of the file's
+ *     own schema (null _WRITE_COLS: every field of that schema). A file
+ *     conflicts when its row range intersects a group's range and it writes one
+ *     of the group's field ids (null _WRITE_COLS: it writes all of them).
+ *     System columns (_KEY_*, _SEQUENCE_NUMBER, _VALUE_KIND, _LEVEL, rowkind,
+ *     _ROW_ID) in _WRITE_COLS are skipped; any other name that is no column
+ *     of the file's schema is PAIMON_ERR_CORRUPT naming it.
+ *   columns = 0: RowIdRangeConflictChecker: row ranges only (touching ranges
+ *     joined); a file conflicts when its range intersects one.
+ * Files without a first row id are ignored (and never conflict). The schemas
+ * come from t (pm_table_schema_by_id; t must outlive the checker). */
+typedef struct pm_rowid_checker pm_rowid_checker;
+int pm_rowid_checker_new(pm_table *t, int columns, const pm_data_file_meta *const *files, size_t n,
+                         pm_rowid_checker **out, pm_error *err);
+int pm_rowid_checker_empty(const pm_rowid_checker *k);
+int pm_rowid_checker_conflicts(pm_rowid_checker *k, const pm_data_file_meta *f, int *conflict, pm_error *err);
+void pm_rowid_checker_free(pm_rowid_checker *k); /* NULL ok */
 
 /* ---- overwrite upgrade (commit_upgrade.c) ---- */
 

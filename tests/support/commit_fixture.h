@@ -96,9 +96,12 @@ static inline int64_t cf_local_millis(void) {
 }
 
 /* Writes a Parquet data file of rows (ids[i], names[i]) into the bucket
- * directory of (dt, bucket 0) and fills *f (strings in a). */
-static inline void cf_data_file(pm_table *t, pm_path_factory *pf, pm_arena *a, const char *dt, const int32_t *ids,
-                                const char *const *names, int n, pm_data_file_meta *f) {
+ * directory of (dt, bucket 0) and fills *f (strings in a). cols (unpartitioned
+ * tables only, else 3): 1 = only the id column, 2 = only name (a data-evolution
+ * column update: _WRITE_COLS lists it, value stats of that column), 3 = all. */
+static inline void cf_data_file_cols(pm_table *t, pm_path_factory *pf, pm_arena *a, const char *dt,
+                                     const int32_t *ids, const char *const *names, int n, int cols,
+                                     pm_data_file_meta *f) {
   pm_error err;
   memset(&err, 0, sizeof err);
   char pdir[256] = "";
@@ -110,12 +113,19 @@ static inline void cf_data_file(pm_table *t, pm_path_factory *pf, pm_arena *a, c
   if (system(cmd) != 0) abort();
   char *path = pm_path_factory_new_data_file(pf, bdir, "parquet", 0);
   int part = t->n_partition_keys > 0;
+  if (part && cols != 3) abort();
+  int only = cols == 3 ? -1 : cols - 1; /* the one column written, or -1 */
   struct ArrowSchema s;
-  tw_schema(&s, "+s", "", 0, part ? 3 : 2);
-  tw_schema(s.children[0], "i", "id", 0, 0);
-  tw_field_id(s.children[0], 0);
-  tw_schema(s.children[1], "u", "name", 1, 0);
-  tw_field_id(s.children[1], 1);
+  tw_schema(&s, "+s", "", 0, only >= 0 ? 1 : part ? 3 : 2);
+  if (only >= 0) {
+    tw_schema(s.children[0], only ? "u" : "i", only ? "name" : "id", only, 0);
+    tw_field_id(s.children[0], only);
+  } else {
+    tw_schema(s.children[0], "i", "id", 0, 0);
+    tw_field_id(s.children[0], 0);
+    tw_schema(s.children[1], "u", "name", 1, 0);
+    tw_field_id(s.children[1], 1);
+  }
   const char **dts = calloc((size_t)n + 1, sizeof *dts);
   for (int i = 0; i < n; i++) dts[i] = dt;
   if (part) {
@@ -123,9 +133,13 @@ static inline void cf_data_file(pm_table *t, pm_path_factory *pf, pm_arena *a, c
     tw_field_id(s.children[2], 2);
   }
   struct ArrowArray arr;
-  tw_struct(&arr, n, part ? 3 : 2, NULL);
-  tw_prim(arr.children[0], n, ids, 4, NULL);
-  tw_str(arr.children[1], n, names, NULL);
+  tw_struct(&arr, n, only >= 0 ? 1 : part ? 3 : 2, NULL);
+  if (only == 0) tw_prim(arr.children[0], n, ids, 4, NULL);
+  if (only == 1) tw_str(arr.children[0], n, names, NULL);
+  if (only < 0) {
+    tw_prim(arr.children[0], n, ids, 4, NULL);
+    tw_str(arr.children[1], n, names, NULL);
+  }
   if (part) tw_str(arr.children[2], n, dts, NULL);
   pm_format_writer *w = NULL;
   pm_format_write_result res;
@@ -139,23 +153,26 @@ static inline void cf_data_file(pm_table *t, pm_path_factory *pf, pm_arena *a, c
   s.release(&s);
   memset(f, 0, sizeof *f);
   /* value stats as Java keeps them by default (truncate(16), dense: every column) */
+  /* (a column update: of the written column only, as Java's stats follow _WRITE_COLS) */
   pm_stats_collector *sc = NULL;
-  if (pm_stats_collector_new(t->schema->fields, t->schema->n_fields, NULL, &sc, &err)) abort();
+  if (pm_stats_collector_new(t->schema->fields + (only > 0 ? only : 0), only >= 0 ? 1 : t->schema->n_fields, NULL,
+                             &sc, &err))
+    abort();
   for (int i = 0; i < n; i++) {
     pm_value v;
     memset(&v, 0, sizeof v);
     v.kind = PM_V_INT;
     v.u.i64 = ids[i];
-    if (pm_stats_collector_add(sc, 0, &v, &err)) abort();
+    if (only <= 0 && pm_stats_collector_add(sc, 0, &v, &err)) abort();
     const char *sv[2] = {names[i], dt};
-    for (int k = 0; k < (part ? 2 : 1); k++) {
+    for (int k = 0; only != 0 && k < (part ? 2 : 1); k++) {
       memset(&v, 0, sizeof v);
       if (sv[k]) {
         v.kind = PM_V_STRING;
         v.u.bytes.data = (const uint8_t *)sv[k];
         v.u.bytes.len = strlen(sv[k]);
       }
-      if (pm_stats_collector_add(sc, (size_t)k + 1, &v, &err)) abort();
+      if (pm_stats_collector_add(sc, only == 1 ? 0 : (size_t)k + 1, &v, &err)) abort();
     }
   }
   if (pm_stats_collector_finish(sc, 1, a, &f->value_stats, &f->value_stats_cols, &err)) abort();
@@ -178,10 +195,21 @@ static inline void cf_data_file(pm_table *t, pm_path_factory *pf, pm_arena *a, c
   f->has_delete_row_count = 1;
   f->file_source = PM_SOURCE_APPEND;
   f->write_cols.is_null = 1;
+  if (only >= 0) {
+    f->write_cols.is_null = 0;
+    f->write_cols.n = 1;
+    f->write_cols.items = pm_arena_alloc(a, sizeof *f->write_cols.items);
+    f->write_cols.items[0] = pm_arena_strdup(a, only ? "name" : "id");
+  }
   f->write_cols_sequences_is_null = 1;
   pm_format_write_result_free(&res);
   free(path);
   free(bdir);
+}
+
+static inline void cf_data_file(pm_table *t, pm_path_factory *pf, pm_arena *a, const char *dt, const int32_t *ids,
+                                const char *const *names, int n, pm_data_file_meta *f) {
+  cf_data_file_cols(t, pf, a, dt, ids, names, n, 3, f);
 }
 
 /* A committable with one message per call of cf_add_file (each its own message). */
@@ -208,6 +236,54 @@ static inline pm_data_file_meta *cf_add_file(pm_manifest_committable *c, pm_tabl
   m->new_files.items = f;
   m->new_files.n = 1;
   return f;
+}
+
+/* ---- data-evolution (row-tracking) messages ---- */
+
+/* A new file of rows ids/names (cols as cf_data_file_cols) keeping row ids first_row_id.. (compact: source COMPACT). */
+static inline pm_data_file_meta *cf_rowid_file(pm_manifest_committable *m, pm_table *t, pm_path_factory *pf,
+                                               const int32_t *ids, const char *const *names, int n, int cols,
+                                               int64_t first_row_id, int compact) {
+  pm_data_file_meta *f = pm_arena_alloc(&m->arena, sizeof *f);
+  cf_data_file_cols(t, pf, &m->arena, NULL, ids, names, n, cols, f);
+  f->first_row_id = first_row_id;
+  f->has_first_row_id = 1;
+  if (compact) f->file_source = PM_SOURCE_COMPACT;
+  return f;
+}
+
+/* An empty message of the unpartitioned table t (bucket 0). */
+static inline pm_commit_message *cf_rowid_message(pm_manifest_committable *m, pm_table *t) {
+  pm_commit_message *msg = &m->messages[m->n_messages++];
+  memset(msg, 0, sizeof *msg);
+  msg->partition = cf_partition(&m->arena, NULL, 0);
+  msg->total_buckets = t->bucket;
+  msg->has_total_buckets = 1;
+  return msg;
+}
+
+/* A compaction of before[0..n) into one file of rows ids/names starting at row first_row_id. */
+static inline pm_data_file_meta *cf_rowid_compaction(pm_manifest_committable *m, pm_table *t, pm_path_factory *pf,
+                                                     const pm_data_file_meta *before, size_t n, const int32_t *ids,
+                                                     const char *const *names, int rows, int64_t first_row_id) {
+  pm_commit_message *msg = cf_rowid_message(m, t);
+  pm_data_file_meta *b = pm_arena_alloc(&m->arena, n * sizeof *b);
+  memcpy(b, before, n * sizeof *b);
+  msg->compact_before.items = b;
+  msg->compact_before.n = n;
+  msg->compact_after.items = cf_rowid_file(m, t, pf, ids, names, rows, 3, first_row_id, 1);
+  msg->compact_after.n = 1;
+  return msg->compact_after.items;
+}
+
+/* A column update (cols as cf_data_file_cols) of rows first_row_id..: a new file keeping those row ids. */
+static inline pm_data_file_meta *cf_rowid_update(pm_manifest_committable *m, pm_table *t, pm_path_factory *pf,
+                                                 const int32_t *ids, const char *const *names, int rows, int cols,
+                                                 int64_t first_row_id) {
+  pm_commit_message *msg = cf_rowid_message(m, t);
+  msg->new_files.items = cf_rowid_file(m, t, pf, ids, names, rows, cols, first_row_id, 0);
+  msg->new_files.n = 1;
+  return msg->new_files.items;
 }
 
 /* ---- reading back ---- */

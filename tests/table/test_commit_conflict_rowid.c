@@ -12,48 +12,6 @@
 
 static char root[512];
 
-static pm_data_file_meta *new_file(pm_manifest_committable *m, pm_table *t, pm_path_factory *pf, const int32_t *ids,
-                                   const char *const *names, int n, int64_t first_row_id, int compact) {
-  pm_data_file_meta *f = pm_arena_alloc(&m->arena, sizeof *f);
-  cf_data_file(t, pf, &m->arena, NULL, ids, names, n, f);
-  f->first_row_id = first_row_id;
-  f->has_first_row_id = 1;
-  if (compact) f->file_source = PM_SOURCE_COMPACT;
-  return f;
-}
-
-static pm_commit_message *new_message(pm_manifest_committable *m, pm_table *t) {
-  pm_commit_message *msg = &m->messages[m->n_messages++];
-  memset(msg, 0, sizeof *msg);
-  msg->partition = cf_partition(&m->arena, NULL, 0);
-  msg->total_buckets = t->bucket;
-  msg->has_total_buckets = 1;
-  return msg;
-}
-
-/* A compaction of before[0..n) into one file of rows ids/names starting at row first_row_id. */
-static pm_data_file_meta *compaction(pm_manifest_committable *m, pm_table *t, pm_path_factory *pf,
-                                     const pm_data_file_meta *before, size_t n, const int32_t *ids,
-                                     const char *const *names, int rows, int64_t first_row_id) {
-  pm_commit_message *msg = new_message(m, t);
-  pm_data_file_meta *b = pm_arena_alloc(&m->arena, n * sizeof *b);
-  memcpy(b, before, n * sizeof *b);
-  msg->compact_before.items = b;
-  msg->compact_before.n = n;
-  msg->compact_after.items = new_file(m, t, pf, ids, names, rows, first_row_id, 1);
-  msg->compact_after.n = 1;
-  return msg->compact_after.items;
-}
-
-/* A column update (all columns) of rows first_row_id.. : a new file keeping those row ids. */
-static pm_data_file_meta *update(pm_manifest_committable *m, pm_table *t, pm_path_factory *pf, const int32_t *ids,
-                                 const char *const *names, int rows, int64_t first_row_id) {
-  pm_commit_message *msg = new_message(m, t);
-  msg->new_files.items = new_file(m, t, pf, ids, names, rows, first_row_id, 0);
-  msg->new_files.n = 1;
-  return msg->new_files.items;
-}
-
 static void commit_ok(pm_commit *c, pm_manifest_committable *m, int64_t expect, const char *dir) {
   pm_error err;
   memset(&err, 0, sizeof err);
@@ -105,8 +63,8 @@ static void test_rowid_races(void) {
   /* 1. b updates rows 2..3 first; a's compaction of rows 0..3 (planned without it) conflicts */
   pm_manifest_committable *ma = cf_committable(PM_BATCH_COMMIT_IDENTIFIER, 1);
   pm_manifest_committable *mb = cf_committable(PM_BATCH_COMMIT_IDENTIFIER, 1);
-  compaction(ma, t, &pf, f, 2, i1234, nabcd, 4, 0);
-  f[2] = *update(mb, t, &pf, i34, nCD, 2, 2);
+  cf_rowid_compaction(ma, t, &pf, f, 2, i1234, nabcd, 4, 0);
+  f[2] = *cf_rowid_update(mb, t, &pf, i34, nCD, 2, 3, 2);
   commit_ok(b, mb, 2, dir);
   CHECK(cf_rows_are(dir, "1|a|\n2|b|\n3|C|\n4|D|\n"));
   commit_conflict(a, t, ma, 2, dir, "rows 2..3", "overlap with different ranges");
@@ -116,8 +74,8 @@ static void test_rowid_races(void) {
   f[2].min_sequence_number = f[2].max_sequence_number = 2;
   pm_manifest_committable *ma2 = cf_committable(PM_BATCH_COMMIT_IDENTIFIER, 1);
   pm_manifest_committable *mb2 = cf_committable(PM_BATCH_COMMIT_IDENTIFIER, 1);
-  compaction(ma2, t, &pf, f, 3, i1234, nabCD, 4, 0);
-  update(mb2, t, &pf, i12, nAB, 2, 0);
+  cf_rowid_compaction(ma2, t, &pf, f, 3, i1234, nabCD, 4, 0);
+  cf_rowid_update(mb2, t, &pf, i12, nAB, 2, 3, 0);
   commit_ok(a, ma2, 3, dir);
   CHECK(cf_rows_are(dir, "1|a|\n2|b|\n3|C|\n4|D|\n"));
   commit_conflict(b, t, mb2, 3, dir, "rows 0..1", "no live file holds");
@@ -125,7 +83,7 @@ static void test_rowid_races(void) {
 
   /* 3. an update of exactly the compacted file's rows commits */
   pm_manifest_committable *mb3 = cf_committable(PM_BATCH_COMMIT_IDENTIFIER, 1);
-  update(mb3, t, &pf, i1234, nwxyz, 4, 0);
+  cf_rowid_update(mb3, t, &pf, i1234, nwxyz, 4, 3, 0);
   commit_ok(b, mb3, 4, dir);
   CHECK(cf_rows_are(dir, "1|w|\n2|x|\n3|y|\n4|z|\n"));
 
