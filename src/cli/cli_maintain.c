@@ -1,5 +1,7 @@
-/* Table maintenance commands (public API only, paimon/cleanup.h):
- *   paimon table remove-orphan-files DB.T [--older-than TS] [--dry-run] */
+/* Table maintenance commands (public API only, paimon/cleanup.h, paimon/expire.h):
+ *   paimon table remove-orphan-files DB.T [--older-than TS] [--dry-run]
+ *   paimon table expire-snapshots DB.T [--retain-max N] [--retain-min N] [--older-than TS]
+ *                                      [--max-deletes N] [--dry-run] */
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +11,7 @@
 #include "cli/cli.h"
 #include "cli/cli_write.h"
 #include "paimon/cleanup.h"
+#include "paimon/expire.h"
 #include "paimon/paimon.h"
 
 /* ---- progress on stderr for work over a second ---- */
@@ -163,11 +166,120 @@ static int orphan_main(const char *warehouse, int argc, char **argv) {
   return rc;
 }
 
-int cli_is_maintain_command(const char *sub) { return !strcmp(sub, "remove-orphan-files"); }
+static void expire_usage(FILE *out) {
+  fputs("usage: paimon [-w WAREHOUSE] table expire-snapshots DB.T [--retain-max N] [--retain-min N]\n"
+        "                                  [--older-than TS] [--max-deletes N] [--dry-run]\n"
+        "\n"
+        "Expires old snapshots as Java's expire_snapshots procedure: keeps at most --retain-max and at\n"
+        "least --retain-min snapshots, expires the ones in between that were committed before TS\n"
+        "('YYYY-MM-DD HH:MM:SS[.fff]' in the local time zone, or milliseconds since the epoch), at most\n"
+        "--max-deletes per run; consumers pin the snapshots they still read. Unset values come from the\n"
+        "table's options (snapshot.num-retained.max / .min, snapshot.time-retained, snapshot.expire.limit).\n"
+        "Then deletes the data, changelog and metadata files no retained snapshot, tag or branch uses,\n"
+        "and long-lived changelogs beyond changelog.num-retained.* / changelog.time-retained.\n"
+        "DB.T may name a branch as DB.T$branch_B. --dry-run changes nothing and prints what would go.\n"
+        "Prints 'snapshots N', 'changelogs-written N', 'changelogs-expired N', 'data-files N',\n"
+        "'metadata-files N', 'directories N' and 'earliest-snapshot N' (-1: none).\n",
+        out);
+}
+
+static int parse_count(const char *cmd, const char *opt, const char *v, int min, int32_t *out) {
+  char *end = NULL;
+  long long x = strtoll(v, &end, 10);
+  if (!*v || *end || x < min || x > INT32_MAX) {
+    fprintf(stderr, "paimon table %s: %s needs an integer >= %d, got '%s'\n", cmd, opt, min, v);
+    return 2;
+  }
+  *out = (int32_t)x;
+  return 0;
+}
+
+static int expire_main(const char *warehouse, int argc, char **argv) {
+  if (cli_wants_help(argc, argv)) {
+    expire_usage(stdout);
+    return 0;
+  }
+  const char *cmd = "expire-snapshots";
+  paimon_expire_options o;
+  paimon_expire_options_init(&o);
+  const char *ident = NULL;
+  for (int i = 2; i < argc; i++) {
+    const char *s = argv[i];
+    int has = i + 1 < argc;
+    if (!strcmp(s, "--retain-max") && has) {
+      if (parse_count(cmd, s, argv[++i], 1, &o.retain_max)) return 2;
+    } else if (!strcmp(s, "--retain-min") && has) {
+      if (parse_count(cmd, s, argv[++i], 1, &o.retain_min)) return 2;
+    } else if (!strcmp(s, "--max-deletes") && has) {
+      if (parse_count(cmd, s, argv[++i], 1, &o.max_deletes)) return 2;
+    } else if (!strcmp(s, "--older-than") && has) {
+      o.older_than_millis = parse_ts(argv[++i]);
+      if (o.older_than_millis < 0) {
+        fprintf(stderr, "paimon table %s: --older-than '%s' is not 'YYYY-MM-DD HH:MM:SS' or epoch milliseconds\n",
+                cmd, argv[i]);
+        return 2;
+      }
+    } else if (!strcmp(s, "--dry-run")) {
+      o.dry_run = 1;
+    } else if (s[0] == '-' && s[1]) {
+      fprintf(stderr, "paimon table %s: unknown option %s%s\n", cmd, s,
+              strcmp(s, "--retain-max") && strcmp(s, "--retain-min") && strcmp(s, "--max-deletes") &&
+                      strcmp(s, "--older-than")
+                  ? ""
+                  : " (its value is missing)");
+      return 2;
+    } else if (!ident) {
+      ident = s;
+    } else {
+      fprintf(stderr, "paimon table %s: unexpected argument '%s'\n", cmd, s);
+      return 2;
+    }
+  }
+  if (!ident) {
+    fprintf(stderr, "paimon table %s: missing table (DB.T)\n", cmd);
+    return 2;
+  }
+  paimon_catalog *cat = NULL;
+  paimon_table *t = NULL;
+  int rc = open_table(cmd, warehouse, ident, &cat, &t);
+  if (!rc) {
+    cli_progress p;
+    memset(&p, 0, sizeof p);
+    p.cmd = cmd;
+    clock_gettime(CLOCK_MONOTONIC, &p.start);
+    paimon_expire_result r;
+    paimon_error err = {0};
+    int st = paimon_table_expire_snapshots(t, &o, on_progress, &p, &r, &err);
+    if (st && !(st == PAIMON_ERR_IO && r.delete_failed)) {
+      rc = cli_write_fail(cmd, &err);
+    } else {
+      if (o.dry_run) fprintf(stderr, "paimon table %s: dry run, nothing changed\n", cmd);
+      printf("snapshots %llu\nchangelogs-written %llu\nchangelogs-expired %llu\ndata-files %llu\n"
+             "metadata-files %llu\ndirectories %llu\nearliest-snapshot %lld\n",
+             (unsigned long long)r.snapshots_expired, (unsigned long long)r.changelogs_written,
+             (unsigned long long)r.changelogs_expired, (unsigned long long)r.data_files_deleted,
+             (unsigned long long)r.meta_files_deleted, (unsigned long long)r.dirs_deleted,
+             (long long)r.earliest_snapshot);
+      if (st) {
+        fprintf(stderr, "paimon table %s: %llu files could not be deleted: %s\n", cmd,
+                (unsigned long long)r.delete_failed, err.message);
+        rc = 1;
+      }
+    }
+  }
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+  return rc;
+}
+
+int cli_is_maintain_command(const char *sub) {
+  return !strcmp(sub, "remove-orphan-files") || !strcmp(sub, "expire-snapshots");
+}
 
 int cli_maintain_main(const char *warehouse, int argc, char **argv) {
   const char *sub = argc > 1 ? argv[1] : "";
   if (!strcmp(sub, "remove-orphan-files")) return orphan_main(warehouse, argc, argv);
+  if (!strcmp(sub, "expire-snapshots")) return expire_main(warehouse, argc, argv);
   fprintf(stderr, "paimon table: unknown maintenance command '%s'\n", sub);
   return 2;
 }

@@ -22,8 +22,10 @@ static void usage(FILE *out) {
         "  table alter DB.T ACTION ...                     change a table's schema or options\n"
         "  table compact DB.T [--partition k=v] [--full]   compact a primary-key table\n"
         "  table remove-orphan-files DB.T [--older-than TS] [--dry-run]  delete unreferenced files\n"
+        "  table expire-snapshots DB.T [--retain-max N] [--older-than TS] ...  expire old snapshots\n"
         "  table rollback DB.T (--snapshot N | --tag T | --timestamp TS)  roll back\n"
         "  tag create|delete|rename|list|get DB.T ...      manage tags\n"
+        "  consumer list|reset|delete DB.T ...             manage streaming consumers\n"
         "\n"
         "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"
         "`paimon <command> [<subcommand>] --help` shows details; `paimon --version` the version.\n",
@@ -101,6 +103,7 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "rollback"))
     rc = cli_rollback_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "tag")) rc = cli_tag_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "consumer")) rc = cli_consumer_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) rc = cli_table_main(warehouse, argc - i, argv + i);
   else {
     fprintf(stderr, "paimon: unknown command '%s'\n", cmd);

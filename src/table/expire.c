@@ -202,7 +202,7 @@ int pm_expire_until(pm_table *t, const pm_expire_config *c, int64_t end, pm_expi
     int exists = 1;
     int rc = h ? pm_fs_exists(t->fs, h, &exists, err) : PM_NOMEM(err);
     free(h);
-    if (!rc && !exists) rc = pm_snapshot_write_hint(&sm, "EARLIEST", earliest, err);
+    if (!rc && !exists && !c->dry_run) rc = pm_snapshot_write_hint(&sm, "EARLIEST", earliest, err);
     return rc;
   }
 
@@ -287,6 +287,13 @@ int pm_expire_until(pm_table *t, const pm_expire_config *c, int64_t end, pm_expi
                     (long long)end - 1, t->root);
     goto out;
   }
+  if (c->dry_run) {
+    r->snapshots_expired += (int64_t)snaps.n - 1;
+    if (c->changelog_decoupled) r->changelogs_written += (int64_t)snaps.n - 1;
+    r->files.data_deleted += (int64_t)d.data.n;
+    r->files.meta_deleted += (int64_t)d.meta.n;
+    goto out;
+  }
 
   /* 4. long-lived changelogs, snapshot files (ascending), EARLIEST */
   report(progress, pctx, "deleting snapshots", 0, (int64_t)snaps.n - 1);
@@ -351,7 +358,8 @@ int pm_expire_snapshots(pm_table *t, const pm_expire_config *c, pm_expire_progre
   int64_t now = c->now_ms ? c->now_ms : pm_expire_now_ms();
   int64_t older_than = c->time_retained_ms >= now ? INT64_MIN : now - c->time_retained_ms;
   pm_snapshot_manager sm = pm_table_snapshots(t);
-  if (c->consumer_expiration_ms > 0) PM_TRY(pm_consumer_expire(&sm, now - c->consumer_expiration_ms, NULL, err));
+  if (c->consumer_expiration_ms > 0 && !c->dry_run)
+    PM_TRY(pm_consumer_expire(&sm, now - c->consumer_expiration_ms, NULL, err));
   int64_t latest = 0, earliest = 0;
   PM_TRY(pm_snapshot_latest_id(&sm, &latest, err));
   if (latest <= 0) return 0;

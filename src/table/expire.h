@@ -47,6 +47,7 @@ typedef struct pm_expire_config {
   int consumer_changelog_only; /* consumer.changelog-only: consumers do not pin snapshots */
   int64_t consumer_expiration_ms; /* consumer.expiration-time, 0 = never */
   int64_t now_ms;              /* the clock (0 = current time) */
+  int dry_run;                 /* plan only: the result counts what would go, nothing changes */
 } pm_expire_config;
 
 /* Reads the options of t into c (invalid values are INVALID_ARGUMENT naming the key). */
