@@ -214,18 +214,11 @@ static void test_two_overwriters(void) {
 }
 
 int main(void) {
-  if (!ot_available()) TEST_MAIN_END();
-  if (access(OD_DRIVER, X_OK) != 0) {
-    fprintf(stderr, "%s is missing (built by the api_crash_driver target)\n", OD_DRIVER);
-    return 1;
-  }
-  long_mode = getenv("PAIMON_LONG_TESTS") && atoi(getenv("PAIMON_LONG_TESTS")) > 0;
-  snprintf(tmp_root, sizeof tmp_root, "/tmp/pm_test_write_concurrency_XXXXXX");
-  if (!mkdtemp(tmp_root)) return 1;
+  int go = od_test_begin("write_concurrency", ot_available(), tmp_root, sizeof tmp_root, &long_mode);
+  if (go < 0) return 1;
+  if (!go) TEST_MAIN_END();
   RUN_TEST(test_eight_writers);
   RUN_TEST(test_two_overwriters);
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (!getenv("PM_KEEP") && !pm_test_failures && system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+  od_test_end(tmp_root, pm_test_failures);
   TEST_MAIN_END();
 }

@@ -40,8 +40,7 @@ static int oracle_calls;
 typedef struct crash_table {
   char wh[512], state[512], dir[600];
   long long next;              /* next batch to write */
-  long long begun[4096];       /* every batch any run began committing */
-  size_t n_begun;
+  od_begun begun; /* every batch any run began committing */
   long long latest_read;       /* latest snapshot id whose read was verified */
   int stops;
 } crash_table;
@@ -59,40 +58,26 @@ static void ct_init(crash_table *t, const char *name) {
 
 static void ct_run(crash_table *t, const char *rule, int recover_commit, long long from, long long to,
                    double kill_after, od_out *o) {
-  char f[32], tt[32], out[700];
-  snprintf(f, sizeof f, "%lld", from);
-  snprintf(tt, sizeof tt, "%lld", to);
+  char out[700];
   snprintf(out, sizeof out, "%s/../driver.out", t->wh);
-  char *argv[16];
+  const char *flags[8];
   int n = 0;
-  argv[n++] = (char *)"api_crash_driver";
-  argv[n++] = (char *)"--state";
-  argv[n++] = t->state;
-  argv[n++] = (char *)"--user";
-  argv[n++] = (char *)USER;
+  flags[n++] = "--state";
+  flags[n++] = t->state;
+  flags[n++] = "--user";
+  flags[n++] = USER;
   if (recover_commit) {
-    argv[n++] = (char *)"--recover";
-    argv[n++] = (char *)"commit";
+    flags[n++] = "--recover";
+    flags[n++] = "commit";
   }
+  flags[n] = NULL;
   if (rule) {
-    argv[n++] = (char *)"--rule";
-    argv[n++] = (char *)rule;
+    flags[n++] = "--rule";
+    flags[n++] = rule;
+    flags[n] = NULL;
   }
-  argv[n++] = t->wh;
-  argv[n++] = (char *)"db";
-  argv[n++] = (char *)"t";
-  argv[n++] = f;
-  argv[n++] = tt;
-  argv[n] = NULL;
-  od_run(argv, out, kill_after, o);
+  od_run_range(flags, t->wh, from, to, out, kill_after, &t->begun, o);
   driver_seconds += o->seconds;
-  for (size_t i = 0; i < o->n_begun; i++)
-    if (!od_has(t->begun, t->n_begun, o->begun[i]) && t->n_begun < 4096) t->begun[t->n_begun++] = o->begun[i];
-  if (o->failed) {
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "cat '%s' >&2", out);
-    if (system(cmd) != 0) fprintf(stderr, "cannot show %s\n", out);
-  }
 }
 
 /* Batches with a pending (saved, maybe uncommitted) committable. */
@@ -134,7 +119,7 @@ static void ct_verify(crash_table *t, const od_out *o, const char *what, int fin
     CHECK_MSG(!strcmp(s[i].commit_kind, "APPEND"), "%s: snapshot %lld is %s", what, s[i].id, s[i].commit_kind);
     long long k = s[i].commit_identifier;
     CHECK_MSG(!od_has(ids, ni, k), "%s: batch %lld published twice (again in snapshot %lld)", what, k, s[i].id);
-    CHECK_MSG(od_has(t->begun, t->n_begun, k), "%s: snapshot %lld has identifier %lld that no run began", what,
+    CHECK_MSG(od_has(t->begun.ids, t->begun.n, k), "%s: snapshot %lld has identifier %lld that no run began", what,
               s[i].id, k);
     if (!od_has(ids, ni, k)) ids[ni++] = k;
   }
@@ -178,8 +163,8 @@ static void ct_verify(crash_table *t, const od_out *o, const char *what, int fin
     if (pend[i] + 1 > t->next) t->next = pend[i] + 1;
   if (final) {
     CHECK_MSG(np == 0, "%s: %zu pending commits left after a clean run", what, np);
-    for (size_t i = 0; i < t->n_begun; i++)
-      CHECK_MSG(od_has(ids, ni, t->begun[i]), "%s: batch %lld began but was never published", what, t->begun[i]);
+    for (size_t i = 0; i < t->begun.n; i++)
+      CHECK_MSG(od_has(ids, ni, t->begun.ids[i]), "%s: batch %lld began but was never published", what, t->begun.ids[i]);
   }
   free(ids);
   free(s);
@@ -337,14 +322,9 @@ static void test_sigkill_random(void) {
 }
 
 int main(void) {
-  if (!ot_available()) TEST_MAIN_END();
-  if (access(OD_DRIVER, X_OK) != 0) {
-    fprintf(stderr, "%s is missing (built by the api_crash_driver target)\n", OD_DRIVER);
-    return 1;
-  }
-  long_mode = getenv("PAIMON_LONG_TESTS") && atoi(getenv("PAIMON_LONG_TESTS")) > 0;
-  snprintf(tmp_root, sizeof tmp_root, "/tmp/pm_test_write_crash_XXXXXX");
-  if (!mkdtemp(tmp_root)) return 1;
+  int go = od_test_begin("write_crash", ot_available(), tmp_root, sizeof tmp_root, &long_mode);
+  if (go < 0) return 1;
+  if (!go) TEST_MAIN_END();
   /* the oracle judges each distinct table state once (support/oracle_table.h verdict cache) */
   ot_cache_enable(!getenv("PM_CRASH_NO_CACHE"));
   double t0 = od_now();
@@ -357,8 +337,6 @@ int main(void) {
           ot_cache.hits);
   CHECK(total_stops >= (long_mode ? 500 : 30));
   ot_cache_clear();
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (!getenv("PM_KEEP") && !pm_test_failures && system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+  od_test_end(tmp_root, pm_test_failures);
   TEST_MAIN_END();
 }

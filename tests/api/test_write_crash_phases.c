@@ -154,8 +154,7 @@ typedef struct ptable {
   const char *layout;
   char wh[512], state[512], dir[600], out[700];
   long long next;
-  long long begun[4096];
-  size_t n_begun;
+  od_begun begun;
   long long verified_snapshot;
   long long verified_schema;
 } ptable;
@@ -176,41 +175,9 @@ static void pt_init(ptable *t, const char *layout, const char *name) {
 /* Runs batches from..to (with the rule armed at phase `at` when rule != NULL). */
 static void pt_run(ptable *t, const char *at, const char *rule, long long from, long long to, double kill_after,
                    od_out *o) {
-  char f[32], tt[32];
-  snprintf(f, sizeof f, "%lld", from);
-  snprintf(tt, sizeof tt, "%lld", to);
-  char *argv[24];
-  int n = 0;
-  argv[n++] = (char *)"api_crash_driver";
-  argv[n++] = (char *)"--mix";
-  argv[n++] = (char *)"--layout";
-  argv[n++] = (char *)t->layout;
-  argv[n++] = (char *)"--target-file-size";
-  argv[n++] = (char *)TARGET_FILE_SIZE;
-  argv[n++] = (char *)"--state";
-  argv[n++] = t->state;
-  argv[n++] = (char *)"--user";
-  argv[n++] = (char *)USER;
-  if (rule) {
-    argv[n++] = (char *)"--at";
-    argv[n++] = (char *)at;
-    argv[n++] = (char *)"--rule";
-    argv[n++] = (char *)rule;
-  }
-  argv[n++] = t->wh;
-  argv[n++] = (char *)"db";
-  argv[n++] = (char *)"t";
-  argv[n++] = f;
-  argv[n++] = tt;
-  argv[n] = NULL;
-  od_run(argv, t->out, kill_after, o);
-  for (size_t i = 0; i < o->n_begun; i++)
-    if (!od_has(t->begun, t->n_begun, o->begun[i]) && t->n_begun < 4096) t->begun[t->n_begun++] = o->begun[i];
-  if (o->failed) {
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "cat '%s' >&2", t->out);
-    if (system(cmd) != 0) fprintf(stderr, "cannot show %s\n", t->out);
-  }
+  const char *flags[] = {"--mix", "--layout", t->layout, "--target-file-size", TARGET_FILE_SIZE, "--state", t->state,
+                         "--user", USER, rule ? "--at" : NULL, at, "--rule", rule, NULL};
+  od_run_range(flags, t->wh, from, to, t->out, kill_after, &t->begun, o);
 }
 
 static size_t pt_pending(const ptable *t, long long *ids, size_t cap) {
@@ -349,7 +316,7 @@ static void pt_verify_run(ptable *t, const od_out *o, const char *what, int fina
     CHECK_MSG(!strcmp(s[i].commit_kind, kind), "%s: snapshot %lld (batch %lld) is %s, not %s", what, s[i].id, k,
               s[i].commit_kind, kind);
     CHECK_MSG(!od_has(ids, ni, k), "%s: batch %lld published twice (again in snapshot %lld)", what, k, s[i].id);
-    CHECK_MSG(od_has(t->begun, t->n_begun, k), "%s: snapshot %lld has identifier %lld that no run began", what,
+    CHECK_MSG(od_has(t->begun.ids, t->begun.n, k), "%s: snapshot %lld has identifier %lld that no run began", what,
               s[i].id, k);
     if (!od_has(ids, ni, k)) ids[ni++] = k;
   }
@@ -368,8 +335,8 @@ static void pt_verify_run(ptable *t, const od_out *o, const char *what, int fina
     if (pend[i] + 1 > t->next) t->next = pend[i] + 1;
   if (final) {
     CHECK_MSG(np == 0, "%s: %zu pending commits left after a clean run", what, np);
-    for (size_t i = 0; i < t->n_begun; i++)
-      CHECK_MSG(od_has(ids, ni, t->begun[i]), "%s: batch %lld began but was never published", what, t->begun[i]);
+    for (size_t i = 0; i < t->begun.n; i++)
+      CHECK_MSG(od_has(ids, ni, t->begun.ids[i]), "%s: batch %lld began but was never published", what, t->begun.ids[i]);
   }
   free(ids);
   free(s);
@@ -572,14 +539,9 @@ static void test_fixed_bucket_partitioned(void) { run_layout("fixed", 0, long_mo
 static void test_unaware_bucket_unpartitioned(void) { run_layout("unaware", 1, long_mode ? 20 : 1); }
 
 int main(void) {
-  if (!ot_available()) TEST_MAIN_END();
-  if (access(OD_DRIVER, X_OK) != 0) {
-    fprintf(stderr, "%s is missing (built by the api_crash_driver target)\n", OD_DRIVER);
-    return 1;
-  }
-  long_mode = getenv("PAIMON_LONG_TESTS") && atoi(getenv("PAIMON_LONG_TESTS")) > 0;
-  snprintf(tmp_root, sizeof tmp_root, "/tmp/pm_test_write_crash_phases_XXXXXX");
-  if (!mkdtemp(tmp_root)) return 1;
+  int go = od_test_begin("write_crash_phases", ot_available(), tmp_root, sizeof tmp_root, &long_mode);
+  if (go < 0) return 1;
+  if (!go) TEST_MAIN_END();
   /* the oracle judges each distinct table state once (support/oracle_table.h verdict cache) */
   ot_cache_enable(!getenv("PM_CRASH_NO_CACHE"));
   double t0 = od_now();
@@ -593,8 +555,6 @@ int main(void) {
   CHECK_MSG(total_stops + total_kills >= (long_mode ? 500 : 30), "%d fs stops + %d SIGKILLs", total_stops,
             total_kills);
   ot_cache_clear();
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (!getenv("PM_KEEP") && !pm_test_failures && system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+  od_test_end(tmp_root, pm_test_failures);
   TEST_MAIN_END();
 }

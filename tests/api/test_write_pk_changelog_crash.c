@@ -178,53 +178,20 @@ typedef struct pk_table {
   char wh[512], state[512], dir[600];
   const char *producer;
   long long next;
-  long long begun[4096];
-  size_t n_begun;
+  od_begun begun;
   long long latest_read;
   int changed;
 } pk_table;
 
 static void run_driver(pk_table *t, const char *rule, long long from, long long to, od_out *o) {
-  char f[32], tt[32], out[700], keys[16], rows[16], opt[128];
-  snprintf(f, sizeof f, "%lld", from);
-  snprintf(tt, sizeof tt, "%lld", to);
+  char out[700], keys[16], rows[16], opt[128];
   snprintf(keys, sizeof keys, "%d", N_KEYS);
   snprintf(rows, sizeof rows, "%d", ROWS);
   snprintf(opt, sizeof opt, "\"changelog-producer\" : \"%s\"", t->producer);
   snprintf(out, sizeof out, "%s/../driver.out", t->wh);
-  char *argv[24];
-  int n = 0;
-  argv[n++] = (char *)"api_crash_driver";
-  argv[n++] = (char *)"--state";
-  argv[n++] = t->state;
-  argv[n++] = (char *)"--user";
-  argv[n++] = (char *)USER;
-  argv[n++] = (char *)"--layout";
-  argv[n++] = (char *)"pk";
-  argv[n++] = (char *)"--upsert";
-  argv[n++] = keys;
-  argv[n++] = (char *)"--rows";
-  argv[n++] = rows;
-  argv[n++] = (char *)"--option";
-  argv[n++] = opt;
-  if (rule) {
-    argv[n++] = (char *)"--rule";
-    argv[n++] = (char *)rule;
-  }
-  argv[n++] = t->wh;
-  argv[n++] = (char *)"db";
-  argv[n++] = (char *)"t";
-  argv[n++] = f;
-  argv[n++] = tt;
-  argv[n] = NULL;
-  od_run(argv, out, -1, o);
-  for (size_t i = 0; i < o->n_begun; i++)
-    if (!od_has(t->begun, t->n_begun, o->begun[i]) && t->n_begun < 4096) t->begun[t->n_begun++] = o->begun[i];
-  if (o->failed) {
-    char cmd[800];
-    snprintf(cmd, sizeof cmd, "cat '%s' >&2", out);
-    if (system(cmd) != 0) fprintf(stderr, "cannot show %s\n", out);
-  }
+  const char *flags[] = {"--state", t->state, "--user", USER, "--layout", "pk", "--upsert", keys, "--rows", rows,
+                         "--option", opt, rule ? "--rule" : NULL, rule, NULL};
+  od_run_range(flags, t->wh, from, to, out, -1, &t->begun, o);
 }
 
 static int cmp_ll(const void *a, const void *b) {
@@ -249,7 +216,7 @@ static void verify(pk_table *t, const od_out *o, const char *what, int final) {
     long long k = s[i].commit_identifier;
     if (strcmp(s[i].commit_kind, "APPEND")) continue;
     CHECK_MSG(!od_has(ids, ni, k), "%s: batch %lld published twice", what, k);
-    CHECK_MSG(od_has(t->begun, t->n_begun, k), "%s: identifier %lld that no run began", what, k);
+    CHECK_MSG(od_has(t->begun.ids, t->begun.n, k), "%s: identifier %lld that no run began", what, k);
     if (!od_has(ids, ni, k)) ids[ni++] = k;
   }
   qsort(ids, ni, sizeof *ids, cmp_ll);
@@ -292,11 +259,11 @@ static void verify(pk_table *t, const od_out *o, const char *what, int final) {
   json_decref(changes);
   for (size_t i = 0; i < ni; i++)
     if (ids[i] + 1 > t->next) t->next = ids[i] + 1;
-  for (size_t i = 0; i < t->n_begun; i++)
-    if (t->begun[i] + 1 > t->next) t->next = t->begun[i] + 1;
+  for (size_t i = 0; i < t->begun.n; i++)
+    if (t->begun.ids[i] + 1 > t->next) t->next = t->begun.ids[i] + 1;
   if (final)
-    for (size_t i = 0; i < t->n_begun; i++)
-      CHECK_MSG(od_has(ids, ni, t->begun[i]), "%s: batch %lld began but was never published", what, t->begun[i]);
+    for (size_t i = 0; i < t->begun.n; i++)
+      CHECK_MSG(od_has(ids, ni, t->begun.ids[i]), "%s: batch %lld began but was never published", what, t->begun.ids[i]);
   free(ids);
   free(compacted);
   free(s);
@@ -363,18 +330,11 @@ static void test_lookup_crash_stops(void) { crash_stops("lookup", 7); }
 static void test_full_compaction_crash_stops(void) { crash_stops("full-compaction", 4); }
 
 int main(void) {
-  if (!ot_available()) TEST_MAIN_END();
-  if (access(OD_DRIVER, X_OK) != 0) {
-    fprintf(stderr, "%s is missing (built by the api_crash_driver target)\n", OD_DRIVER);
-    return 1;
-  }
-  long_mode = getenv("PAIMON_LONG_TESTS") && atoi(getenv("PAIMON_LONG_TESTS")) > 0;
-  snprintf(tmp_root, sizeof tmp_root, "/tmp/pm_test_write_pk_cl_crash_XXXXXX");
-  if (!mkdtemp(tmp_root)) return 1;
+  int go = od_test_begin("write_pk_cl_crash", ot_available(), tmp_root, sizeof tmp_root, &long_mode);
+  if (go < 0) return 1;
+  if (!go) TEST_MAIN_END();
   RUN_TEST(test_lookup_crash_stops);
   RUN_TEST(test_full_compaction_crash_stops);
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
-  if (!getenv("PM_KEEP") && !pm_test_failures && system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+  od_test_end(tmp_root, pm_test_failures);
   TEST_MAIN_END();
 }

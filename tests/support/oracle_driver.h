@@ -118,4 +118,63 @@ static inline int od_has(const long long *ids, size_t n, long long k) {
   return 0;
 }
 
+/* The identifiers begun by any run of one table (a set). */
+typedef struct od_begun {
+  long long ids[4096];
+  size_t n;
+} od_begun;
+
+/* One driver run over batches from..to of table db.t in warehouse wh:
+ *   api_crash_driver FLAGS... WH db t FROM TO
+ * flags: the test's own options (NULL-terminated, at most 32; e.g. "--state", S, "--rule", R).
+ * The run's "begin" ids are added to *begun (may be NULL); when it reports a failure, its
+ * output (out_path) is copied to stderr. */
+static inline void od_run_range(const char *const *flags, const char *wh, long long from, long long to,
+                                const char *out_path, double kill_after, od_begun *begun, od_out *o) {
+  char f[32], t[32];
+  snprintf(f, sizeof f, "%lld", from);
+  snprintf(t, sizeof t, "%lld", to);
+  char *argv[40];
+  int n = 0;
+  argv[n++] = (char *)"api_crash_driver";
+  for (size_t i = 0; flags && flags[i] && n < 33; i++) argv[n++] = (char *)flags[i];
+  argv[n++] = (char *)wh;
+  argv[n++] = (char *)"db";
+  argv[n++] = (char *)"t";
+  argv[n++] = f;
+  argv[n++] = t;
+  argv[n] = NULL;
+  od_run(argv, out_path, kill_after, o);
+  for (size_t i = 0; begun && i < o->n_begun; i++)
+    if (!od_has(begun->ids, begun->n, o->begun[i]) && begun->n < 4096) begun->ids[begun->n++] = o->begun[i];
+  if (o->failed) {
+    FILE *in = fopen(out_path, "r");
+    char line[1024];
+    while (in && fgets(line, sizeof line, in)) fputs(line, stderr);
+    if (in) fclose(in);
+    else fprintf(stderr, "cannot show %s\n", out_path);
+  }
+}
+
+/* The start of a driver test's main(): 1 = run (tmp_root is a new directory made from
+ * "/tmp/pm_test_<name>_XXXXXX", *long_mode from PAIMON_LONG_TESTS), 0 = skip (no oracle),
+ * -1 = api_crash_driver is missing (a failure). */
+static inline int od_test_begin(const char *name, int oracle_available, char *tmp_root, size_t cap, int *long_mode) {
+  if (!oracle_available) return 0;
+  if (access(OD_DRIVER, X_OK) != 0) {
+    fprintf(stderr, "%s is missing (built by the api_crash_driver target)\n", OD_DRIVER);
+    return -1;
+  }
+  *long_mode = getenv("PAIMON_LONG_TESTS") && atoi(getenv("PAIMON_LONG_TESTS")) > 0;
+  snprintf(tmp_root, cap, "/tmp/pm_test_%s_XXXXXX", name);
+  return mkdtemp(tmp_root) ? 1 : -1;
+}
+
+/* The end: tmp_root removed unless the test failed or PM_KEEP is set. */
+static inline void od_test_end(const char *tmp_root, int failures) {
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+  if (!getenv("PM_KEEP") && !failures && system(cmd) != 0) fprintf(stderr, "cleanup failed\n");
+}
+
 #endif
