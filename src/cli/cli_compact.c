@@ -25,7 +25,8 @@ static void usage(FILE *out) {
         "snapshot and prints the snapshot id and the metrics: tasks, files_removed, files_added,\n"
         "rows_written, bytes_written, changelog_files_added, changelog_rows_written,\n"
         "changelog_bytes_written. Nothing is committed when there is nothing to compact.\n"
-        "Not supported yet on append tables: deletion vectors, row tracking.\n",
+        "Deletion vectors: the rewrite drops the deleted rows and their index entries go in the same commit.\n"
+        "Not supported yet on append tables: row tracking, data evolution.\n",
         out);
 }
 

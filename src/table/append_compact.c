@@ -8,7 +8,10 @@
 
 #include "io/fs.h"
 #include "table/append_compact.h"
+#include "meta/deletion_vector_write.h"
+#include "meta/path_factory.h"
 #include "table/commit.h"
+#include "table/kv_dv.h"
 #include "table/read.h"
 #include "table/scan.h"
 #include "table/write_internal.h"
@@ -44,6 +47,7 @@ void pm_append_compact_opts_init(const pm_table *t, pm_append_compact_opts *o) {
   o->min_file_num = co->compaction_min_file_num;
   o->file_num_limit = co->compaction_file_num_limit;
   o->force_rewrite_all = co->compaction_force_rewrite_all_files;
+  o->delete_ratio = co->compaction_delete_ratio;
 }
 
 void pm_append_compact_plan_free(pm_append_compact_plan *p) {
@@ -165,6 +169,121 @@ int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries 
   return rc;
 }
 
+/* ------------------------------------------------------------ unaware, deletion vectors */
+
+typedef struct dv_cand {
+  cand c;
+  const char *index_file; /* NULL: no vector */
+} dv_cand;
+
+typedef struct dv_group {
+  size_t first, n; /* in the sorted dv_cand array */
+  int64_t size;
+} dv_group;
+
+static int by_index_file(const void *a, const void *b) {
+  const dv_cand *x = a, *y = b;
+  int c = strcmp(x->index_file, y->index_file);
+  if (c) return c;
+  return x->c.pos < y->c.pos ? -1 : x->c.pos > y->c.pos;
+}
+
+static int by_group_size(const void *a, const void *b) {
+  const dv_group *x = a, *y = b;
+  if (x->size != y->size) return x->size < y->size ? -1 : 1;
+  return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* packInDeletionVectorVMode of one partition's candidates d[0, n). */
+static int pack_dv(const pm_append_compact_opts *o, dv_cand *d, size_t n, pm_append_compact_plan *p, pm_error *err) {
+  size_t n_dv = 0, n_rest = 0;
+  for (size_t i = 0; i < n; i++) n_dv += d[i].index_file != NULL;
+  dv_cand *with = malloc((n_dv ? n_dv : 1) * sizeof *with);
+  cand *rest = malloc((n ? n : 1) * sizeof *rest);
+  dv_group *g = malloc((n_dv ? n_dv : 1) * sizeof *g);
+  cand *bin = malloc((n ? n : 1) * sizeof *bin);
+  int rc = with && rest && g && bin ? 0 : PM_NOMEM(err);
+  size_t k = 0, n_g = 0;
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (d[i].index_file) with[k++] = d[i];
+    else rest[n_rest++] = d[i].c;
+  }
+  if (!rc) qsort(with, n_dv, sizeof *with, by_index_file);
+  for (size_t i = 0; !rc && i < n_dv; i++) {
+    if (!i || strcmp(with[i].index_file, with[i - 1].index_file)) {
+      g[n_g].first = i;
+      g[n_g].n = 0;
+      g[n_g].size = 0;
+      n_g++;
+    }
+    g[n_g - 1].n++;
+    g[n_g - 1].size += with[i].c.e->file.file_size;
+  }
+  if (!rc) qsort(g, n_g, sizeof *g, by_group_size);
+  size_t in_bin = 0;
+  int64_t total = 0;
+  for (size_t i = 0; !rc && i < n_g; i++) {
+    for (size_t j = 0; j < g[i].n; j++) {
+      bin[in_bin++] = with[g[i].first + j].c;
+      total += with[g[i].first + j].c.e->file.file_size + o->open_file_cost;
+    }
+    if (in_bin > 1 && total >= 2 * o->target_file_size) { /* FileBin.enoughContent */
+      rc = emit(p, bin, in_bin, err);
+      in_bin = 0;
+      total = 0;
+    }
+  }
+  if (!rc && in_bin) rc = emit(p, bin, in_bin, err); /* files with vectors are always compacted */
+  if (!rc && n_rest > 1) rc = pack(o, rest, n_rest, p, err);
+  free(bin);
+  free(g);
+  free(rest);
+  free(with);
+  return rc;
+}
+
+int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+                                      const pm_append_compact_opts *o, pm_append_dv_fn dv_of, void *dv_ctx,
+                                      pm_append_compact_plan *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  dv_cand *c = malloc((live->n ? live->n : 1) * sizeof *c);
+  dv_cand *part = malloc((live->n ? live->n : 1) * sizeof *part);
+  char *done = calloc(live->n + 1, 1);
+  int rc = c && part && done ? 0 : PM_NOMEM(err);
+  size_t n = 0;
+  for (size_t i = 0; !rc && i < live->n && (int64_t)n < o->file_num_limit; i++) {
+    const pm_manifest_entry *e = &live->items[i];
+    pm_append_dv_info info = {NULL, -1};
+    int has = dv_of(dv_ctx, e, &info);
+    /* shouldCompact: small, or too many rows deleted (unknown counts as too many) */
+    int high = has && (info.cardinality < 0 || (double)info.cardinality > (double)e->file.row_count * o->delete_ratio);
+    if (e->file.file_size >= o->compaction_file_size && !high) continue;
+    int match = 1;
+    rc = pm_append_spec_match(t, spec, e->partition, &match, err);
+    if (!rc && match) {
+      c[n].c.e = e;
+      c[n].c.pos = i;
+      c[n].index_file = has ? info.index_file : NULL;
+      n++;
+    }
+  }
+  for (size_t i = 0; !rc && i < n; i++) {
+    if (done[i]) continue;
+    size_t k = 0;
+    for (size_t j = i; j < n; j++)
+      if (!done[j] && same_part(&c[j].c.e->partition, &c[i].c.e->partition)) {
+        part[k++] = c[j];
+        done[j] = 1;
+      }
+    rc = pack_dv(o, part, k, out, err);
+  }
+  free(done);
+  free(part);
+  free(c);
+  if (rc) pm_append_compact_plan_free(out);
+  return rc;
+}
+
 /* ------------------------------------------------------------ fixed buckets */
 
 static int by_seq(const void *a, const void *b) {
@@ -232,9 +351,8 @@ static int pick_bucket(const pm_append_compact_opts *o, const cand *q, size_t n,
 }
 
 int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
-                                    int32_t bucket, int full, const pm_append_compact_opts *o,
-                                    int (*has_dv)(void *ctx, const pm_manifest_entry *e), void *dv_ctx,
-                                    pm_append_compact_plan *out, pm_error *err) {
+                                    int32_t bucket, int full, const pm_append_compact_opts *o, pm_append_dv_fn dv_of,
+                                    void *dv_ctx, pm_append_compact_plan *out, pm_error *err) {
   memset(out, 0, sizeof *out);
   size_t n = 0;
   cand *c = malloc((live->n ? live->n : 1) * sizeof *c);
@@ -263,8 +381,11 @@ int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries
         done[j] = 1;
       }
     qsort(q, k, sizeof *q, by_seq);
-    for (size_t j = 0; j < k; j++) dv[j] = has_dv ? (char)has_dv(dv_ctx, q[j].e) : 0;
-    rc = pick_bucket(o, q, k, has_dv ? dv : NULL, has_dv != NULL, full, out, err);
+    for (size_t j = 0; j < k; j++) {
+      pm_append_dv_info info;
+      dv[j] = dv_of ? (char)dv_of(dv_ctx, q[j].e, &info) : 0;
+    }
+    rc = pick_bucket(o, q, k, dv_of ? dv : NULL, dv_of != NULL, full, out, err);
   }
   free(dv);
   free(q);
@@ -274,10 +395,94 @@ int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries
   return rc;
 }
 
+/* ------------------------------------------------------------ deletion vectors */
+
+typedef struct dv_item {
+  const pm_index_manifest_entry *entry;
+  const pm_dv_range *range;
+} dv_item;
+
+/* The DV index of the snapshot a compaction plans over. */
+typedef struct dv_state {
+  pm_index_entries idx;
+  dv_item *items; /* sorted by (partition, bucket, data file name) */
+  size_t n;
+  pm_path_factory pf; /* names of new index files */
+} dv_state;
+
+static int dv_key_cmp(const pm_bytes *pa, int32_t ba, const char *fa, const pm_bytes *pb, int32_t bb, const char *fb) {
+  if (pa->len != pb->len) return pa->len < pb->len ? -1 : 1;
+  int c = pa->len ? memcmp(pa->data, pb->data, pa->len) : 0;
+  if (c) return c;
+  if (ba != bb) return ba < bb ? -1 : 1;
+  return strcmp(fa, fb);
+}
+
+static int dv_item_cmp(const void *x, const void *y) {
+  const dv_item *a = x, *b = y;
+  return dv_key_cmp(&a->entry->partition, a->entry->bucket, a->range->data_file_name, &b->entry->partition,
+                    b->entry->bucket, b->range->data_file_name);
+}
+
+static int is_dv_entry(const pm_index_manifest_entry *e) {
+  return e->kind == PM_FILE_ADD && e->index_file.index_type && !strcmp(e->index_file.index_type, PM_INDEX_TYPE_DV) &&
+         !e->index_file.dv_ranges_is_null;
+}
+
+static int dv_load(pm_table *t, const pm_snapshot *snap, dv_state *dv, pm_error *err) {
+  memset(dv, 0, sizeof *dv);
+  pm_path_factory_init(&dv->pf, t->fs, t->root);
+  PM_TRY(pm_kv_dv_index_entries(t, snap, &dv->idx, err));
+  size_t n = 0;
+  for (size_t i = 0; i < dv->idx.n; i++)
+    if (is_dv_entry(&dv->idx.items[i])) n += (size_t)dv->idx.items[i].index_file.n_dv_ranges;
+  dv->items = calloc(n ? n : 1, sizeof *dv->items);
+  if (!dv->items) return PM_NOMEM(err);
+  for (size_t i = 0; i < dv->idx.n; i++) {
+    const pm_index_manifest_entry *e = &dv->idx.items[i];
+    if (!is_dv_entry(e)) continue;
+    for (int32_t k = 0; k < e->index_file.n_dv_ranges; k++) {
+      dv->items[dv->n].entry = e;
+      dv->items[dv->n].range = &e->index_file.dv_ranges[k];
+      dv->n++;
+    }
+  }
+  qsort(dv->items, dv->n, sizeof *dv->items, dv_item_cmp);
+  return 0;
+}
+
+static void dv_clear(dv_state *dv) {
+  free(dv->items);
+  pm_index_entries_clear(&dv->idx);
+}
+
+static const dv_item *dv_find(const dv_state *dv, const pm_bytes *part, int32_t bucket, const char *file) {
+  size_t lo = 0, hi = dv ? dv->n : 0;
+  while (lo < hi) {
+    size_t mid = (lo + hi) / 2;
+    const dv_item *it = &dv->items[mid];
+    int c = dv_key_cmp(&it->entry->partition, it->entry->bucket, it->range->data_file_name, part, bucket, file);
+    if (!c) return it;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return NULL;
+}
+
+static int dv_of(void *ctx, const pm_manifest_entry *e, pm_append_dv_info *out) {
+  const dv_item *it = dv_find(ctx, &e->partition, e->bucket, e->file.file_name);
+  if (!it) return 0;
+  out->index_file = it->entry->index_file.file_name;
+  out->cardinality = it->range->has_cardinality ? it->range->cardinality : -1;
+  return 1;
+}
+
 /* ------------------------------------------------------------ execution */
 
-/* Rewrites task files into new files of slot s (source COMPACT). */
-static int rewrite(pm_table_write *w, pm_wslot *s, const pm_append_compact_task *task, pm_error *err) {
+/* Rewrites task files into new files of slot s (source COMPACT); dv: the
+ * rows their deletion vectors delete are dropped. */
+static int rewrite(pm_table_write *w, pm_wslot *s, const pm_append_compact_task *task, const dv_state *dv,
+                   pm_error *err) {
   pm_data_split split;
   memset(&split, 0, sizeof split);
   pm_arena_init(&split.arena);
@@ -290,6 +495,27 @@ static int rewrite(pm_table_write *w, pm_wslot *s, const pm_append_compact_task 
   int rc = split.data_files ? 0 : PM_NOMEM(err);
   for (size_t i = 0; !rc && i < task->n_files; i++) split.data_files[i] = task->files[i]->file;
   split.n_data_files = task->n_files;
+  if (!rc && dv) {
+    split.deletion_files = pm_arena_alloc(&split.arena, task->n_files * sizeof *split.deletion_files);
+    if (!split.deletion_files) rc = PM_NOMEM(err);
+    for (size_t i = 0; !rc && i < task->n_files; i++) {
+      pm_deletion_file *df = &split.deletion_files[i];
+      memset(df, 0, sizeof *df);
+      df->cardinality = -1;
+      const dv_item *it = dv_find(dv, &task->partition, task->bucket, task->files[i]->file.file_name);
+      if (!it) continue;
+      char *path = NULL;
+      rc = pm_table_index_file_path(w->t, s->bucket_dir, it->entry->index_file.file_name,
+                                    it->entry->index_file.external_path, &path, err);
+      if (rc) break;
+      df->path = pm_arena_strdup(&split.arena, path);
+      free(path);
+      if (!df->path) rc = PM_NOMEM(err);
+      df->offset = it->range->offset;
+      df->length = it->range->length;
+      df->cardinality = it->range->has_cardinality ? it->range->cardinality : -1;
+    }
+  }
   pm_read_options ro;
   pm_read_options_init(&ro);
   ro.parallelism = 1;
@@ -326,39 +552,136 @@ static int rewrite(pm_table_write *w, pm_wslot *s, const pm_append_compact_task 
   return rc;
 }
 
-static int keep_result(pm_table_write *w, pm_wslot *s, const pm_append_compact_task *task, pm_error *err) {
-  if (w->n_compacts == w->cap_compacts) {
-    size_t cap = w->cap_compacts ? 2 * w->cap_compacts : 8;
-    pm_wcompact *nc = realloc(w->compacts, cap * sizeof *nc);
-    if (!nc) return PM_NOMEM(err);
-    w->compacts = nc;
-    w->cap_compacts = cap;
-  }
-  pm_wcompact *c = &w->compacts[w->n_compacts];
-  memset(c, 0, sizeof *c);
-  c->before = pm_arena_alloc(&w->arena, task->n_files * sizeof *c->before);
-  if (!c->before) return PM_NOMEM(err);
+static int in_task(const pm_append_compact_task *task, const char *name) {
   for (size_t i = 0; i < task->n_files; i++)
-    PM_TRY(pm_data_file_meta_copy(&task->files[i]->file, &c->before[i], &w->arena, err));
-  c->n_before = task->n_files;
-  c->out = s;
-  w->n_compacts++;
+    if (!strcmp(task->files[i]->file.file_name, name)) return 1;
   return 0;
 }
 
-int pm_append_compact_run_task(pm_table_write *w, const pm_append_compact_task *task, pm_error *err) {
+/* Writes maintainer m's vectors as a new index file into k (when m changed). */
+static int write_index(pm_table_write *w, pm_wslot *s, dv_state *dv, pm_dv_maintainer *m, pm_wcompact *k,
+                       pm_error *err) {
+  pm_index_file_meta meta;
+  memset(&meta, 0, sizeof meta);
+  int written = 0;
+  PM_TRY(pm_kv_dv_write(w->t, m, &dv->pf, s->bucket_dir, &w->arena, &meta, &written, err));
+  if (!written) return 0;
+  char *path = NULL;
+  int rc = pm_table_index_file_path(w->t, s->bucket_dir, meta.file_name, NULL, &path, err);
+  if (rc) return rc;
+  k->new_index[k->n_new_index] = meta;
+  k->new_index_paths[k->n_new_index++] = path;
+  return 0;
+}
+
+/* The index changes of a rewritten task (AppendDeleteFileMaintainer /
+ * BucketedDvMaintainer): into k's lists. */
+static int index_changes(pm_table_write *w, pm_wslot *s, const pm_append_compact_task *task, dv_state *dv,
+                         pm_wcompact *k, pm_error *err) {
+  size_t n = task->n_files;
+  const pm_index_manifest_entry **touched = calloc(n + 1, sizeof *touched);
+  size_t n_touched = 0;
+  int rc = touched ? 0 : PM_NOMEM(err);
+  for (size_t i = 0; !rc && i < n; i++) {
+    const dv_item *it = dv_find(dv, &task->partition, task->bucket, task->files[i]->file.file_name);
+    if (!it) continue;
+    size_t j = 0;
+    while (j < n_touched && touched[j] != it->entry) j++;
+    if (j == n_touched) touched[n_touched++] = it->entry;
+  }
+  if (!rc && n_touched) {
+    k->new_index = pm_arena_alloc(&w->arena, (n_touched + 1) * sizeof *k->new_index);
+    k->new_index_paths = calloc(n_touched + 1, sizeof *k->new_index_paths);
+    k->deleted_index = pm_arena_alloc(&w->arena, (n_touched + 1) * sizeof *k->deleted_index);
+    if (!k->new_index || !k->new_index_paths || !k->deleted_index) rc = PM_NOMEM(err);
+  }
+  if (!rc && n_touched && w->t->bucket_mode == PM_BUCKET_FIXED) {
+    /* one index file per bucket: rewritten without the compacted files' vectors */
+    pm_dv_maintainer *m = NULL;
+    rc = pm_kv_dv_restore(w->t, &dv->idx, task->partition, task->bucket, s->bucket_dir, &m, err);
+    for (size_t i = 0; !rc && i < n; i++) pm_dv_maintainer_remove(m, task->files[i]->file.file_name);
+    if (!rc) rc = write_index(w, s, dv, m, k, err);
+    pm_dv_maintainer_free(m);
+  }
+  for (size_t j = 0; !rc && w->t->bucket_mode != PM_BUCKET_FIXED && j < n_touched; j++) {
+    /* unaware: each touched index file goes; its other vectors move to a new one */
+    const pm_index_manifest_entry *e = touched[j];
+    size_t remaining = 0;
+    for (int32_t r = 0; r < e->index_file.n_dv_ranges; r++)
+      remaining += !in_task(task, e->index_file.dv_ranges[r].data_file_name);
+    if (remaining) {
+      char *path = NULL;
+      rc = pm_table_index_file_path(w->t, s->bucket_dir, e->index_file.file_name, e->index_file.external_path, &path,
+                                    err);
+      pm_dv_maintainer *m = NULL;
+      if (!rc)
+        rc = pm_dv_maintainer_restore(w->t->fs, &e->index_file, (const char *const *)&path, 1, w->t->co.dv_bitmap64, &m,
+                                      err);
+      free(path);
+      for (size_t i = 0; !rc && i < n; i++) pm_dv_maintainer_remove(m, task->files[i]->file.file_name);
+      if (!rc) rc = write_index(w, s, dv, m, k, err);
+      pm_dv_maintainer_free(m);
+    }
+    if (!rc) rc = pm_index_file_meta_copy(&e->index_file, &k->deleted_index[k->n_deleted_index], &w->arena, err);
+    if (!rc) k->n_deleted_index++;
+  }
+  free(touched);
+  return rc;
+}
+
+static void drop_index_files(pm_table_write *w, pm_wcompact *k, int delete_files) {
+  for (size_t i = 0; i < k->n_new_index; i++) {
+    if (delete_files) {
+      pm_error e2;
+      pm_fs_delete(w->t->fs, k->new_index_paths[i], &e2);
+    }
+    free(k->new_index_paths[i]);
+  }
+  free(k->new_index_paths);
+  k->new_index_paths = NULL;
+  k->n_new_index = 0;
+}
+
+static int grow_compacts(pm_table_write *w, pm_error *err) {
+  if (w->n_compacts < w->cap_compacts) return 0;
+  size_t cap = w->cap_compacts ? 2 * w->cap_compacts : 8;
+  pm_wcompact *nc = realloc(w->compacts, cap * sizeof *nc);
+  if (!nc) return PM_NOMEM(err);
+  w->compacts = nc;
+  w->cap_compacts = cap;
+  return 0;
+}
+
+static int run_task(pm_table_write *w, const pm_append_compact_task *task, dv_state *dv, pm_error *err) {
+  PM_TRY(grow_compacts(w, err));
   pm_wslot *s = NULL;
   PM_TRY(pm_wslot_new(w, task->partition.data, task->partition.len, task->bucket, &s, err));
   /* BaseAppendFileStoreWrite.compactRewrite: sequence numbers count on from the first input's */
   s->next_seq = task->n_files ? task->files[0]->file.min_sequence_number : 0;
-  int rc = rewrite(w, s, task, err);
+  pm_wcompact k;
+  memset(&k, 0, sizeof k);
+  int rc = rewrite(w, s, task, dv, err);
   for (size_t i = 0; !rc && i < s->n_files; i++) s->files[i].file_source = PM_SOURCE_COMPACT;
-  if (!rc) rc = keep_result(w, s, task, err);
+  if (!rc) {
+    k.before = pm_arena_alloc(&w->arena, task->n_files * sizeof *k.before);
+    if (!k.before) rc = PM_NOMEM(err);
+  }
+  for (size_t i = 0; !rc && i < task->n_files; i++)
+    rc = pm_data_file_meta_copy(&task->files[i]->file, &k.before[i], &w->arena, err);
+  k.n_before = task->n_files;
+  if (!rc && dv) rc = index_changes(w, s, task, dv, &k, err);
   if (rc) {
+    drop_index_files(w, &k, 1);
     pm_wslot_free(w, s, 1); /* its files were never handed out */
     return rc;
   }
+  k.out = s;
+  w->compacts[w->n_compacts++] = k;
   return 0;
+}
+
+int pm_append_compact_run_task(pm_table_write *w, const pm_append_compact_task *task, pm_error *err) {
+  return run_task(w, task, NULL, err);
 }
 
 static int supported(const pm_table *t, pm_error *err) {
@@ -367,10 +690,6 @@ static int supported(const pm_table *t, pm_error *err) {
                      "table %s.%s: compacting an append table with bucket %d is not supported yet (bucket -1 and "
                      "fixed buckets are)",
                      t->database, t->name, (int)t->bucket);
-  if (t->deletion_vectors)
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                     "table %s.%s: compacting an append table with deletion-vectors.enabled is not supported yet",
-                     t->database, t->name);
   if (t->row_tracking || t->data_evolution)
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
                      "table %s.%s: compacting an append table with row-tracking.enabled or data-evolution.enabled is "
@@ -395,19 +714,27 @@ int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t 
   pm_manifest_entries live;
   pm_manifest_entries_init(&live);
   int rc = pm_scan_live_files(t, latest, NULL, &live, err);
+  dv_state dvs, *dv = NULL;
+  if (!rc && t->deletion_vectors) {
+    rc = dv_load(t, latest, &dvs, err);
+    dv = &dvs;
+  }
   pm_snapshot_free(latest);
   pm_append_compact_opts o;
   pm_append_compact_opts_init(t, &o);
   pm_append_compact_plan plan;
   memset(&plan, 0, sizeof plan);
   /* Java's unaware-bucket coordinator plans the same way for a full compaction */
-  if (!rc && unaware) rc = pm_append_compact_plan_unaware(t, &live, spec, &o, &plan, err);
-  if (!rc && !unaware) rc = pm_append_compact_plan_bucketed(t, &live, spec, bucket, full, &o, NULL, NULL, &plan, err);
+  if (!rc && unaware && !dv) rc = pm_append_compact_plan_unaware(t, &live, spec, &o, &plan, err);
+  if (!rc && unaware && dv) rc = pm_append_compact_plan_unaware_dv(t, &live, spec, &o, dv_of, dv, &plan, err);
+  if (!rc && !unaware)
+    rc = pm_append_compact_plan_bucketed(t, &live, spec, bucket, full, &o, dv ? dv_of : NULL, dv, &plan, err);
   for (size_t i = 0; !rc && i < plan.n_tasks; i++) {
-    rc = pm_append_compact_run_task(w, &plan.tasks[i], err);
+    rc = run_task(w, &plan.tasks[i], dv, err);
     if (rc) pm_error_prefix(err, "table %s.%s: compaction task %zu of %zu", t->database, t->name, i + 1, plan.n_tasks);
   }
   pm_append_compact_plan_free(&plan);
+  if (dv) dv_clear(dv);
   pm_manifest_entries_clear(&live);
   return rc;
 }
@@ -430,6 +757,10 @@ int pm_append_compact_messages(pm_table_write *w, pm_manifest_committable *c, pm
     m->compact_before.n = k->n_before;
     m->compact_after.items = s->n_files ? pm_arena_memdup(&c->arena, s->files, s->n_files * sizeof *s->files) : NULL;
     m->compact_after.n = s->n_files;
+    m->compact_new_index_files.items = k->new_index;
+    m->compact_new_index_files.n = k->n_new_index;
+    m->compact_deleted_index_files.items = k->deleted_index;
+    m->compact_deleted_index_files.n = k->n_deleted_index;
     if (!m->partition.data || (s->n_files && !m->compact_after.items)) return PM_NOMEM(err);
   }
   return 0;
@@ -445,6 +776,7 @@ void pm_append_compact_handed(pm_table_write *w) {
       w->cstats.rows_written += s->files[j].row_count;
       w->cstats.bytes_written += s->files[j].file_size;
     }
+    drop_index_files(w, k, 0);
     pm_wslot_free(w, s, 0); /* handed out: never deleted by w */
   }
   w->cstats.tasks += (int64_t)w->n_compacts;
@@ -452,7 +784,10 @@ void pm_append_compact_handed(pm_table_write *w) {
 }
 
 void pm_append_compact_free(pm_table_write *w) {
-  for (size_t i = 0; i < w->n_compacts; i++) pm_wslot_free(w, w->compacts[i].out, 1);
+  for (size_t i = 0; i < w->n_compacts; i++) {
+    drop_index_files(w, &w->compacts[i], 1);
+    pm_wslot_free(w, w->compacts[i].out, 1);
+  }
   free(w->compacts);
   w->compacts = NULL;
   w->n_compacts = w->cap_compacts = 0;

@@ -23,8 +23,14 @@
  *     as a COMPACT snapshot, whose conflict check fails the commit when a
  *     concurrent change (an overwrite) removed an input file.
  * Fixed-bucket tables: per bucket, see pm_append_compact_plan_bucketed.
- * Refused (PAIMON_ERR_UNSUPPORTED) for now: deletion vectors,
- * row tracking / data evolution.
+ * Deletion vectors (AppendCompactTask / BucketedAppendCompactManager with a
+ * DV maintainer): the rewrite drops the deleted rows; unaware buckets: every
+ * index file holding a vector of a rewritten file is removed in the same
+ * commit and the vectors of its other files are written into a new index
+ * file (one file, not rolled at deletion-vector.index-file.target-size);
+ * fixed buckets: the bucket's index file is rewritten without the vectors
+ * of the rewritten files (the commit replaces the bucket's entry).
+ * Refused (PAIMON_ERR_UNSUPPORTED) for now: row tracking / data evolution.
  */
 #ifndef PM_TABLE_APPEND_COMPACT_H
 #define PM_TABLE_APPEND_COMPACT_H
@@ -46,6 +52,7 @@ typedef struct pm_append_compact_opts {
   int64_t min_file_num;         /* compaction.min.file-num */
   int64_t file_num_limit;       /* compaction.file-num-limit */
   int force_rewrite_all;        /* compaction.force-rewrite-all-files (fixed buckets, full) */
+  double delete_ratio;          /* compaction.delete-ratio-threshold (deletion vectors) */
 } pm_append_compact_opts;
 
 void pm_append_compact_opts_init(const pm_table *t, pm_append_compact_opts *o);
@@ -88,12 +95,30 @@ int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries 
  *     leading files >= the small-file threshold without a vector are skipped;
  *     the rest is one task when the table has deletion vectors, or when its
  *     small files outnumber its big ones and it has >= 3 files.
- * has_dv (NULL: no deletion vectors) tells whether a file has a vector. *out
- * borrows live. */
+ * dv_of (NULL: the table has no deletion vectors) tells whether a file has a
+ * vector. *out borrows live. */
+typedef struct pm_append_dv_info {
+  const char *index_file; /* name of the DV index file holding the vector */
+  int64_t cardinality;    /* deleted rows, -1 = unknown */
+} pm_append_dv_info;
+/* 1 and *out filled when entry e has a deletion vector, else 0. */
+typedef int (*pm_append_dv_fn)(void *ctx, const pm_manifest_entry *e, pm_append_dv_info *out);
+
 int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
-                                    int32_t bucket, int full, const pm_append_compact_opts *o,
-                                    int (*has_dv)(void *ctx, const pm_manifest_entry *e), void *dv_ctx,
-                                    pm_append_compact_plan *out, pm_error *err);
+                                    int32_t bucket, int full, const pm_append_compact_opts *o, pm_append_dv_fn dv_of,
+                                    void *dv_ctx, pm_append_compact_plan *out, pm_error *err);
+
+/* The unaware-bucket plan of a table with deletion vectors (dv_of, as
+ * above): candidates are also the files whose vector deletes more than
+ * compaction.delete-ratio-threshold of their rows (or an unknown number);
+ * per partition the candidates with vectors are grouped by their index file
+ * (a group never splits: its index file is rewritten by one task), groups
+ * packed by total size into bins (weight as above), the last bin always a
+ * task; the candidates without vectors are packed as above when there are
+ * at least two. */
+int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+                                      const pm_append_compact_opts *o, pm_append_dv_fn dv_of, void *dv_ctx,
+                                      pm_append_compact_plan *out, pm_error *err);
 
 /* Runs one task in writer w (an append writer): its result waits in w for the
  * next prepare; on failure its files are deleted and w is unchanged. */

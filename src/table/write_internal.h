@@ -101,6 +101,13 @@ typedef struct pm_wcompact {
   pm_data_file_meta *before;
   size_t n_before;
   pm_wslot *out;
+  /* deletion vectors: index files written (metas in the writer's arena, local
+   * paths malloc'd) and index files the result removes */
+  pm_index_file_meta *new_index;
+  char **new_index_paths;
+  size_t n_new_index;
+  pm_index_file_meta *deleted_index;
+  size_t n_deleted_index;
 } pm_wcompact;
 
 /* (group, bucket) -> slot, fixed buckets (write_route.c). */

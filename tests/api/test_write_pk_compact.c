@@ -27,8 +27,7 @@
 #include "table/scan.h"
 #include "table/table.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
-#include "support/oracle_table.h"
-#include "support/oracle_write.h"
+#include "support/compact_table.h"
 #include "support/pk_write.h"
 
 static char wh[256];
@@ -97,18 +96,7 @@ static void check_model(paimon_table *t, const char *dir, const json_t *model, i
   const char *k;
   json_t *v;
   json_object_foreach((json_t *)model, k, v) json_array_append(want, v);
-  paimon_error err = {0};
-  json_t *ours = ow_read_ours(t, &err);
-  CHECK_MSG(ours != NULL, "%s: our read: %s", what, err.message);
-  if (ours) {
-    char msg[8192];
-    CHECK_MSG(ot_rows_match(want, ours, msg, sizeof msg), "%s: our reader: %s", what, msg);
-  }
-  json_decref(ours);
-  if (use_oracle && ot_available()) {
-    CHECK_MSG(ot_check_ok(dir, 0, what), "%s", what);
-    CHECK_MSG(ot_read_equals(dir, NULL, want, what), "%s", what);
-  }
+  ct_check_rows(t, dir, want, use_oracle, what);
   json_decref(want);
 }
 
@@ -123,44 +111,9 @@ static char *rows(int lo, int hi, const char *tag) {
 
 /* ------------------------------------------------------------ layout */
 
-typedef struct layout {
-  int files, level0, max_level_files, compact_source, deletes;
-  int64_t rows;
-  int64_t latest_id;
-  char latest_kind[16];
-} layout;
+typedef ct_layout layout;
 
-static layout live_layout(const char *dir, int max_level) {
-  layout l;
-  memset(&l, 0, sizeof l);
-  pm_error err;
-  pm_table *t = NULL;
-  CHECK_OK(pm_table_open_path(dir, NULL, NULL, NULL, NULL, NULL, &t, &err), &err);
-  if (!t) return l;
-  pm_snapshot_manager sm = pm_table_snapshots(t);
-  pm_snapshot *s = NULL;
-  CHECK_OK(pm_snapshot_read_latest_checked(&sm, &s, &err), &err);
-  pm_manifest_entries e;
-  pm_manifest_entries_init(&e);
-  if (s) {
-    CHECK_OK(pm_scan_live_files(t, s, NULL, &e, &err), &err);
-    l.latest_id = s->id;
-    snprintf(l.latest_kind, sizeof l.latest_kind, "%s", s->commit_kind ? s->commit_kind : "?");
-  }
-  for (size_t i = 0; i < e.n; i++) {
-    const pm_data_file_meta *f = &e.items[i].file;
-    l.files++;
-    l.level0 += f->level == 0;
-    l.max_level_files += f->level == max_level;
-    l.compact_source += f->file_source == PM_SOURCE_COMPACT;
-    l.deletes += (int)f->delete_row_count;
-    l.rows += f->row_count;
-  }
-  pm_manifest_entries_clear(&e);
-  pm_snapshot_free(s);
-  pm_table_free(t);
-  return l;
-}
+static layout live_layout(const char *dir, int max_level) { return ct_layout_of(dir, max_level, NULL, NULL); }
 
 static int64_t latest_snapshot(const char *dir) { return live_layout(dir, 5).latest_id; }
 
