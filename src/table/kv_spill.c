@@ -250,9 +250,9 @@ static int write_block(pm_spill_writer *wr, const struct ArrowArray *b, pm_error
   return 0;
 }
 
-int pm_spill_writer_add(pm_spill_writer *wr, const struct ArrowArray *batch, pm_error *err) {
+int64_t pm_spill_block_rows(const pm_spill_writer *wr, const struct ArrowArray *batch) {
   int64_t n = batch->length;
-  if (!n) return 0;
+  if (!n) return 16;
   /* rows per block from the batch's size */
   uint64_t bytes = 0; /* estimate: the top-level buffers (nested children roughly) */
   for (int64_t c = 0; c < batch->n_children; c++) {
@@ -262,7 +262,17 @@ int pm_spill_writer_add(pm_spill_writer *wr, const struct ArrowArray *batch, pm_
   }
   double bpr = (double)bytes / (double)n + 1;
   int64_t per = (int64_t)((double)wr->sp->block_bytes / bpr);
-  if (per < 16) per = 16;
+  return per < 16 ? 16 : per;
+}
+
+int pm_spill_writer_add_block(pm_spill_writer *wr, const struct ArrowArray *batch, pm_error *err) {
+  return batch->length ? write_block(wr, batch, err) : 0;
+}
+
+int pm_spill_writer_add(pm_spill_writer *wr, const struct ArrowArray *batch, pm_error *err) {
+  int64_t n = batch->length;
+  if (!n) return 0;
+  int64_t per = pm_spill_block_rows(wr, batch);
   if (per >= n) return write_block(wr, batch, err);
   for (int64_t a = 0; a < n; a += per) {
     int64_t len = per < n - a ? per : n - a;

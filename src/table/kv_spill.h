@@ -59,6 +59,11 @@ void pm_spill_free(pm_spill *sp);
 typedef struct pm_spill_writer pm_spill_writer;
 int pm_spill_writer_open(pm_spill *sp, const pm_type *layout, pm_spill_writer **out, pm_error *err);
 int pm_spill_writer_add(pm_spill_writer *wr, const struct ArrowArray *batch, pm_error *err);
+/* Rows per block for batches like `batch` (from its bytes per row, >= 16), and
+ * one batch written as one block as it is: a writer that cuts its batches to
+ * that size saves pm_spill_writer_add the copy of each block. */
+int64_t pm_spill_block_rows(const pm_spill_writer *wr, const struct ArrowArray *batch);
+int pm_spill_writer_add_block(pm_spill_writer *wr, const struct ArrowArray *batch, pm_error *err);
 /* Completes the file into *run (path owned by the caller: pm_spill_run_drop). Frees wr, also on failure. */
 int pm_spill_writer_close(pm_spill_writer *wr, pm_spill_run *run, pm_error *err);
 /* Deletes the partial file, frees wr (NULL ok). */

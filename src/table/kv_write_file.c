@@ -15,120 +15,33 @@
 
 /* ------------------------------------------------------------ sort */
 
-typedef struct sort_ctx {
-  const pm_kv_write *w;
-  const struct ArrowArray *b;
-  const int64_t *fk; /* single integer key as int64, or NULL */
-} sort_ctx;
-
-static int key_order(const void *ctx, size_t a, size_t b) {
-  const sort_ctx *c = ctx;
-  if (c->fk) return c->fk[a] < c->fk[b] ? -1 : c->fk[a] > c->fk[b];
-  const pm_table_merge *tm = &c->w->tm;
-  for (int k = 0; k < tm->n_keys; k++) {
-    int col = tm->key_cols[k];
-    int r = pm_compare_values(&c->w->layout.children[col], c->b->children[col], (int64_t)a, c->b->children[col],
-                              (int64_t)b);
-    if (r) return r;
-  }
-  return 0;
-}
-
-/* The single integer key of b as int64 (NULL when the key is not one integer column). */
-static int64_t *int_keys(const pm_kv_write *w, const struct ArrowArray *b) {
-  if (w->tm.n_keys != 1) return NULL;
+int pm_kv_int_keys(const pm_kv_write *w, const struct ArrowArray *b, int64_t *k) {
+  if (w->tm.n_keys != 1) return 0;
   int col = w->tm.key_cols[0];
   const struct ArrowArray *a = b->children[col];
   const pm_type *t = &w->layout.children[col];
-  if (a->null_count != 0) return NULL;
+  if (a->null_count != 0) return 0;
   int64_t n = a->length, off = a->offset;
-  int64_t *k;
+  const void *d = a->buffers[1];
   switch (t->id) {
     case PM_T_INT8:
+      for (int64_t i = 0; i < n; i++) k[i] = ((const int8_t *)d)[off + i];
+      return 1;
     case PM_T_INT16:
+      for (int64_t i = 0; i < n; i++) k[i] = ((const int16_t *)d)[off + i];
+      return 1;
     case PM_T_INT32:
     case PM_T_DATE32:
     case PM_T_TIME32:
+      for (int64_t i = 0; i < n; i++) k[i] = ((const int32_t *)d)[off + i];
+      return 1;
     case PM_T_INT64:
     case PM_T_DATE64:
     case PM_T_TIME64:
-    case PM_T_TIMESTAMP: break;
-    default: return NULL;
+    case PM_T_TIMESTAMP: memcpy(k, (const int64_t *)d + off, (size_t)n * sizeof *k); return 1;
+    default: return 0;
   }
-  if (!(k = malloc((size_t)n * sizeof *k + 8))) return NULL;
-  const void *d = a->buffers[1];
-  for (int64_t i = 0; i < n; i++) {
-    switch (t->id) {
-      case PM_T_INT8: k[i] = ((const int8_t *)d)[off + i]; break;
-      case PM_T_INT16: k[i] = ((const int16_t *)d)[off + i]; break;
-      case PM_T_INT32:
-      case PM_T_DATE32:
-      case PM_T_TIME32: k[i] = ((const int32_t *)d)[off + i]; break;
-      default: k[i] = ((const int64_t *)d)[off + i]; break;
-    }
-  }
-  return k;
 }
-
-/* *out = the buffer's records sorted by key (stable: a key's records stay in
- * arrival = sequence order), merged per key. */
-static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, int merge, struct ArrowArray *out, pm_error *err) {
-  struct ArrowArray all;
-  int rc;
-  if (s->n_chunks == 1) {
-    pm_array_move(&s->chunks[0], &all);
-  } else {
-    const struct ArrowArray **ptrs = malloc(s->n_chunks * sizeof *ptrs);
-    if (!ptrs) return PM_NOMEM(err);
-    for (size_t i = 0; i < s->n_chunks; i++) ptrs[i] = &s->chunks[i];
-    rc = pm_concat(&w->layout, (const struct ArrowArray *const *)ptrs, (int64_t)s->n_chunks, &all, err);
-    free(ptrs);
-    if (rc) return rc;
-  }
-  for (size_t i = 0; i < s->n_chunks; i++) pm_array_release(&s->chunks[i]);
-  s->n_chunks = 0;
-  w->buffered -= s->bytes;
-  s->bytes = 0;
-  int64_t n = all.length;
-  size_t *idx = malloc((size_t)n * sizeof *idx + 8);
-  int64_t *perm = malloc((size_t)n * sizeof *perm + 8);
-  sort_ctx c = {w, &all, NULL};
-  int64_t *fk = int_keys(w, &all);
-  c.fk = fk;
-  rc = idx && perm ? 0 : PM_NOMEM(err);
-  if (!rc) {
-    for (int64_t i = 0; i < n; i++) idx[i] = (size_t)i;
-    if (pm_sort_indices(idx, (size_t)n, key_order, &c)) rc = PM_NOMEM(err);
-  }
-  int sorted = 1;
-  for (int64_t i = 0; !rc && i < n; i++) {
-    perm[i] = (int64_t)idx[i];
-    sorted &= perm[i] == i;
-  }
-  struct ArrowArray srt;
-  memset(&srt, 0, sizeof srt);
-  if (!rc && !sorted) rc = pm_take(&w->layout, &all, perm, n, &srt, err);
-  free(idx);
-  free(perm);
-  free(fk);
-  /* changelog-producer = input: every input record, in flush sort order */
-  if (!rc && w->changelog && w->changelog->at_flush) rc = pm_kv_write_rolling(w, s, sorted ? &all : &srt, 1, err);
-  if (!rc && merge) rc = pm_merge_sorted_batch(&w->tm.cfg, sorted ? &all : &srt, out, err);
-  if (!rc && !merge) pm_array_move(sorted ? &all : &srt, out);
-  pm_array_release(&srt);
-  pm_array_release(&all);
-  return rc;
-}
-
-int pm_kv_sort_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err) {
-  return sort_and_merge(w, s, 1, out, err);
-}
-
-int pm_kv_sort(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err) {
-  return sort_and_merge(w, s, 0, out, err);
-}
-
-/* ------------------------------------------------------------ sorted spill, piece by piece */
 
 /* Rows of the slot's chunks numbered globally in arrival order; chunk of a
  * global row by binary search over the chunks' first rows. */
@@ -136,7 +49,6 @@ typedef struct multi_ctx {
   const pm_kv_write *w;
   const pm_kvslot *s;
   const int64_t *first; /* n_chunks + 1 */
-  const int64_t *fk;    /* single integer key per global row, or NULL */
 } multi_ctx;
 
 static size_t chunk_of(const multi_ctx *c, int64_t g) {
@@ -151,7 +63,6 @@ static size_t chunk_of(const multi_ctx *c, int64_t g) {
 
 static int multi_order(const void *ctx, size_t a, size_t b) {
   const multi_ctx *c = ctx;
-  if (c->fk) return c->fk[a] < c->fk[b] ? -1 : c->fk[a] > c->fk[b];
   size_t ca = chunk_of(c, (int64_t)a), cb = chunk_of(c, (int64_t)b);
   const struct ArrowArray *xa = &c->s->chunks[ca], *xb = &c->s->chunks[cb];
   int64_t ra = (int64_t)a - c->first[ca], rb = (int64_t)b - c->first[cb];
@@ -164,75 +75,153 @@ static int multi_order(const void *ctx, size_t a, size_t b) {
   return 0;
 }
 
+/* The slot's buffered records in key order (stable: a key's records stay in
+ * arrival = sequence order): record k is row row[k] of chunks[src[k]];
+ * keys[k] its single integer key (keys NULL when the key is not one integer
+ * column). The chunks stay in the slot. */
+typedef struct slot_order {
+  const struct ArrowArray **chunks;
+  size_t n_chunks;
+  int32_t *src;
+  int64_t *row;
+  int64_t *keys;
+  int64_t n;
+} slot_order;
+
+static void slot_order_free(slot_order *o) {
+  free(o->chunks);
+  free(o->src);
+  free(o->row);
+  free(o->keys);
+  memset(o, 0, sizeof *o);
+}
+
+static int slot_order_build(const pm_kv_write *w, const pm_kvslot *s, slot_order *o, pm_error *err) {
+  memset(o, 0, sizeof *o);
+  size_t nc = s->n_chunks;
+  int64_t *first = malloc((nc + 1) * sizeof *first);
+  o->chunks = malloc((nc + 1) * sizeof *o->chunks);
+  if (!first || !o->chunks) {
+    free(first);
+    slot_order_free(o);
+    return PM_NOMEM(err);
+  }
+  first[0] = 0;
+  for (size_t i = 0; i < nc; i++) {
+    first[i + 1] = first[i] + s->chunks[i].length;
+    o->chunks[i] = &s->chunks[i];
+  }
+  o->n_chunks = nc;
+  int64_t n = o->n = first[nc];
+  size_t cells = (size_t)(n ? n : 1);
+  int64_t *fk = w->tm.n_keys == 1 ? malloc(cells * sizeof *fk) : NULL;
+  for (size_t i = 0; fk && i < nc; i++)
+    if (!pm_kv_int_keys(w, &s->chunks[i], fk + first[i])) {
+      free(fk);
+      fk = NULL;
+    }
+  size_t *idx = malloc(cells * sizeof *idx);
+  o->src = malloc(cells * sizeof *o->src);
+  o->row = malloc(cells * sizeof *o->row);
+  if (fk) o->keys = malloc(cells * sizeof *o->keys);
+  int rc = idx && o->src && o->row && (!fk || o->keys) ? 0 : PM_NOMEM(err);
+  if (!rc) {
+    for (int64_t i = 0; i < n; i++) idx[i] = (size_t)i;
+    multi_ctx c = {w, s, first};
+    if (fk ? pm_sort_indices_i64(idx, (size_t)n, fk) : pm_sort_indices(idx, (size_t)n, multi_order, &c))
+      rc = PM_NOMEM(err);
+    for (int64_t i = 0; !rc && i < n; i++) {
+      int64_t g = (int64_t)idx[i];
+      size_t ch = nc == 1 ? 0 : chunk_of(&c, g);
+      o->src[i] = (int32_t)ch;
+      o->row[i] = g - first[ch];
+      if (fk) o->keys[i] = fk[g];
+    }
+  }
+  free(idx);
+  free(fk);
+  free(first);
+  if (rc) slot_order_free(o);
+  return rc;
+}
+
+static void slot_clear(pm_kv_write *w, pm_kvslot *s) {
+  for (size_t i = 0; i < s->n_chunks; i++) pm_array_release(&s->chunks[i]);
+  s->n_chunks = 0;
+  w->buffered -= s->bytes;
+  s->bytes = 0;
+}
+
+/* *out = the buffer's records sorted by key, merged per key (merge) or all of
+ * them; the records are gathered once, straight from the buffer's chunks. */
+static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, int merge, struct ArrowArray *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  slot_order o;
+  PM_TRY(slot_order_build(w, s, &o, err));
+  int rc;
+  /* changelog-producer = input: every input record, in flush sort order */
+  int input_cl = w->changelog && w->changelog->at_flush;
+  if (merge && !input_cl) {
+    rc = pm_merge_sorted_rows(&w->tm.cfg, o.chunks, (int)o.n_chunks, o.src, o.row, o.keys, o.n, out, err);
+    slot_order_free(&o);
+    slot_clear(w, s);
+    return rc;
+  }
+  struct ArrowArray srt;
+  rc = pm_take_multi(&w->layout, o.chunks, (int64_t)o.n_chunks, o.src, o.row, o.n, &srt, err);
+  slot_order_free(&o);
+  slot_clear(w, s);
+  if (rc) return rc;
+  if (input_cl) rc = pm_kv_write_rolling(w, s, &srt, 1, err);
+  if (!rc && merge) rc = pm_merge_sorted_batch(&w->tm.cfg, &srt, out, err);
+  if (!rc && !merge) pm_array_move(&srt, out);
+  pm_array_release(&srt);
+  return rc;
+}
+
+int pm_kv_sort_merge(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err) {
+  return sort_and_merge(w, s, 1, out, err);
+}
+
+int pm_kv_sort(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *err) {
+  return sort_and_merge(w, s, 0, out, err);
+}
+
+/* ------------------------------------------------------------ sorted spill, piece by piece */
+
 #define SPILL_PIECE 16384
 
 int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error *err) {
-  size_t nc = s->n_chunks;
-  int64_t *first = malloc((nc + 1) * sizeof *first);
-  if (!first) return PM_NOMEM(err);
-  first[0] = 0;
-  for (size_t i = 0; i < nc; i++) first[i + 1] = first[i] + s->chunks[i].length;
-  int64_t n = first[nc];
-  multi_ctx c = {w, s, first, NULL};
-  int64_t *fk = NULL;
+  slot_order o;
+  PM_TRY(slot_order_build(w, s, &o, err));
   int rc = 0;
-  if (w->tm.n_keys == 1) { /* single integer key: one int64 per row */
-    fk = malloc((size_t)(n ? n : 1) * sizeof *fk);
-    for (size_t i = 0; fk && i < nc; i++) {
-      int64_t *k = int_keys(w, &s->chunks[i]);
-      if (!k) {
-        free(fk);
-        fk = NULL;
-        break;
-      }
-      memcpy(fk + first[i], k, (size_t)s->chunks[i].length * sizeof *k);
-      free(k);
-    }
-    c.fk = fk;
-  }
-  size_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
-  int32_t *src = malloc(SPILL_PIECE * sizeof *src);
-  int64_t *rows = malloc(SPILL_PIECE * sizeof *rows);
-  const struct ArrowArray **ptrs = malloc((nc + 1) * sizeof *ptrs);
-  if (!idx || !src || !rows || !ptrs) rc = PM_NOMEM(err);
-  if (!rc) {
-    for (int64_t i = 0; i < n; i++) idx[i] = (size_t)i;
-    if (pm_sort_indices(idx, (size_t)n, multi_order, &c)) rc = PM_NOMEM(err);
-  }
-  free(fk);
-  c.fk = NULL;
-  for (size_t i = 0; i < nc && ptrs; i++) ptrs[i] = &s->chunks[i];
   /* changelog-producer = input: every input record, in sort order */
   pm_kv_roll cr;
   int input_cl = w->changelog && w->changelog->at_flush;
   if (input_cl) pm_kv_roll_init(&cr, w, s->bucket_dir, 0, PM_SOURCE_APPEND, 1, &s->cl);
-  for (int64_t a = 0; !rc && a < n; a += SPILL_PIECE) {
-    int64_t len = n - a < SPILL_PIECE ? n - a : SPILL_PIECE;
-    for (int64_t i = 0; i < len; i++) {
-      size_t ch = chunk_of(&c, (int64_t)idx[a + i]);
-      src[i] = (int32_t)ch;
-      rows[i] = (int64_t)idx[a + i] - first[ch];
-    }
+  /* pieces of one spill block each, sized from the first piece (which
+   * pm_spill_writer_add cuts into blocks itself) */
+  int64_t per = SPILL_PIECE;
+  for (int64_t a = 0; !rc && a < o.n;) {
+    int64_t len = o.n - a < per ? o.n - a : per;
     struct ArrowArray piece;
-    rc = pm_take_multi(&w->layout, ptrs, (int64_t)nc, src, rows, len, &piece, err);
+    rc = pm_take_multi(&w->layout, o.chunks, (int64_t)o.n_chunks, o.src + a, o.row + a, len, &piece, err);
     if (rc) break;
     if (input_cl) rc = pm_kv_roll_write(&cr, &piece, err);
-    if (!rc) rc = pm_spill_writer_add(wr, &piece, err);
+    if (!rc) rc = a ? pm_spill_writer_add_block(wr, &piece, err) : pm_spill_writer_add(wr, &piece, err);
+    if (!a) {
+      int64_t b = pm_spill_block_rows(wr, &piece);
+      if (b < per) per = b;
+    }
     pm_array_release(&piece);
+    a += len;
   }
   if (input_cl) {
     if (!rc) rc = pm_kv_roll_finish(&cr, err);
     if (rc) pm_kv_roll_abort(&cr);
   }
-  free(idx);
-  free(src);
-  free(rows);
-  free(ptrs);
-  free(first);
-  for (size_t i = 0; i < s->n_chunks; i++) pm_array_release(&s->chunks[i]);
-  s->n_chunks = 0;
-  w->buffered -= s->bytes;
-  s->bytes = 0;
+  slot_order_free(&o);
+  slot_clear(w, s);
   return rc;
 }
 

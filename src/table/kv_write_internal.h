@@ -148,6 +148,10 @@ int pm_kv_sort(pm_kv_write *w, pm_kvslot *s, struct ArrowArray *out, pm_error *e
 /* The same, unmerged, written piece by piece into run writer wr (memory: the
  * buffer + its sort permutation + a piece); the buffer is emptied (also on failure). */
 int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error *err);
+/* kv_write_file.c: the single integer key of merge batch b as int64 into
+ * k[0, b->length); 0 (k untouched) when the key is not one non-null integer
+ * column. The sort and merge fast path. */
+int pm_kv_int_keys(const pm_kv_write *w, const struct ArrowArray *b, int64_t *k);
 /* kv_write_spill.c: spills the slot's buffer as a sorted run of its raw
  * records (a local temp file, as Java's external sort buffer: merged only at
  * flush, all records of a key at once); the buffer is emptied. */

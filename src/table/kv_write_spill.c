@@ -71,31 +71,50 @@ static void once_close(void *ctx) {
 /* Sorted runs (keys ascending, a key's records in sequence order; a later
  * source holds later sequence numbers) merged into one stream in key order,
  * ties by source: key then sequence order. A tournament over the sources'
- * current rows; output rows are gathered from the sources' batches. */
+ * current rows yields a selection of (batch slot, row) pairs; a source's
+ * used-up batch stays in its slot (retired) until the caller is done with the
+ * selection that references it (rm_gc), so a selection spans batch ends. */
 typedef struct rm_src {
   pm_merge_source s;
-  struct ArrowArray b;
+  int slot; /* slot of its current batch, -1 once done */
   int64_t pos;
 } rm_src;
+
+typedef struct rm_slot {
+  struct ArrowArray b; /* released: a free slot */
+  int64_t *fk;         /* the batch's single integer key as int64 (NULL: compare values) */
+  int retired;         /* its source moved on to a later batch */
+  int ref;             /* rm_gc: the selection references it */
+} rm_slot;
 
 typedef struct raw_merge {
   pm_kv_write *w;
   rm_src *src;
-  struct ArrowArray **arrays;
   int n;
+  rm_slot *slots;
+  struct ArrowArray **arrays; /* per slot: &slots[i].b */
+  int n_slots, cap_slots;
   int *heap, hn;
-  int reload; /* source whose batch ran out at the last chunk, or -1 */
+  /* the selection: record k is row orow[k] of slot osrc[k], key okey[k] when
+   * every record has an integer key (all_fk) */
   int32_t *osrc;
-  int64_t *orow;
-  int64_t cap;
+  int64_t *orow, *okey;
+  int64_t n_out, cap;
+  int all_fk;
 } raw_merge;
 
-static int rm_cmp(const raw_merge *m, int a, int b) {
+static inline int rm_cmp(const raw_merge *m, int a, int b) {
+  const rm_src *x = &m->src[a], *y = &m->src[b];
+  const rm_slot *sx = &m->slots[x->slot], *sy = &m->slots[y->slot];
+  if (sx->fk && sy->fk) {
+    int64_t p = sx->fk[x->pos], q = sy->fk[y->pos];
+    if (p != q) return p < q ? -1 : 1;
+    return a < b ? -1 : a > b;
+  }
   const pm_table_merge *tm = &m->w->tm;
   for (int k = 0; k < tm->n_keys; k++) {
     int col = tm->key_cols[k];
-    int r = pm_compare_values(&m->w->layout.children[col], m->src[a].b.children[col], m->src[a].pos,
-                              m->src[b].b.children[col], m->src[b].pos);
+    int r = pm_compare_values(&m->w->layout.children[col], sx->b.children[col], x->pos, sy->b.children[col], y->pos);
     if (r) return r;
   }
   return a < b ? -1 : a > b;
@@ -114,30 +133,101 @@ static void rm_down(raw_merge *m, int i) {
   }
 }
 
-/* The next non-empty batch of source i into src[i].b (released at the end). */
-static int rm_load(raw_merge *m, int i, pm_error *err) {
-  rm_src *r = &m->src[i];
-  pm_array_release(&r->b);
-  for (;;) {
-    PM_TRY(r->s.next(r->s.ctx, &r->b, err));
-    if (!r->b.release || r->b.length > 0) break;
-    pm_array_release(&r->b);
+static void slot_free(rm_slot *sl) {
+  pm_array_release(&sl->b);
+  free(sl->fk);
+  sl->fk = NULL;
+  sl->retired = 0;
+}
+
+/* A free slot (the slot table grows as needed). */
+static int slot_take(raw_merge *m, int *out, pm_error *err) {
+  for (int i = 0; i < m->n_slots; i++)
+    if (!m->slots[i].b.release) {
+      *out = i;
+      return 0;
+    }
+  if (m->n_slots == m->cap_slots) {
+    int cap = m->cap_slots ? 2 * m->cap_slots : 16;
+    rm_slot *ns = realloc(m->slots, (size_t)cap * sizeof *ns);
+    if (!ns) return PM_NOMEM(err);
+    m->slots = ns;
+    struct ArrowArray **na = realloc(m->arrays, (size_t)cap * sizeof *na);
+    if (!na) return PM_NOMEM(err);
+    m->arrays = na;
+    m->cap_slots = cap;
+    for (int i = 0; i < m->n_slots; i++) m->arrays[i] = &m->slots[i].b;
   }
-  r->pos = 0;
+  memset(&m->slots[m->n_slots], 0, sizeof *m->slots);
+  m->arrays[m->n_slots] = &m->slots[m->n_slots].b;
+  *out = m->n_slots++;
   return 0;
 }
 
-static void rm_close(raw_merge *m) {
-  for (int i = 0; i < m->n; i++) {
-    pm_array_release(&m->src[i].b);
-    if (m->src[i].s.close) m->src[i].s.close(m->src[i].s.ctx);
+/* The next non-empty batch of source i into a new slot (the old one retires);
+ * slot -1 at the end. */
+static int rm_load(raw_merge *m, int i, pm_error *err) {
+  rm_src *r = &m->src[i];
+  if (r->slot >= 0) m->slots[r->slot].retired = 1;
+  r->slot = -1;
+  r->pos = 0;
+  struct ArrowArray b;
+  for (;;) {
+    PM_TRY(r->s.next(r->s.ctx, &b, err));
+    if (!b.release) return 0;
+    if (b.length > 0) break;
+    pm_array_release(&b);
   }
+  int k = -1;
+  int rc = slot_take(m, &k, err);
+  if (rc) {
+    pm_array_release(&b);
+    return rc;
+  }
+  rm_slot *sl = &m->slots[k];
+  pm_array_move(&b, &sl->b);
+  sl->retired = 0;
+  sl->fk = m->w->tm.n_keys == 1 ? malloc((size_t)sl->b.length * sizeof *sl->fk) : NULL;
+  if (sl->fk && !pm_kv_int_keys(m->w, &sl->b, sl->fk)) {
+    free(sl->fk);
+    sl->fk = NULL;
+  }
+  r->slot = k;
+  return 0;
+}
+
+/* Frees the retired slots no record of the selection references. */
+static void rm_gc(raw_merge *m) {
+  for (int i = 0; i < m->n_slots; i++) m->slots[i].ref = 0;
+  for (int64_t k = 0; k < m->n_out; k++) m->slots[m->osrc[k]].ref = 1;
+  for (int i = 0; i < m->n_slots; i++)
+    if (m->slots[i].b.release && m->slots[i].retired && !m->slots[i].ref) slot_free(&m->slots[i]);
+}
+
+static void rm_close(raw_merge *m) {
+  for (int i = 0; i < m->n; i++)
+    if (m->src[i].s.close) m->src[i].s.close(m->src[i].s.ctx);
+  for (int i = 0; i < m->n_slots; i++) slot_free(&m->slots[i]);
   free(m->src);
+  free(m->slots);
   free(m->arrays);
   free(m->heap);
   free(m->osrc);
   free(m->orow);
+  free(m->okey);
   memset(m, 0, sizeof *m);
+}
+
+static int rm_grow(raw_merge *m, int64_t cap, pm_error *err) {
+  int32_t *s = realloc(m->osrc, (size_t)cap * sizeof *s);
+  if (s) m->osrc = s;
+  int64_t *r = s ? realloc(m->orow, (size_t)cap * sizeof *r) : NULL;
+  if (r) m->orow = r;
+  int64_t *k = r ? realloc(m->okey, (size_t)cap * sizeof *k) : NULL;
+  if (k) m->okey = k;
+  if (!k) return PM_NOMEM(err);
+  m->cap = cap;
+  return 0;
 }
 
 /* Takes the sources (closed by rm_close, also on failure). */
@@ -145,63 +235,72 @@ static int rm_open(raw_merge *m, pm_kv_write *w, pm_merge_source *sources, int n
   memset(m, 0, sizeof *m);
   m->w = w;
   m->n = n;
-  m->reload = -1;
-  m->cap = 16384;
   m->src = calloc((size_t)n + 1, sizeof *m->src);
-  m->arrays = calloc((size_t)n + 1, sizeof *m->arrays);
   m->heap = calloc((size_t)n + 1, sizeof *m->heap);
-  m->osrc = malloc((size_t)m->cap * sizeof *m->osrc);
-  m->orow = malloc((size_t)m->cap * sizeof *m->orow);
-  if (!m->src || !m->arrays || !m->heap || !m->osrc || !m->orow) {
+  if (!m->src || !m->heap || rm_grow(m, 16384, err)) {
     for (int i = 0; i < n; i++)
       if (sources[i].close) sources[i].close(sources[i].ctx);
     m->n = 0;
     rm_close(m);
     return PM_NOMEM(err);
   }
-  for (int i = 0; i < n; i++) m->src[i].s = sources[i];
   for (int i = 0; i < n; i++) {
-    m->arrays[i] = &m->src[i].b;
+    m->src[i].s = sources[i];
+    m->src[i].slot = -1;
+  }
+  for (int i = 0; i < n; i++) {
     int rc = rm_load(m, i, err);
     if (rc) {
       rm_close(m);
       return rc;
     }
-    if (m->src[i].b.release) m->heap[m->hn++] = i;
+    if (m->src[i].slot >= 0) m->heap[m->hn++] = i;
   }
   for (int i = m->hn / 2 - 1; i >= 0; i--) rm_down(m, i);
+  m->all_fk = 1;
   return 0;
 }
 
-/* The next chunk of the merged stream (released struct at the end). */
-static int rm_next(raw_merge *m, struct ArrowArray *out, pm_error *err) {
-  memset(out, 0, sizeof *out);
-  if (m->reload >= 0) {
-    int i = m->reload;
-    m->reload = -1;
-    PM_TRY(rm_load(m, i, err));
-    if (m->src[i].b.release) {
-      rm_down(m, 0);
-    } else {
-      m->heap[0] = m->heap[--m->hn];
-      rm_down(m, 0);
-    }
-  }
-  int64_t n = 0;
-  while (m->hn && n < m->cap) {
+/* Appends the stream's next records to the selection until it holds m->cap
+ * (or the stream ends: m->hn == 0). */
+static int rm_fill(raw_merge *m, pm_error *err) {
+  while (m->hn && m->n_out < m->cap) {
     int top = m->heap[0];
     rm_src *r = &m->src[top];
-    m->osrc[n] = top;
-    m->orow[n] = r->pos;
-    n++;
-    if (++r->pos == r->b.length) {
-      m->reload = top; /* its batch is referenced by the chunk: load the next one after */
-      break;
+    const rm_slot *sl = &m->slots[r->slot];
+    int64_t o = m->n_out++;
+    m->osrc[o] = r->slot;
+    m->orow[o] = r->pos;
+    if (sl->fk) m->okey[o] = sl->fk[r->pos];
+    else m->all_fk = 0;
+    if (++r->pos == sl->b.length) {
+      PM_TRY(rm_load(m, top, err));
+      if (r->slot < 0) m->heap[0] = m->heap[--m->hn];
     }
-    rm_down(m, 0);
+    if (m->hn) rm_down(m, 0);
   }
-  if (!n) return 0;
-  return pm_gather(&m->w->layout, m->arrays, m->osrc, m->orow, n, out, err);
+  return 0;
+}
+
+/* Drops the selection's first k records (the rest moves to the front). */
+static void rm_consume(raw_merge *m, int64_t k) {
+  int64_t rest = m->n_out - k;
+  memmove(m->osrc, m->osrc + k, (size_t)rest * sizeof *m->osrc);
+  memmove(m->orow, m->orow + k, (size_t)rest * sizeof *m->orow);
+  memmove(m->okey, m->okey + k, (size_t)rest * sizeof *m->okey);
+  m->n_out = rest;
+  if (!rest) m->all_fk = 1;
+  rm_gc(m);
+}
+
+/* The next chunk of the merged stream, gathered (released struct at the end). */
+static int rm_next(raw_merge *m, struct ArrowArray *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  PM_TRY(rm_fill(m, err));
+  if (!m->n_out) return 0;
+  int rc = pm_gather(&m->w->layout, m->arrays, m->osrc, m->orow, m->n_out, out, err);
+  rm_consume(m, m->n_out);
+  return rc;
 }
 
 /* ------------------------------------------------------------ flush */
@@ -270,33 +369,28 @@ static int merge_oldest(pm_kv_write *w, pm_kvslot *s, size_t k, pm_error *err) {
   return 0;
 }
 
-static int same_key(const pm_kv_write *w, const struct ArrowArray *a, int64_t i, int64_t j) {
+/* Records a and b of the selection have the same key. */
+static int same_key(const raw_merge *m, int64_t a, int64_t b) {
+  if (m->all_fk) return m->okey[a] == m->okey[b];
+  const pm_kv_write *w = m->w;
+  const struct ArrowArray *x = &m->slots[m->osrc[a]].b, *y = &m->slots[m->osrc[b]].b;
   for (int k = 0; k < w->tm.n_keys; k++) {
     int col = w->tm.key_cols[k];
-    if (pm_compare_values(&w->layout.children[col], a->children[col], i, a->children[col], j)) return 0;
+    if (pm_compare_values(&w->layout.children[col], x->children[col], m->orow[a], y->children[col], m->orow[b]))
+      return 0;
   }
   return 1;
 }
 
-/* Rows [from, to) of a as a new array. */
-static int rows_of(pm_kv_write *w, const struct ArrowArray *a, int64_t from, int64_t to, struct ArrowArray *out,
-                   pm_error *err) {
-  int64_t n = to - from;
-  int64_t *idx = malloc((size_t)(n ? n : 1) * sizeof *idx);
-  if (!idx) return PM_NOMEM(err);
-  for (int64_t i = 0; i < n; i++) idx[i] = from + i;
-  int rc = pm_take(&w->layout, a, idx, n, out, err);
-  free(idx);
-  return rc;
-}
-
-/* Merges the keys of sorted raw batch b (all its records of each key) and writes them. */
-static int merge_write(pm_kv_write *w, pm_kv_roll *r, const struct ArrowArray *b, pm_error *err) {
-  if (!b->length) return 0;
-  struct ArrowArray m;
-  PM_TRY(pm_merge_sorted_batch(&w->tm.cfg, b, &m, err));
-  int rc = pm_kv_roll_write(r, &m, err);
-  pm_array_release(&m);
+/* Merges the selection's first k records (all records of each of their keys)
+ * with the merge engine and writes them. */
+static int merge_write(pm_kv_write *w, pm_kv_roll *r, raw_merge *m, int64_t k, pm_error *err) {
+  if (!k) return 0;
+  struct ArrowArray out;
+  PM_TRY(pm_merge_sorted_rows(&w->tm.cfg, (const struct ArrowArray *const *)m->arrays, m->n_slots, m->osrc, m->orow,
+                              m->all_fk ? m->okey : NULL, k, &out, err));
+  int rc = pm_kv_roll_write(r, &out, err);
+  pm_array_release(&out);
   return rc;
 }
 
@@ -323,38 +417,24 @@ int pm_kv_flush_spilled(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   size_t before = s->out.n;
   pm_kv_roll r;
   pm_kv_roll_init(&r, w, s->bucket_dir, 0, PM_SOURCE_APPEND, 0, &s->out);
-  /* chunks of the stream cut at key boundaries: the last key of a chunk waits
-   * in `carry` for the rest of its records */
-  struct ArrowArray carry;
-  memset(&carry, 0, sizeof carry);
+  /* selections of the stream cut at key boundaries: the last key's records
+   * wait in the selection for the rest of them */
   while (!rc) {
-    struct ArrowArray b, all;
-    rc = rm_next(&m, &b, err);
+    rc = rm_fill(&m, err);
     if (rc) break;
-    if (!b.release) {
-      if (carry.release) rc = merge_write(w, &r, &carry, err);
+    if (!m.hn) { /* the end: every record is in the selection */
+      rc = merge_write(w, &r, &m, m.n_out, err);
       break;
     }
-    if (carry.release) {
-      const struct ArrowArray *two[2] = {&carry, &b};
-      rc = pm_concat(&w->layout, two, 2, &all, err);
-      pm_array_release(&carry);
-      pm_array_release(&b);
-      if (rc) break;
-    } else {
-      pm_array_move(&b, &all);
+    int64_t cut = m.n_out - 1;
+    while (cut > 0 && same_key(&m, cut - 1, m.n_out - 1)) cut--;
+    if (cut == 0) { /* one key fills the selection: make room */
+      rc = rm_grow(&m, 2 * m.cap, err);
+      continue;
     }
-    int64_t cut = all.length - 1;
-    while (cut > 0 && same_key(w, &all, cut - 1, all.length - 1)) cut--;
-    struct ArrowArray head;
-    memset(&head, 0, sizeof head);
-    if (cut > 0) rc = rows_of(w, &all, 0, cut, &head, err);
-    if (!rc) rc = rows_of(w, &all, cut, all.length, &carry, err);
-    pm_array_release(&all);
-    if (!rc && cut > 0) rc = merge_write(w, &r, &head, err);
-    pm_array_release(&head);
+    rc = merge_write(w, &r, &m, cut, err);
+    if (!rc) rm_consume(&m, cut);
   }
-  pm_array_release(&carry);
   rm_close(&m);
   if (!rc) rc = pm_kv_roll_finish(&r, err);
   if (rc) {

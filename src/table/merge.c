@@ -2575,25 +2575,42 @@ int pm_merge_next(pm_merge_reader *m, struct ArrowArray *out, pm_error *err) {
 
 static void borrowed_release(struct ArrowArray *a) { a->release = NULL; }
 
-int pm_merge_sorted_batch(const pm_merge_config *cfg, const struct ArrowArray *in, struct ArrowArray *out,
-                          pm_error *err) {
+/* Records in key order given as (batch, row) pairs over borrowed batches
+ * (src/row NULL: batch 0's rows in order); keys: the single integer key per
+ * position (or NULL: key comparison). */
+static int merge_sorted(const pm_merge_config *cfg, const struct ArrowArray *const *batches, int n_batches,
+                        const int32_t *src, const int64_t *row, const int64_t *keys, int64_t n, struct ArrowArray *out,
+                        pm_error *err) {
   memset(out, 0, sizeof *out);
-  pm_merge_source none = {0};
+  pm_merge_source *none = calloc((size_t)n_batches + 1, sizeof *none);
+  if (!none) return PM_NOMEM(err);
   pm_merge_reader *m;
-  PM_TRY(pm_merge_open(cfg, &none, 1, &m, err));
-  run_state *r = &m->runs[0];
-  r->batch = *in; /* borrowed: released as a no-op */
-  r->batch.release = borrowed_release;
-  r->batch.private_data = NULL;
-  int64_t n = in->length, max_g = 1;
-  int rc = ensure_out_cap(m, n + 1, err);
-  if (!rc) rc = prepare_fast_keys(m, r, err);
+  int rc = pm_merge_open(cfg, none, n_batches, &m, err);
+  free(none);
+  if (rc) return rc;
+  for (int b = 0; b < n_batches; b++) {
+    run_state *r = &m->runs[b];
+    if (!batches[b]->release) continue; /* an unused batch slot */
+    r->batch = *batches[b]; /* borrowed: released as a no-op */
+    r->batch.release = borrowed_release;
+    r->batch.private_data = NULL;
+  }
+  int64_t max_g = n_batches;
+  rc = ensure_out_cap(m, n + 1, err);
+  const int64_t *fk = keys;
+  if (!rc && !src && !fk) {
+    rc = prepare_fast_keys(m, &m->runs[0], err);
+    if (m->runs[0].fk_ok) fk = m->runs[0].fk;
+  }
+#define SRC_OF(i) (src ? src[i] : 0)
+#define ROW_OF(i) (row ? row[i] : (i))
   for (int64_t i = 0; !rc && i < n;) {
     int64_t e = i + 1;
-    if (r->fk_ok)
-      while (e < n && r->fk[e] == r->fk[i]) e++;
+    if (fk)
+      while (e < n && fk[e] == fk[i]) e++;
     else
-      while (e < n && key_cmp(m, &r->batch, i, &r->batch, e) == 0) e++;
+      while (e < n && key_cmp(m, &m->runs[SRC_OF(i)].batch, ROW_OF(i), &m->runs[SRC_OF(e)].batch, ROW_OF(e)) == 0)
+        e++;
     int64_t g = e - i;
     if (g > INT32_MAX / 2) {
       rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "merge: %lld records of one key", (long long)g);
@@ -2611,13 +2628,26 @@ int pm_merge_sorted_batch(const pm_merge_config *cfg, const struct ArrowArray *i
       max_g = g;
     }
     for (int64_t k = 0; k < g; k++) {
-      m->g_run[k] = 0;
-      m->g_row[k] = i + k;
+      m->g_run[k] = SRC_OF(i + k);
+      m->g_row[k] = ROW_OF(i + k);
     }
     rc = merge_group(m, (int)g, err);
     i = e;
   }
+#undef SRC_OF
+#undef ROW_OF
   if (!rc) rc = build_output(m, out, err);
   pm_merge_close(m);
   return rc;
+}
+
+int pm_merge_sorted_batch(const pm_merge_config *cfg, const struct ArrowArray *in, struct ArrowArray *out,
+                          pm_error *err) {
+  return merge_sorted(cfg, &in, 1, NULL, NULL, NULL, in->length, out, err);
+}
+
+int pm_merge_sorted_rows(const pm_merge_config *cfg, const struct ArrowArray *const *batches, int n_batches,
+                         const int32_t *src, const int64_t *row, const int64_t *keys, int64_t n,
+                         struct ArrowArray *out, pm_error *err) {
+  return merge_sorted(cfg, batches, n_batches, src, row, keys, n, out, err);
 }

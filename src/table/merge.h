@@ -157,6 +157,13 @@ void pm_merge_close(pm_merge_reader *r); /* NULL ok */
  * retracts only with cfg->keep_retracts. The write buffer's flush. */
 int pm_merge_sorted_batch(const pm_merge_config *cfg, const struct ArrowArray *in, struct ArrowArray *out,
                           pm_error *err);
+/* pm_merge_sorted_batch over records spread across borrowed batches (layout
+ * cfg->layout): record k of the sorted order is row row[k] of
+ * batches[src[k]]; keys (or NULL) holds record k's single integer key as
+ * int64 when the key is one integer column. One gather builds *out. */
+int pm_merge_sorted_rows(const pm_merge_config *cfg, const struct ArrowArray *const *batches, int n_batches,
+                         const int32_t *src, const int64_t *row, const int64_t *keys, int64_t n,
+                         struct ArrowArray *out, pm_error *err);
 
 /* ---- building blocks, exposed for the reader and tests ---- */
 
