@@ -90,7 +90,7 @@ paimon_status paimon_read_builder_new(const paimon_table *table, const paimon_op
   if (rc) return (paimon_status)rc;
   paimon_read_builder *rb = calloc(1, sizeof *rb);
   if (!rb) rc = PM_NOMEM(err);
-  if (!rc) rc = pm_table_reopen(table->t, table->t->branch, &o, &rb->t, err);
+  if (!rc) rc = pm_table_reopen(table->t, NULL, &o, &rb->t, err);
   pm_options_clear(&o);
   if (!rc && !(rb->origin = pm_api_origin(rb->t, err))) rc = PAIMON_ERR_NOMEM;
   if (!rc && table->system_table) { /* its predicates index the system table's columns */

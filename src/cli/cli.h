@@ -27,6 +27,8 @@ int cli_is_maintain_command(const char *sub);
 int cli_tag_main(const char *warehouse, int argc, char **argv);
 /* paimon consumer list|reset|delete DB.T ... (cli_consumer.c); argv[0] = "consumer". */
 int cli_consumer_main(const char *warehouse, int argc, char **argv);
+/* paimon branch create|delete|list|fast-forward DB.T ... (cli_branch.c); argv[0] = "branch". */
+int cli_branch_main(const char *warehouse, int argc, char **argv);
 /* paimon table rollback DB.T (--snapshot N | --tag T | --timestamp TS) (cli_tag.c). */
 int cli_rollback_main(const char *warehouse, int argc, char **argv);
 /* 1 if argv[1..] holds -h or --help (every command and subcommand then prints its usage, exit 0). */

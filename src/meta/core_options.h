@@ -208,6 +208,7 @@ typedef enum pm_co_id {
   PM_CO_AUTO_CREATE,
   PM_CO_TARGET_FILE_ROW_NUM,
   PM_CO_PATH,
+  PM_CO_BRANCH, /* the branch a handle reads and commits to (Java's FileStoreTableFactory) */
   /* primary-key compaction (table/kv_compact.h) */
   PM_CO_NUM_SORTED_RUN_STOP_TRIGGER,
   PM_CO_COMPACTION_MAX_SIZE_AMP,

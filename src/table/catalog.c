@@ -384,6 +384,8 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
   pm_options_init(&t->dynamic_options);
   int rc = 0, fail = 0;
   char nb[512], db[512];
+  /* No branch named: the option 'branch' decides (Java's FileStoreTableFactory), default main. */
+  if (!branch && dynamic) branch = pm_options_get(dynamic, pm_core_option_key(PM_CO_BRANCH));
   if (!name) name = base_name(root, nb, sizeof nb);
   if (!database) {
     /* <warehouse>/<db>.db/<table>: take the parent's name without ".db" */
@@ -535,6 +537,9 @@ int pm_table_reopen(const pm_table *t, const char *branch, const pm_options *ext
   int rc = pm_options_copy(&t->dynamic_options, &dyn, err);
   for (size_t i = 0; !rc && extra_dynamic && i < extra_dynamic->n; i++)
     rc = pm_options_set(&dyn, extra_dynamic->keys[i], extra_dynamic->values[i], err);
+  /* NULL: the option 'branch' of this reopening when given, else the handle's own branch */
+  const char *ob = extra_dynamic ? pm_options_get(extra_dynamic, pm_core_option_key(PM_CO_BRANCH)) : NULL;
+  if (!branch) branch = ob ? ob : t->branch;
   if (!rc) rc = pm_table_open_fs(t->fs, t->root, t->database, t->name, branch, &dyn, NULL, out, err);
   pm_options_clear(&dyn);
   return rc;

@@ -117,7 +117,8 @@ int pm_table_open_path(const char *root, const char *database, const char *name,
  * uses pm_fs_local(). */
 int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const char *name, const char *branch,
                      const pm_options *dynamic, const pm_options *catalog, pm_table **out, pm_error *err);
-/* Same table, another branch / extra dynamic options (overlaid on t's dynamic options). */
+/* Same table, another branch / extra dynamic options (overlaid on t's dynamic options). branch NULL:
+ * the option 'branch' among extra_dynamic when given, else t's own branch. */
 int pm_table_reopen(const pm_table *t, const char *branch, const pm_options *extra_dynamic, pm_table **out,
                     pm_error *err);
 /* Reference counting: pm_table_open* / pm_table_reopen return one reference;
