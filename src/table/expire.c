@@ -398,10 +398,210 @@ int pm_expire_snapshots(pm_table *t, const pm_expire_config *c, pm_expire_progre
 
 /* ------------------------------------------------------------ long-lived changelogs */
 
+static char *changelog_path(pm_table *t, int64_t id) {
+  char sub[64];
+  snprintf(sub, sizeof sub, "changelog/changelog-%lld", (long long)id);
+  return pm_table_meta_path(t, sub);
+}
+
+/* changelog/changelog-<id>; missing = PAIMON_ERR_NOT_FOUND. */
+static int read_changelog(pm_table *t, int64_t id, pm_snapshot **out, pm_error *err) {
+  *out = NULL;
+  char *p = changelog_path(t, id);
+  if (!p) return PM_NOMEM(err);
+  pm_buf b;
+  pm_buf_init(&b);
+  int rc = pm_fs_read_file(t->fs, p, &b, 0, err);
+  if (!rc) rc = pm_snapshot_parse((const char *)b.data, b.len, p, out, err);
+  pm_buf_free(&b);
+  free(p);
+  return rc;
+}
+
+/* Java's ExpireChangelogImpl.expireUntil over [begin, end): plan everything (read-only), delete
+ * the changelog files ascending, write changelog/EARLIEST, then delete the planned files (a stop
+ * leaves only unreferenced files). */
+static int expire_changelogs_until(pm_table *t, const pm_expire_config *c, int64_t begin, int64_t end,
+                                   pm_expire_result *r, pm_error *err) {
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  snap_vec logs = {0}, tags = {0}, pins = {0};
+  pm_name_set data_pins, manifest_skip, tag_data;
+  pm_name_set_init(&data_pins);
+  pm_name_set_init(&manifest_skip);
+  pm_name_set_init(&tag_data);
+  pm_file_deletion d;
+  pm_fdel_init(&d, t);
+  pm_snapshot *end_log = NULL, *earliest = NULL;
+  if (end <= begin) return 0; /* nothing to expire (Java rewrites the EARLIEST hint; we leave it) */
+  int rc = read_changelog(t, end, &end_log, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) { /* a concurrent expiry, or not long-lived: nothing to do (Java) */
+    pm_error_clear(err);
+    rc = 0;
+    goto out;
+  }
+  for (int64_t id = begin; !rc && id < end; id++) {
+    pm_snapshot *s = NULL;
+    rc = read_changelog(t, id, &s, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) {
+      pm_error_clear(err);
+      rc = 0;
+      continue;
+    }
+    if (!rc) rc = sv_push(&logs, s, err);
+  }
+  if (!rc) {
+    int64_t e = 0;
+    rc = pm_snapshot_earliest_id(&sm, &e, err);
+    if (!rc) rc = pm_snapshot_read(&sm, e, &earliest, err);
+  }
+  if (!rc) rc = collect_tags(&sm, &tags, err);
+  if (!rc) rc = collect_branch_pins(t, &pins, err);
+  for (size_t i = 0; !rc && i < pins.n; i++) rc = pm_fdel_skip_live_data(t, pins.items[i], &data_pins, err);
+  /* metadata: kept for the tags in range, the end changelog, the earliest snapshot, other branches */
+  if (!rc) {
+    long right = find_previous(&tags, end);
+    if (right >= 0) {
+      long left = find_previous_or_equal(&tags, begin);
+      if (left < 0) left = 0;
+      for (long i = left; !rc && i <= right; i++) rc = pm_fdel_skip_manifests(t, tags.items[i], &manifest_skip, err);
+    }
+  }
+  if (!rc) rc = pm_fdel_skip_manifests_existing(t, end_log, &manifest_skip, err);
+  if (!rc) rc = pm_fdel_skip_manifests(t, earliest, &manifest_skip, err);
+  for (size_t i = 0; !rc && i < pins.n; i++) rc = pm_fdel_skip_manifests(t, pins.items[i], &manifest_skip, err);
+  long cached_tag = -2;
+  for (size_t i = 0; !rc && i < logs.n; i++) {
+    const pm_snapshot *s = logs.items[i];
+    if (s->changelog_manifest_list) {
+      rc = pm_fdel_plan_changelog(&d, s, err);
+      if (!rc) rc = pm_fdel_plan_manifests(&d, s, &manifest_skip, 0, 1, 0, err);
+      continue;
+    }
+    long ti = find_previous(&tags, s->id);
+    if (ti != cached_tag) {
+      pm_name_set_clear(&tag_data);
+      pm_name_set_init(&tag_data);
+      for (size_t k = 0; !rc && k < data_pins.cap; k++)
+        if (data_pins.slots[k]) rc = pm_name_set_add(&tag_data, data_pins.slots[k], NULL, err);
+      if (!rc && ti >= 0) rc = pm_fdel_skip_live_data(t, tags.items[ti], &tag_data, err);
+      cached_tag = ti;
+    }
+    if (!rc) rc = pm_fdel_plan_deleted_in_delta(&d, s, &tag_data, 0, err);
+    if (!rc) rc = pm_fdel_plan_manifests(&d, s, &manifest_skip, 1, 0, 0, err);
+  }
+  if (rc) {
+    pm_error_prefix(err, "expiring changelogs %lld..%lld of %s (nothing deleted)", (long long)begin,
+                    (long long)end - 1, t->root);
+    goto out;
+  }
+  if (c->dry_run) {
+    r->changelogs_expired += (int64_t)logs.n;
+    r->files.data_deleted += (int64_t)d.data.n;
+    r->files.meta_deleted += (int64_t)d.meta.n;
+    goto out;
+  }
+  int64_t deleted = 0;
+  for (size_t i = 0; !rc && i < logs.n; i++) {
+    char *p = changelog_path(t, logs.items[i]->id);
+    rc = p ? pm_fs_delete(t->fs, p, err) : PM_NOMEM(err);
+    if (rc == PAIMON_ERR_NOT_FOUND) {
+      pm_error_clear(err);
+      rc = 0;
+    } else if (!rc) deleted++;
+    free(p);
+  }
+  r->changelogs_expired += deleted;
+  if (!rc) {
+    char *hint = pm_table_meta_path(t, "changelog/EARLIEST");
+    char txt[32];
+    int len = snprintf(txt, sizeof txt, "%lld", (long long)end);
+    rc = hint ? pm_fs_write_file(t->fs, hint, txt, (size_t)len, PM_OUT_OVERWRITE, err) : PM_NOMEM(err);
+    free(hint);
+  }
+  if (rc) {
+    pm_error_prefix(err, "expiring changelogs %lld..%lld of %s (%lld changelog files deleted, data kept)",
+                    (long long)begin, (long long)end - 1, t->root, (long long)deleted);
+    goto out;
+  }
+  {
+    pm_fdel_stats st;
+    rc = pm_fdel_execute(&d, NULL, NULL, &st, err);
+    r->files.data_deleted += st.data_deleted;
+    r->files.meta_deleted += st.meta_deleted;
+    r->files.dirs_deleted += st.dirs_deleted;
+    r->files.missing += st.missing;
+    r->files.failed += st.failed;
+    if (rc) pm_error_prefix(err, "expired changelogs %lld..%lld of %s", (long long)begin, (long long)end - 1, t->root);
+  }
+out:
+  pm_fdel_clear(&d);
+  pm_name_set_clear(&data_pins);
+  pm_name_set_clear(&manifest_skip);
+  pm_name_set_clear(&tag_data);
+  pm_snapshot_free(end_log);
+  pm_snapshot_free(earliest);
+  sv_clear(&logs);
+  sv_clear(&tags);
+  sv_clear(&pins);
+  return rc;
+}
+
 int pm_expire_changelogs(pm_table *t, const pm_expire_config *c, pm_expire_result *r, pm_error *err) {
-  (void)t;
-  (void)c;
-  (void)r;
-  (void)err;
-  return 0;
+  pm_expire_result local;
+  if (!r) {
+    memset(&local, 0, sizeof local);
+    r = &local;
+  }
+  if (c->changelog_retain_max < c->changelog_retain_min)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "changelog retain max (%d) must not be less than changelog retain min (%d)",
+                     (int)c->changelog_retain_max, (int)c->changelog_retain_min);
+  if (c->changelog_retain_min < 1)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "changelog retain min must be at least 1, got %d",
+                     (int)c->changelog_retain_min);
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  int64_t latest = 0, earliest = 0;
+  PM_TRY(pm_snapshot_latest_id(&sm, &latest, err));
+  if (latest <= 0) return 0;
+  PM_TRY(pm_snapshot_earliest_id(&sm, &earliest, err));
+  if (earliest <= 0) return 0;
+  char *dir = pm_table_meta_path(t, "changelog");
+  if (!dir) return PM_NOMEM(err);
+  int64_t *ids = NULL;
+  size_t n = 0;
+  int rc = pm_meta_list_ids(t->fs, dir, "changelog-", &ids, &n, err);
+  free(dir);
+  int64_t lo = n ? ids[0] : 0, hi = n ? ids[n - 1] : 0;
+  free(ids);
+  if (rc || !n) return rc;
+  int64_t now = c->now_ms ? c->now_ms : pm_expire_now_ms();
+  int64_t older_than =
+      c->changelog_time_retained_ms >= now ? INT64_MIN : now - c->changelog_time_retained_ms;
+  int64_t min = latest - c->changelog_retain_max + 1;
+  if (min < lo) min = lo;
+  int64_t max_excl = latest - c->changelog_retain_min + 1;
+  int64_t cmin = 0;
+  int found = 0;
+  PM_TRY(pm_consumer_min_next(&sm, &cmin, &found, err)); /* consumers always pin changelogs */
+  if (found && cmin < max_excl) max_excl = cmin;
+  if (lo + c->max_deletes < max_excl) max_excl = lo + c->max_deletes;
+  if (hi < max_excl) max_excl = hi; /* only long-lived changelogs: the end one must be one too */
+  if (max_excl <= lo) return 0;
+  int64_t end = max_excl;
+  for (int64_t id = min; id <= max_excl; id++) {
+    pm_snapshot *s = NULL;
+    rc = read_changelog(t, id, &s, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) {
+      pm_error_clear(err);
+      continue;
+    }
+    if (rc) return rc;
+    int young = older_than <= s->time_millis;
+    pm_snapshot_free(s);
+    if (young) {
+      end = id;
+      break;
+    }
+  }
+  return expire_changelogs_until(t, c, lo, end, r, err);
 }

@@ -163,25 +163,27 @@ int pm_fdel_skip_live_data(pm_table *t, const pm_snapshot *s, pm_name_set *skip,
   return rc;
 }
 
-static int skip_list(pm_table *t, const char *name, pm_name_set *skip, pm_error *err) {
+static int skip_list(pm_table *t, const char *name, int must_exist, pm_name_set *skip, pm_error *err) {
   if (!name) return 0;
   PM_TRY(pm_name_set_add(skip, name, NULL, err));
   pm_manifest_file_metas metas;
   pm_manifest_file_metas_init(&metas);
-  int rc = read_list(t, name, 1, &metas, err);
+  int rc = read_list(t, name, must_exist, &metas, err);
   for (size_t i = 0; !rc && i < metas.n; i++) rc = pm_name_set_add(skip, metas.items[i].file_name, NULL, err);
   pm_manifest_file_metas_clear(&metas);
   return rc;
 }
 
-int pm_fdel_skip_manifests(pm_table *t, const pm_snapshot *s, pm_name_set *skip, pm_error *err) {
-  int rc = skip_list(t, s->base_manifest_list, skip, err);
-  if (!rc) rc = skip_list(t, s->delta_manifest_list, skip, err);
+static int skip_manifests(pm_table *t, const pm_snapshot *s, int must_exist, pm_name_set *skip, pm_error *err) {
+  int rc = skip_list(t, s->base_manifest_list, must_exist, skip, err);
+  if (!rc) rc = skip_list(t, s->delta_manifest_list, must_exist, skip, err);
   if (!rc && s->index_manifest) {
     rc = pm_name_set_add(skip, s->index_manifest, NULL, err);
     char *p = rc ? NULL : meta_file_path(t, "manifest", s->index_manifest);
     if (!rc && !p) rc = PM_NOMEM(err);
-    if (!rc) {
+    int exists = 1;
+    if (!rc && !must_exist) rc = pm_fs_exists(t->fs, p, &exists, err);
+    if (!rc && exists) {
       pm_index_entries es;
       pm_index_entries_init(&es);
       rc = pm_scan_manifest_error(t, p, pm_index_manifest_read(t->fs, p, &es, err), err);
@@ -193,6 +195,14 @@ int pm_fdel_skip_manifests(pm_table *t, const pm_snapshot *s, pm_name_set *skip,
   if (!rc && s->statistics) rc = pm_name_set_add(skip, s->statistics, NULL, err);
   if (rc) pm_error_prefix(err, "metadata of snapshot %lld", (long long)s->id);
   return rc;
+}
+
+int pm_fdel_skip_manifests(pm_table *t, const pm_snapshot *s, pm_name_set *skip, pm_error *err) {
+  return skip_manifests(t, s, 1, skip, err);
+}
+
+int pm_fdel_skip_manifests_existing(pm_table *t, const pm_snapshot *s, pm_name_set *skip, pm_error *err) {
+  return skip_manifests(t, s, 0, skip, err);
 }
 
 /* ------------------------------------------------------------ planners */

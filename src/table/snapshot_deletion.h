@@ -89,6 +89,11 @@ int pm_fdel_skip_live_data(pm_table *t, const pm_snapshot *s, pm_name_set *skip,
  * manifest list belongs to s alone and is not added). Errors are returned (missing included). */
 int pm_fdel_skip_manifests(pm_table *t, const pm_snapshot *s, pm_name_set *skip, pm_error *err);
 
+/* pm_fdel_skip_manifests for a long-lived changelog: its manifest lists and index manifest that
+ * are gone (snapshot expiry deleted what the changelog does not need) add nothing (Java's
+ * ChangelogDeletion.manifestSkippingSet checks each exists). Other errors are returned. */
+int pm_fdel_skip_manifests_existing(pm_table *t, const pm_snapshot *s, pm_name_set *skip, pm_error *err);
+
 /* Plans the data files that s's delta removes (DELETE entries not re-ADDed in the delta) with
  * their extra files, except those whose path is in skip (NULL = none). skip_append_source: also
  * keep files whose _FILE_SOURCE is APPEND or unknown (changelog decoupled without a changelog

@@ -68,6 +68,7 @@ typedef struct walk {
   void *ctx;
   const char *branch;
   const char *owner; /* snapshot / tag / changelog file being walked */
+  pm_table_file_kind owner_kind;
   pm_name_set visited; /* manifest lists, manifests, index manifests read (shared by branches) */
 } walk;
 
@@ -185,10 +186,29 @@ out:
   return rc;
 }
 
+/* A long-lived changelog keeps only what its changelog needs: snapshot expiry deleted the data
+ * manifest lists (changelog producer) or the index manifest of its snapshot (Java's orphan
+ * cleanup reads those as empty when they are gone). 1 when manifest/<name> is such a file. */
+static int changelog_gone(walk *w, const char *name, int *gone, pm_error *err) {
+  *gone = 0;
+  if (w->owner_kind != PM_TF_CHANGELOG_META) return 0;
+  char sub[1200];
+  snprintf(sub, sizeof sub, "manifest/%s", name);
+  char *path = pm_table_root_path(w->t, sub);
+  if (!path) return PM_NOMEM(err);
+  int exists = 1;
+  int rc = pm_fs_exists(w->t->fs, path, &exists, err);
+  free(path);
+  *gone = !rc && !exists;
+  return rc;
+}
+
 static int walk_manifest_list(walk *w, const char *name, int changelog, pm_error *err) {
   if (!name) return 0;
   char *path = NULL;
-  int seen;
+  int seen, gone = 0;
+  PM_TRY(changelog_gone(w, name, &gone, err));
+  if (gone) return 0;
   int rc = enter_meta_file(w, name, PM_TF_MANIFEST_LIST, &path, &seen, err);
   if (rc || seen) goto out;
   pm_manifest_file_metas metas;
@@ -206,7 +226,9 @@ out:
 static int walk_index_manifest(walk *w, const char *name, pm_error *err) {
   if (!name) return 0;
   char *path = NULL;
-  int seen;
+  int seen, gone = 0;
+  PM_TRY(changelog_gone(w, name, &gone, err));
+  if (gone) return 0;
   int rc = enter_meta_file(w, name, PM_TF_INDEX_MANIFEST, &path, &seen, err);
   if (rc || seen) goto out;
   pm_index_entries es;
@@ -247,6 +269,7 @@ static int walk_snapshot_file(walk *w, pm_table_file_kind kind, const char *path
   pm_buf_free(&b);
   if (rc) return rc;
   w->owner = path;
+  w->owner_kind = kind;
   rc = emit(w, kind, path, -1, 0, err);
   if (!rc) rc = walk_manifest_list(w, s->base_manifest_list, 0, err);
   if (!rc) rc = walk_manifest_list(w, s->delta_manifest_list, 0, err);

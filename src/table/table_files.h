@@ -8,6 +8,9 @@
  * entry (ADD or DELETE) with its extra files, the index manifest and its index
  * files (deletion vectors, HASH), and the statistics file. Branches keep their
  * data, manifests and index files under the table root, as Java does.
+ * A long-lived changelog's base / delta manifest list or index manifest that is
+ * gone is skipped (snapshot expiry deletes those that the changelog does not
+ * need, as Java does; Java's orphan cleanup reads them as empty).
  * Consumers (consumer/consumer-<id>) only pin snapshot ids: the snapshots they
  * pin are snapshot files, visited like any other, so they add no file.
  *
