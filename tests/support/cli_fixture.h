@@ -58,7 +58,7 @@ static inline int cf_teardown(cf_fixture *f, int remove) {
 
 /* `paimon -w WH ARGS 2>&1`; *out (malloc'd) gets the output. Returns the exit status. */
 static inline int cf_cli(const cf_fixture *f, const char *args, char **out) {
-  char cmd[4096];
+  char cmd[8192];
   snprintf(cmd, sizeof cmd, "'%s' -w '%s' %s 2>&1", CF_CLI, f->wh, args);
   return run(cmd, out);
 }
