@@ -1,6 +1,10 @@
 /* Table commit (write.h): commit, overwrite, abort, truncate, recovery. */
 #include "api/api_write_internal.h"
 
+#include <time.h>
+
+#include "table/tag_auto.h"
+
 paimon_status paimon_write_builder_new_commit(const paimon_write_builder *wb, paimon_table_commit **out,
                                               paimon_error *err) {
   CHECK_ARG(wb && out, "NULL argument");
@@ -85,6 +89,18 @@ static void done(paimon_table_commit *c, int rc) {
   if (!c->streaming && (rc == 0 || rc == PAIMON_ERR_UNKNOWN_OUTCOME)) c->committed = 1;
 }
 
+/* Java's TableCommitImpl.maintain after a commit (not with write-only): automatic tag creation and
+ * expiry (table/tag_auto.h). A failure is reported after the snapshot was committed. */
+static int maintain(paimon_table_commit *c, int rc, pm_error *err) {
+  if (rc || c->t->co.write_only) return rc;
+  struct timespec ts;
+  clock_gettime(CLOCK_REALTIME, &ts);
+  int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+  rc = pm_tag_auto_run(c->t, !c->streaming, now, NULL, NULL, err);
+  if (rc) pm_error_prefix(err, "committed, but the maintenance after the commit failed: ");
+  return rc;
+}
+
 paimon_status paimon_table_commit_compaction_dropped(const paimon_table_commit *c) {
   return c ? (paimon_status)pm_commit_compaction_dropped(c->c) : PAIMON_OK;
 }
@@ -106,7 +122,7 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
   }
   pm_api_view_free(&view);
   done(c, rc);
-  return (paimon_status)rc;
+  return (paimon_status)maintain(c, rc, err);
 }
 
 paimon_status paimon_table_commit_abort(paimon_table_commit *c, const paimon_commit_messages *m, paimon_error *err) {

@@ -23,7 +23,7 @@ paimon_status paimon_table_create_tag(const paimon_table *table, const char *nam
   int64_t ms = -1;
   const char *key = "time_retained";
   if (!time_retained) {
-    key = "tag.default-time-retained";
+    key = pm_core_option_key(PM_CO_TAG_DEFAULT_TIME_RETAINED);
     time_retained = pm_options_get(&table->t->options, key);
   }
   if (time_retained) PM_TRY(pm_parse_duration_ms(key, time_retained, &ms, err));

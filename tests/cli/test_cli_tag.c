@@ -152,6 +152,29 @@ static void test_errors(void) {
   check_table("after refused tag operations");
 }
 
+/* The commit path runs Java's maintenance: a batch import with tag.automatic-creation=batch tags
+ * its snapshot (TagBatchCreation), tag.num-retained-max 2 then drops the oldest tag (t2). */
+static void test_auto_tag_after_commit(void) {
+  char path[1200], args[3000], *out = NULL;
+  snprintf(path, sizeof path, "%s/row.jsonl", fx.wh);
+  FILE *f = fopen(path, "w");
+  CHECK(f != NULL);
+  if (f) {
+    fputs("{\"f0\":\"Zed\",\"f1\":10,\"f2\":1,\"f3\":1.5}\n", f);
+    fclose(f);
+  }
+  snprintf(args, sizeof args,
+           "table import " TT " '%s' --option tag.automatic-creation=batch --option tag.batch.customized-name=nightly"
+           " --option tag.num-retained-max=2",
+           path);
+  CHECK_EQ_INT(cli(args, &out), 0);
+  free(out);
+  CHECK_EQ_INT(cli("tag list " TT, &out), 0);
+  CHECK_MSG(out && !strcmp(out, "nightly\t6\nt4\t3\n"), "%s", out ? out : "");
+  free(out);
+  check_table("after an import with automatic batch tags");
+}
+
 int main(void) {
   if (cf_setup(&fx, "pm_cli_tag", T)) return 1;
   if (!ot_available()) {
@@ -160,6 +183,7 @@ int main(void) {
   }
   RUN_TEST(test_tags);
   RUN_TEST(test_errors);
+  RUN_TEST(test_auto_tag_after_commit);
   if (cf_teardown(&fx, !pm_test_failures)) return 1;
   TEST_MAIN_END();
 }

@@ -1,0 +1,263 @@
+/* Automatic tags (table/tag_auto.h) on copies of a Java-written primary-key table whose five
+ * snapshots were committed at fixed times (2025-08-27 03:55:33.641 .. 03:57:37.573 UTC): the tag
+ * names and snapshots below are worked out by hand from those times and Java's rules (the period
+ * before the snapshot's, a tag when the time reaches the period after the next tag's), not taken
+ * from our output. process-time with a 1-minute period-duration, daily / hourly formatters in fixed
+ * zones, num-retained-max, watermark mode on snapshots without watermarks, batch mode (replacing
+ * its tag, retention over all tags), TagTimeExpire with a fixed clock, refused options. After each:
+ * paimon-table check passes and every snapshot reads as before. */
+#include <sys/time.h>
+#include <unistd.h>
+
+#include "harness.h"
+#include "meta/tag.h"
+#include "table/tag_auto.h"
+#pragma GCC diagnostic ignored "-Wunused-function"
+#include "support/oracle_table.h"
+
+#define T "pk_table_scan_and_read_mor"
+
+static char base[256], work[512];
+static json_t *rows[6];
+
+static void fresh_copy(void) {
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -r '%s/t' '%s'", work, base, work);
+  CHECK(system(cmd) == 0);
+}
+
+static int64_t now_ms(void) {
+  struct timeval tv;
+  gettimeofday(&tv, NULL);
+  return (int64_t)tv.tv_sec * 1000 + tv.tv_usec / 1000;
+}
+
+/* Opens the work table with `opts` (k=v pairs, NULL-terminated) and runs the automatic tags. */
+static int run_auto(const char *const *opts, int batch, int64_t now, int *created, int *deleted, pm_error *err) {
+  pm_options o;
+  pm_options_init(&o);
+  for (size_t i = 0; opts && opts[i]; i += 2) pm_options_set(&o, opts[i], opts[i + 1], NULL);
+  pm_table *t = NULL;
+  int rc = pm_table_open_path(work, NULL, NULL, NULL, &o, NULL, &t, err);
+  if (!rc) rc = pm_tag_auto_run(t, batch, now, created, deleted, err);
+  pm_table_free(t);
+  pm_options_clear(&o);
+  return rc;
+}
+
+/* The tags, as "name=id,..." sorted by name. */
+static void tags_are(const char *want, const char *what) {
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  char **names = NULL;
+  size_t n = 0;
+  pm_error err = {0};
+  CHECK_EQ_INT(pm_tag_list(&m, &names, &n, &err), 0);
+  char got[1024] = "";
+  size_t len = 0;
+  for (size_t i = 0; i < n; i++) {
+    pm_snapshot *s = NULL;
+    CHECK_EQ_INT(pm_tag_read(&m, names[i], &s, &err), 0);
+    len += (size_t)snprintf(got + len, sizeof got - len, "%s%s=%lld", i ? "," : "", names[i], s ? (long long)s->id : -1LL);
+    pm_snapshot_free(s);
+  }
+  pm_free_names(names, n);
+  CHECK_MSG(!strcmp(got, want), "%s: tags %s, want %s", what, got, want);
+}
+
+static void table_ok(const char *what) {
+  CHECK_MSG(ot_check_ok(work, OT_ALLOW_OLD, what), "%s", what);
+  char extra[32];
+  snprintf(extra, sizeof extra, "--snapshot 5");
+  CHECK(ot_read_equals(work, extra, rows[5], what));
+}
+
+static void test_process_time(void) {
+  pm_error err = {0};
+  int c = 0, d = 0;
+  fresh_copy();
+  /* 1-minute periods (names yyyyMMddHHmm): snapshot 1 (03:55:33) tags 03:54; the next tag needs
+   * 03:57 (03:56 + one period): snapshot 4 (03:57:00.526) tags 03:56; snapshot 5 (03:57:37) < 03:58 */
+  const char *o[] = {"tag.automatic-creation", "process-time", "tag.creation-period-duration", "1 min",
+                     "sink.process-time-zone", "UTC", NULL};
+  CHECK_EQ_INT(run_auto(o, 0, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 2);
+  tags_are("202508270354=1,202508270356=4", "process-time, 1 min");
+  table_ok("after process-time tags");
+  /* a rerun resumes from the newest automatic tag: nothing new */
+  CHECK_EQ_INT(run_auto(o, 0, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 0);
+  tags_are("202508270354=1,202508270356=4", "process-time rerun");
+  /* resumes after a tag deleted by hand: the newest remaining one decides */
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  CHECK_EQ_INT(pm_tag_delete_file(&m, "202508270356", &err), 0);
+  CHECK_EQ_INT(run_auto(o, 0, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 1);
+  tags_are("202508270354=1,202508270356=4", "process-time after deleting the newest");
+}
+
+static void test_periods(void) {
+  pm_error err = {0};
+  int c = 0, d = 0;
+  /* daily, +08:00: 2025-08-27 11:55 local -> tag of the day before */
+  fresh_copy();
+  const char *daily[] = {"tag.automatic-creation", "process-time", "sink.process-time-zone", "+08:00", NULL};
+  CHECK_EQ_INT(run_auto(daily, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("2025-08-26=1", "daily +08:00");
+  /* daily without dashes, UTC-05:00: 2025-08-26 22:55 local */
+  fresh_copy();
+  const char *daily2[] = {"tag.automatic-creation", "process-time", "sink.process-time-zone", "UTC-05:00",
+                          "tag.period-formatter", "without_dashes", NULL};
+  CHECK_EQ_INT(run_auto(daily2, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("20250825=1", "daily without dashes -05:00");
+  /* hourly in the three formatters and two-hours, UTC: 03:55 -> 02 (hourly), 02 (two-hours: 02..04 floor is 02, minus 2h = 00) */
+  const char *fmts[][2] = {{"with_dashes", "2025-08-27 02=1"}, {"without_dashes", "20250827 02=1"},
+                           {"without_dashes_and_spaces", "2025082702=1"}};
+  for (int i = 0; i < 3; i++) {
+    fresh_copy();
+    const char *h[] = {"tag.automatic-creation", "process-time", "sink.process-time-zone", "UTC",
+                       "tag.creation-period", "hourly", "tag.period-formatter", fmts[i][0], NULL};
+    CHECK_EQ_INT(run_auto(h, 0, now_ms(), &c, &d, &err), 0);
+    tags_are(fmts[i][1], fmts[i][0]);
+  }
+  fresh_copy();
+  const char *two[] = {"tag.automatic-creation", "process-time", "sink.process-time-zone", "UTC",
+                       "tag.creation-period", "two-hours", NULL};
+  CHECK_EQ_INT(run_auto(two, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("2025-08-27 00=1", "two-hours");
+  table_ok("after periodic tags");
+  /* watermark mode: these snapshots carry no watermark -> no tag */
+  fresh_copy();
+  const char *wm[] = {"tag.automatic-creation", "watermark", NULL};
+  CHECK_EQ_INT(run_auto(wm, 0, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 0);
+  tags_are("", "watermark without watermarks");
+}
+
+static void test_retained_max(void) {
+  pm_error err = {0};
+  int c = 0, d = 0;
+  fresh_copy();
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  CHECK_EQ_INT(pm_tag_create(&m, "manual", 2, -1, 0, NULL, &err), 0);
+  /* 10 s periods: 03:55:20 on snapshot 1, 03:56:50 on 4 (03:57:00.5), 03:57:20 on 5 (03:57:37.5);
+   * names are minutes (yyyyMMddHHmm): 0355, 0356, 0357; at most 1 automatic tag kept, the manual
+   * one is not counted */
+  const char *o[] = {"tag.automatic-creation", "process-time", "tag.creation-period-duration", "10 s",
+                     "sink.process-time-zone", "UTC", "tag.num-retained-max", "1", NULL};
+  CHECK_EQ_INT(run_auto(o, 0, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 3);
+  CHECK_EQ_INT(d, 2);
+  tags_are("202508270357=5,manual=2", "num-retained-max 1");
+  table_ok("after num-retained-max");
+  /* with a retention: the tag files carry tagCreateTime / tagTimeRetained */
+  fresh_copy();
+  const char *r[] = {"tag.automatic-creation", "process-time", "sink.process-time-zone", "UTC",
+                     "tag.default-time-retained", "2 d", NULL};
+  CHECK_EQ_INT(run_auto(r, 0, now_ms(), &c, &d, &err), 0);
+  pm_snapshot *s = NULL;
+  CHECK_EQ_INT(pm_tag_read(&m, "2025-08-26", &s, &err), 0);
+  CHECK(s && s->tag_time_retained_json && !strcmp(s->tag_time_retained_json, "172800.000000000"));
+  pm_snapshot_free(s);
+  /* expiry: two days and a minute later the tag is gone */
+  CHECK_EQ_INT(run_auto(r, 0, now_ms() + 2 * 86400000LL + 60000, &c, &d, &err), 0);
+  CHECK_EQ_INT(d, 1);
+  tags_are("", "after its retention");
+  table_ok("after tag expiry");
+}
+
+static void test_batch(void) {
+  pm_error err = {0};
+  int c = 0, d = 0;
+  fresh_copy();
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  CHECK_EQ_INT(pm_tag_create(&m, "manual", 2, -1, 0, NULL, &err), 0);
+  const char *o[] = {"tag.automatic-creation", "batch", "sink.process-time-zone", "UTC", NULL};
+  /* not a batch commit: nothing */
+  CHECK_EQ_INT(run_auto(o, 0, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 0);
+  CHECK_EQ_INT(run_auto(o, 1, now_ms(), &c, &d, &err), 0);
+  tags_are("batch-write-2025-08-27=5,manual=2", "batch");
+  /* again: replaced (deleted, created) */
+  CHECK_EQ_INT(run_auto(o, 1, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 1);
+  CHECK_EQ_INT(d, 1);
+  /* customized name, at most 2 tags of all: the oldest (manual, snapshot 2) goes */
+  const char *o2[] = {"tag.automatic-creation", "batch", "tag.batch.customized-name", "nightly",
+                      "tag.num-retained-max", "2", NULL};
+  CHECK_EQ_INT(run_auto(o2, 1, now_ms(), &c, &d, &err), 0);
+  tags_are("batch-write-2025-08-27=5,nightly=5", "batch, customized name, max 2");
+  table_ok("after batch tags");
+}
+
+static void test_time_expire(void) {
+  pm_error err = {0};
+  int c = 0, d = 0;
+  fresh_copy();
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  CHECK_EQ_INT(pm_tag_create(&m, "short", 1, 1000, 0, NULL, &err), 0);
+  CHECK_EQ_INT(pm_tag_create(&m, "long", 2, 86400000, 0, NULL, &err), 0);
+  CHECK_EQ_INT(pm_tag_create(&m, "forever", 3, -1, 0, NULL, &err), 0);
+  const char *off[] = {"tag.time-expire-enabled", "false", NULL};
+  CHECK_EQ_INT(run_auto(off, 0, now_ms() + 60000, &c, &d, &err), 0);
+  CHECK_EQ_INT(d, 0);
+  CHECK_EQ_INT(run_auto(NULL, 0, now_ms() - 60000, &c, &d, &err), 0);
+  CHECK_EQ_INT(d, 0);
+  CHECK_EQ_INT(run_auto(NULL, 0, now_ms() + 60000, &c, &d, &err), 0);
+  CHECK_EQ_INT(d, 1);
+  tags_are("forever=3,long=2", "a minute later");
+  CHECK_EQ_INT(run_auto(NULL, 0, now_ms() + 86400000LL + 60000, &c, &d, &err), 0);
+  tags_are("forever=3", "a day later");
+  table_ok("after time expiry");
+}
+
+static void test_refused(void) {
+  struct {
+    const char *k, *v, *msg;
+  } cases[] = {
+      {"tag.creation-period", "weekly", "tag.creation-period"},
+      {"tag.period-formatter", "roman", "tag.period-formatter"},
+      {"sink.process-time-zone", "Mars/Olympus", "sink.process-time-zone"},
+      {"tag.creation-delay", "2 d", "tag.creation-delay"},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+    fresh_copy();
+    pm_error err = {0};
+    const char *o[] = {"tag.automatic-creation", "process-time", cases[i].k, cases[i].v, NULL};
+    CHECK_EQ_INT(run_auto(o, 0, now_ms(), NULL, NULL, &err), PAIMON_ERR_INVALID_ARGUMENT);
+    CHECK_MSG(strstr(err.message, cases[i].msg), "%s", err.message);
+    tags_are("", cases[i].k);
+  }
+  pm_error err = {0};
+  const char *o[] = {"tag.automatic-creation", "hourly", NULL};
+  CHECK_EQ_INT(run_auto(o, 0, now_ms(), NULL, NULL, &err), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.message, "tag.automatic-creation"), "%s", err.message);
+}
+
+int main(void) {
+  snprintf(base, sizeof base, "/tmp/pm_tag_auto_XXXXXX");
+  if (!mkdtemp(base)) return 1;
+  snprintf(work, sizeof work, "%s/w", base);
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "cp -r '%s/fixtures/warehouse/parquet/" T ".db/" T "' '%s/t' && chmod -R u+w '%s'",
+           PAIMON_SHARED_DIR, base, base);
+  if (system(cmd)) return 1;
+  if (!ot_available()) {
+    printf("SKIP: paimon-table oracle not available\n");
+    return 0;
+  }
+  char t[600];
+  snprintf(t, sizeof t, "%s/t", base);
+  int rc = 0;
+  rows[5] = ot_read(t, "--snapshot 5", &rc, NULL);
+  CHECK(rows[5] && !rc);
+  RUN_TEST(test_process_time);
+  RUN_TEST(test_periods);
+  RUN_TEST(test_retained_max);
+  RUN_TEST(test_batch);
+  RUN_TEST(test_time_expire);
+  RUN_TEST(test_refused);
+  json_decref(rows[5]);
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
+  if (!pm_test_failures && system(cmd)) return 1;
+  TEST_MAIN_END();
+}
