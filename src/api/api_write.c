@@ -36,6 +36,8 @@ paimon_status paimon_write_builder_new_write(const paimon_write_builder *wb, pai
   return PAIMON_OK;
 }
 
+struct pm_table_write *pm_api_table_write(paimon_table_write *w) { return w ? w->w : NULL; }
+
 static int check_open(const paimon_table_write *w, pm_error *err) {
   if (w->prepared)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,

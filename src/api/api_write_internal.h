@@ -58,4 +58,8 @@ int pm_api_messages_wrap(pm_manifest_committable *c, paimon_commit_messages **ou
 int pm_api_spec_copy(const pm_table *t, const paimon_option *spec, size_t n, pm_api_spec *out, pm_error *err);
 void pm_api_spec_free(pm_api_spec *s);
 
+/* The table writer behind a public one (api_write.c); NULL for NULL. */
+struct pm_table_write;
+struct pm_table_write *pm_api_table_write(paimon_table_write *w);
+
 #endif

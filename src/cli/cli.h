@@ -33,6 +33,19 @@ int cli_branch_main(const char *warehouse, int argc, char **argv);
 int cli_rollback_main(const char *warehouse, int argc, char **argv);
 /* 1 if argv[1..] holds -h or --help (every command and subcommand then prints its usage, exit 0). */
 int cli_wants_help(int argc, char **argv);
+
+/* Progress of a maintenance command on stderr, once its work passes a second
+ * ("paimon table CMD: PHASE done / total", at most one line a second); a
+ * paimon_progress_fn with ctx = a cli_progress whose start is set. */
+#include <stdint.h>
+#include <time.h>
+typedef struct cli_progress {
+  const char *cmd;
+  struct timespec start, last;
+  int printed;
+  int dry_run;
+} cli_progress;
+void cli_on_progress(void *ctx, const char *phase, uint64_t done, uint64_t total);
 /* 1 if paths a and b name the same file (same device and inode; equal strings when a does not exist). */
 int cli_same_file(const char *a, const char *b);
 

@@ -14,21 +14,14 @@
 #include "paimon/expire.h"
 #include "paimon/paimon.h"
 
-/* ---- progress on stderr for work over a second ---- */
-typedef struct cli_progress {
-  const char *cmd;
-  struct timespec start, last;
-  int printed;
-  int dry_run;
-} cli_progress;
-
+/* ---- progress on stderr for work over a second (cli.h) ---- */
 static double secs_since(const struct timespec *a) {
   struct timespec now;
   clock_gettime(CLOCK_MONOTONIC, &now);
   return (double)(now.tv_sec - a->tv_sec) + (double)(now.tv_nsec - a->tv_nsec) / 1e9;
 }
 
-static void on_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+void cli_on_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
   cli_progress *p = ctx;
   if (secs_since(&p->start) < 1.0 || (p->printed && secs_since(&p->last) < 1.0)) return;
   clock_gettime(CLOCK_MONOTONIC, &p->last);
@@ -150,7 +143,7 @@ static int orphan_main(const char *warehouse, int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &p.start);
     paimon_orphan_result r;
     paimon_error err = {0};
-    if (paimon_table_remove_orphan_files(t, older_ms, dry, on_file, on_progress, &p, &r, &err))
+    if (paimon_table_remove_orphan_files(t, older_ms, dry, on_file, cli_on_progress, &p, &r, &err))
       rc = cli_write_fail("remove-orphan-files", &err);
     else {
       printf("files %llu\nbytes %llu\n", (unsigned long long)r.files, (unsigned long long)r.bytes);
@@ -249,7 +242,7 @@ static int expire_main(const char *warehouse, int argc, char **argv) {
     clock_gettime(CLOCK_MONOTONIC, &p.start);
     paimon_expire_result r;
     paimon_error err = {0};
-    int st = paimon_table_expire_snapshots(t, &o, on_progress, &p, &r, &err);
+    int st = paimon_table_expire_snapshots(t, &o, cli_on_progress, &p, &r, &err);
     if (st && !(st == PAIMON_ERR_IO && r.delete_failed)) {
       rc = cli_write_fail(cmd, &err);
     } else {

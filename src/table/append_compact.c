@@ -12,6 +12,7 @@
 #include "meta/path_factory.h"
 #include "table/commit.h"
 #include "table/kv_dv.h"
+#include "table/partition.h"
 #include "table/read.h"
 #include "table/scan.h"
 #include "table/write_internal.h"
@@ -19,22 +20,11 @@
 /* ------------------------------------------------------------ partition specs */
 
 int pm_append_spec_match(const pm_table *t, const pm_partition_spec *spec, pm_bytes part, int *match, pm_error *err) {
-  *match = 1;
-  for (size_t k = 0; spec && k < spec->n && *match; k++) {
-    size_t idx = 0;
-    while (idx < t->n_partition_keys && strcmp(t->partition_keys[idx], spec->keys[k])) idx++;
-    if (idx == t->n_partition_keys)
-      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition spec: '%s' is not a partition key of table %s.%s",
-                       spec->keys[k], t->database, t->name);
-    pm_value v;
-    const pm_data_type *type = NULL;
-    char text[512];
-    PM_TRY(pm_scan_partition_field(t, part.data, part.len, idx, &v, &type, text, sizeof text, err));
-    const char *want = spec->values[k];
-    int want_null = !want || !strcmp(want, t->partition_default_name);
-    *match = v.kind == PM_V_NULL ? want_null : !want_null && !strcmp(text, want);
-  }
-  return 0;
+  return pm_partition_match(t, spec, NULL, part, match, err);
+}
+
+static int req_match(const pm_table *t, const pm_compact_request *req, pm_bytes part, int *match, pm_error *err) {
+  return pm_compact_request_match(t, req, part, match, err);
 }
 
 /* ------------------------------------------------------------ planning */
@@ -127,7 +117,7 @@ static int same_part(const pm_bytes *a, const pm_bytes *b) {
   return a->len == b->len && (!a->len || !memcmp(a->data, b->data, a->len));
 }
 
-int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
                                    const pm_append_compact_opts *o, pm_append_compact_plan *out, pm_error *err) {
   memset(out, 0, sizeof *out);
   cand *c = malloc((live->n ? live->n : 1) * sizeof *c);
@@ -141,7 +131,7 @@ int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries 
     const pm_manifest_entry *e = &live->items[i];
     if (e->file.file_size >= o->compaction_file_size) continue;
     int match = 1;
-    rc = pm_append_spec_match(t, spec, e->partition, &match, err);
+    rc = req_match(t, req, e->partition, &match, err);
     if (!rc && match) {
       c[n].e = e;
       c[n].pos = i;
@@ -242,7 +232,7 @@ static int pack_dv(const pm_append_compact_opts *o, dv_cand *d, size_t n, pm_app
   return rc;
 }
 
-int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
                                       const pm_append_compact_opts *o, pm_append_dv_fn dv_of, void *dv_ctx,
                                       pm_append_compact_plan *out, pm_error *err) {
   memset(out, 0, sizeof *out);
@@ -259,7 +249,7 @@ int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entri
     int high = has && (info.cardinality < 0 || (double)info.cardinality > (double)e->file.row_count * o->delete_ratio);
     if (e->file.file_size >= o->compaction_file_size && !high) continue;
     int match = 1;
-    rc = pm_append_spec_match(t, spec, e->partition, &match, err);
+    rc = req_match(t, req, e->partition, &match, err);
     if (!rc && match) {
       c[n].c.e = e;
       c[n].c.pos = i;
@@ -350,7 +340,7 @@ static int pick_bucket(const pm_append_compact_opts *o, const cand *q, size_t n,
   return 0;
 }
 
-int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
                                     int32_t bucket, int full, const pm_append_compact_opts *o, pm_append_dv_fn dv_of,
                                     void *dv_ctx, pm_append_compact_plan *out, pm_error *err) {
   memset(out, 0, sizeof *out);
@@ -364,7 +354,7 @@ int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries
     const pm_manifest_entry *e = &live->items[i];
     if (bucket >= 0 && e->bucket != bucket) continue;
     int match = 1;
-    rc = pm_append_spec_match(t, spec, e->partition, &match, err);
+    rc = req_match(t, req, e->partition, &match, err);
     if (!rc && match) {
       c[n].e = e;
       c[n].pos = i;
@@ -698,7 +688,9 @@ static int supported(const pm_table *t, pm_error *err) {
   return 0;
 }
 
-int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
+int pm_append_compact(pm_table_write *w, const pm_compact_request *req, pm_error *err) {
+  int32_t bucket = req->bucket;
+  int full = req->full;
   if (w->failed) {
     if (err) *err = w->fail;
     return (int)w->fail.code;
@@ -725,12 +717,13 @@ int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t 
   pm_append_compact_plan plan;
   memset(&plan, 0, sizeof plan);
   /* Java's unaware-bucket coordinator plans the same way for a full compaction */
-  if (!rc && unaware && !dv) rc = pm_append_compact_plan_unaware(t, &live, spec, &o, &plan, err);
-  if (!rc && unaware && dv) rc = pm_append_compact_plan_unaware_dv(t, &live, spec, &o, dv_of, dv, &plan, err);
+  if (!rc && unaware && !dv) rc = pm_append_compact_plan_unaware(t, &live, req, &o, &plan, err);
+  if (!rc && unaware && dv) rc = pm_append_compact_plan_unaware_dv(t, &live, req, &o, dv_of, dv, &plan, err);
   if (!rc && !unaware)
-    rc = pm_append_compact_plan_bucketed(t, &live, spec, bucket, full, &o, dv ? dv_of : NULL, dv, &plan, err);
+    rc = pm_append_compact_plan_bucketed(t, &live, req, bucket, full, &o, dv ? dv_of : NULL, dv, &plan, err);
   for (size_t i = 0; !rc && i < plan.n_tasks; i++) {
     rc = run_task(w, &plan.tasks[i], dv, err);
+    if (!rc && req->progress) req->progress(req->ctx, i + 1, plan.n_tasks);
     if (rc) pm_error_prefix(err, "table %s.%s: compaction task %zu of %zu", t->database, t->name, i + 1, plan.n_tasks);
   }
   pm_append_compact_plan_free(&plan);

@@ -78,8 +78,9 @@ void pm_append_compact_plan_free(pm_append_compact_plan *p);
 int pm_append_spec_match(const pm_table *t, const pm_partition_spec *spec, pm_bytes part, int *match, pm_error *err);
 
 /* The coordinator's plan (above) of the live files `live` (ADD entries of
- * one snapshot). *out borrows live. */
-int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+ * one snapshot) in the partitions req selects (NULL: all; its bucket and
+ * full are not used by the planners). *out borrows live. */
+int pm_append_compact_plan_unaware(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
                                    const pm_append_compact_opts *o, pm_append_compact_plan *out, pm_error *err);
 
 /* Fixed-bucket tables (Java's BucketedAppendCompactManager, as the
@@ -104,7 +105,7 @@ typedef struct pm_append_dv_info {
 /* 1 and *out filled when entry e has a deletion vector, else 0. */
 typedef int (*pm_append_dv_fn)(void *ctx, const pm_manifest_entry *e, pm_append_dv_info *out);
 
-int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
                                     int32_t bucket, int full, const pm_append_compact_opts *o, pm_append_dv_fn dv_of,
                                     void *dv_ctx, pm_append_compact_plan *out, pm_error *err);
 
@@ -116,7 +117,7 @@ int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries
  * packed by total size into bins (weight as above), the last bin always a
  * task; the candidates without vectors are packed as above when there are
  * at least two. */
-int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entries *live, const pm_partition_spec *spec,
+int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
                                       const pm_append_compact_opts *o, pm_append_dv_fn dv_of, void *dv_ctx,
                                       pm_append_compact_plan *out, pm_error *err);
 
@@ -129,7 +130,7 @@ int pm_append_compact_run_task(pm_table_write *w, const pm_append_compact_task *
  * plans as minor, as Java's coordinator). A failed task fails the call; the
  * results of earlier tasks stay in w (deleted by pm_table_write_free unless
  * handed out). */
-int pm_append_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err);
+int pm_append_compact(pm_table_write *w, const pm_compact_request *req, pm_error *err);
 
 /* Results waiting in w; prepare writes one message each into c (c->messages
  * has room), then pm_append_compact_handed counts and releases them. */

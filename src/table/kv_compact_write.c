@@ -12,6 +12,7 @@
 #include "arrow/compute.h"
 #include "io/fs.h"
 #include "table/kv_write_internal.h"
+#include "table/partition.h"
 #include "table/read.h"
 #include "table/scan.h"
 #include "util/sort.h"
@@ -703,32 +704,14 @@ void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s) {
 
 void pm_kv_write_compact_stats(const pm_kv_write *w, pm_kv_compact_stats *out) { *out = w->stats; }
 
-static int spec_match(pm_kv_write *w, const pm_partition_spec *spec, pm_bytes part, int *match, pm_error *err) {
-  const pm_table *t = w->t;
-  *match = 1;
-  for (size_t k = 0; spec && k < spec->n && *match; k++) {
-    size_t idx = 0;
-    while (idx < t->n_partition_keys && strcmp(t->partition_keys[idx], spec->keys[k])) idx++;
-    if (idx == t->n_partition_keys)
-      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "partition spec: '%s' is not a partition key of table %s.%s",
-                       spec->keys[k], t->database, t->name);
-    pm_value v;
-    const pm_data_type *type = NULL;
-    char text[512];
-    PM_TRY(pm_scan_partition_field(t, part.data, part.len, idx, &v, &type, text, sizeof text, err));
-    const char *want = spec->values[k];
-    int want_null = !want || !strcmp(want, t->partition_default_name);
-    *match = v.kind == PM_V_NULL ? want_null : !want_null && !strcmp(text, want);
-  }
-  return 0;
-}
 
 typedef struct target {
   pm_bytes part;
   int32_t bucket;
 } target;
 
-int pm_kv_write_compact(pm_kv_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
+int pm_kv_write_compact(pm_kv_write *w, const pm_compact_request *req, pm_error *err) {
+  int32_t bucket = req->bucket;
   if (w->failed) {
     if (err) *err = w->fail;
     return (int)w->fail.code;
@@ -756,13 +739,14 @@ int pm_kv_write_compact(pm_kv_write *w, const pm_partition_spec *spec, int32_t b
             (!c.part.len || !memcmp(ts[k].part.data, c.part.data, c.part.len));
     if (dup) continue;
     int match = 0;
-    rc = spec_match(w, spec, c.part, &match, err);
+    rc = pm_compact_request_match(w->t, req, c.part, &match, err);
     if (!rc && match) ts[n++] = c;
   }
   for (size_t i = 0; !rc && i < n; i++) {
     pm_kvslot *s = NULL;
     rc = pm_kv_slot_get(w, ts[i].part.data, ts[i].part.len, ts[i].bucket, &s, err);
-    if (!rc) rc = pm_kv_compact_slot(w, s, full, err);
+    if (!rc) rc = pm_kv_compact_slot(w, s, req->full, err);
+    if (!rc && req->progress) req->progress(req->ctx, i + 1, n);
   }
   free(ts);
   if (rc) {

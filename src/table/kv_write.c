@@ -881,8 +881,13 @@ int pm_table_write_arrow_kind(pm_table_write *w, const struct ArrowSchema *s, co
 }
 
 int pm_table_write_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err) {
-  if (!w->kv) return pm_append_compact(w, spec, bucket, full, err);
-  return pm_kv_write_compact(w->kv, spec, bucket, full, err);
+  pm_compact_request req = {spec, spec ? 1 : 0, NULL, bucket, full, NULL, NULL};
+  return pm_table_write_compact_req(w, &req, err);
+}
+
+int pm_table_write_compact_req(pm_table_write *w, const pm_compact_request *req, pm_error *err) {
+  if (!w->kv) return pm_append_compact(w, req, err);
+  return pm_kv_write_compact(w->kv, req, err);
 }
 
 int pm_table_write_compact_stats(const pm_table_write *w, struct pm_kv_compact_stats *out) {

@@ -75,13 +75,14 @@ int pm_kv_write_spill_to(pm_kv_write *w, const char *tmp_dir, pm_fs *fs, pm_erro
 void pm_kv_write_spill_stats(const pm_kv_write *w, int64_t *runs, uint64_t *bytes, int64_t *live);
 /* Names the int8 input column holding each row's kind (copied; NULL: none). */
 int pm_kv_write_row_kind_column(pm_kv_write *w, const char *column, pm_error *err);
-/* Compacts (Java's TableWrite.compact) bucket `bucket` (-1: every bucket) of
- * every partition matching spec (NULL or spec->n = 0: all; values in text
- * form, partition.default-name = null) among the latest snapshot's live files
+/* Compacts (Java's TableWrite.compact) bucket req->bucket (-1: every bucket)
+ * of every partition req selects (spec: values in text form,
+ * partition.default-name = null; filter; see pm_compact_request, progress
+ * after each bucket) among the latest snapshot's live files
  * and this writer's buckets: the bucket's buffer is flushed, then a full
- * compaction (full = 1) or the universal strategy's pick runs. The results
+ * compaction (req->full) or the universal strategy's pick runs. The results
  * are in the next prepare's compact increments. write-only tables: nothing. */
-int pm_kv_write_compact(pm_kv_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err);
+int pm_kv_write_compact(pm_kv_write *w, const pm_compact_request *req, pm_error *err);
 /* Totals of the compaction results handed out by prepare so far (tasks = units run). */
 void pm_kv_write_compact_stats(const pm_kv_write *w, pm_kv_compact_stats *out);
 void pm_kv_write_free(pm_kv_write *w); /* NULL ok */

@@ -26,6 +26,19 @@ int pm_partition_types(const pm_table *t, const pm_data_type **types, pm_error *
 int pm_partition_row_encode(const pm_data_type *const *types, const pm_value *values, size_t n, pm_buf *out,
                             pm_error *err);
 
+/* 1 in *match when partition row `part` (manifest form) of t matches spec
+ * (NULL / n = 0: every partition; values in the text form reads print, the
+ * partition.default-name or NULL for null) and filter (NULL: every
+ * partition; over the partition row: field i = partition key i). */
+typedef struct pm_partition_spec pm_partition_spec;
+struct pm_predicate;
+int pm_partition_match(const pm_table *t, const pm_partition_spec *spec, const struct pm_predicate *filter,
+                       pm_bytes part, int *match, pm_error *err);
+/* The same for a compaction request (table/write.h): one of its specs and its filter. */
+struct pm_compact_request;
+int pm_compact_request_match(const pm_table *t, const struct pm_compact_request *req, pm_bytes part, int *match,
+                             pm_error *err);
+
 /* The partition directory of a partition row (manifest form) of t: "" for an
  * unpartitioned table, else "k=v/k2=v2" (no trailing slash). *out malloc'd. */
 int pm_partition_path(const pm_table *t, pm_bytes partition, char **out, pm_error *err);

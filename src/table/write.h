@@ -104,9 +104,25 @@ int pm_table_write_arrow_kind(pm_table_write *w, const struct ArrowSchema *s, co
  * (copied; NULL: none). Append tables: PAIMON_ERR_INVALID_ARGUMENT. */
 int pm_table_write_row_kind_column(pm_table_write *w, const char *column, pm_error *err);
 /* Compaction (primary-key tables: pm_kv_write_compact; append tables:
- * PAIMON_ERR_UNSUPPORTED for now). spec may be NULL. */
+ * table/append_compact.h). spec may be NULL. */
 typedef struct pm_partition_spec pm_partition_spec;
 int pm_table_write_compact(pm_table_write *w, const pm_partition_spec *spec, int32_t bucket, int full, pm_error *err);
+/* What a compaction covers and whom it tells. A partition is compacted when it
+ * matches one of specs[0, n_specs) (none: all) and filter (NULL: all; a
+ * predicate over the partition row: field i = partition key i). progress (may be NULL) gets the
+ * units (buckets of a primary-key table, tasks of an append table) done of
+ * total after each. */
+struct pm_predicate;
+typedef struct pm_compact_request {
+  const pm_partition_spec *specs;
+  size_t n_specs;
+  const struct pm_predicate *filter;
+  int32_t bucket; /* -1: every bucket */
+  int full;
+  void (*progress)(void *ctx, uint64_t done, uint64_t total);
+  void *ctx;
+} pm_compact_request;
+int pm_table_write_compact_req(pm_table_write *w, const pm_compact_request *req, pm_error *err);
 /* 1 and *out = the primary-key writer's compaction totals (pm_kv_write_compact_stats), else 0. */
 struct pm_kv_compact_stats;
 int pm_table_write_compact_stats(const pm_table_write *w, struct pm_kv_compact_stats *out);

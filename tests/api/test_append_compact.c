@@ -19,6 +19,7 @@
 
 #include "harness.h"
 #include "meta/snapshot.h"
+#include "paimon/compact.h"
 #include "paimon/write.h"
 #include "table/append_compact.h"
 #include "table/scan.h"
@@ -178,6 +179,97 @@ static void test_compact_table(void) {
   paimon_catalog_free(cat);
 }
 
+/* The compaction API (paimon/compact.h): a partition predicate (the read
+ * filter format), several specs (OR), the progress callback, the commit user,
+ * a predicate on a non-partition column refused before anything is written. */
+typedef struct progress_log {
+  int compacting, committing;
+  uint64_t last_done, last_total;
+} progress_log;
+
+static void log_progress(void *ctx, const char *phase, uint64_t done, uint64_t total) {
+  progress_log *l = ctx;
+  if (!strcmp(phase, "compacting")) {
+    l->compacting++;
+    l->last_done = done;
+    l->last_total = total;
+  } else if (!strcmp(phase, "committing")) {
+    l->committing++;
+  }
+}
+
+static void test_api(void) {
+  paimon_catalog *cat = open_catalog();
+  paimon_table *t = ct_append_table(cat, "api", "p", NULL, 0);
+  json_t *before = json_array();
+  const char *parts[] = {"a", "b", "c"};
+  for (int k = 0; k < 3; k++)
+    for (int i = 0; i < 5; i++) ct_append(t, k * 1000 + i * 10, k * 1000 + i * 10 + 10, parts[k], before);
+  const char *dir = table_dir("api");
+  paimon_error err = {0};
+  paimon_read_builder *rb = NULL;
+  CHECK_OK(paimon_read_builder_new(t, NULL, 0, &rb, &err), &err);
+  /* a non-partition column: refused, nothing written */
+  paimon_predicate *bad = NULL;
+  CHECK_OK(paimon_predicate_parse(rb, "id > 3", &bad, &err), &err);
+  paimon_compact_options o;
+  paimon_compact_options_init(&o);
+  o.partition_filter = bad;
+  paimon_compact_result r;
+  int64_t latest = ct_files_in(dir, NULL, -1).latest_id;
+  CHECK_EQ_INT(paimon_table_compact(t, &o, &r, &err), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.message, "partition columns only") != NULL, "%s", err.message);
+  CHECK_EQ_INT(r.snapshot_id, -1);
+  CHECK_EQ_INT(ct_files_in(dir, NULL, -1).latest_id, latest);
+  paimon_predicate_free(bad);
+  /* p <> 'a' and spec p=b or p=a: only p=b */
+  paimon_predicate *f = NULL;
+  CHECK_OK(paimon_predicate_parse(rb, "p <> 'a'", &f, &err), &err);
+  paimon_option sa[] = {{"p", "a"}}, sb[] = {{"p", "b"}};
+  paimon_partition_spec specs[] = {{sa, 1}, {sb, 1}};
+  progress_log log;
+  memset(&log, 0, sizeof log);
+  paimon_compact_options_init(&o);
+  o.partition_filter = f;
+  o.partitions = specs;
+  o.n_partitions = 2;
+  o.commit_user = "nightly";
+  o.progress = log_progress;
+  o.ctx = &log;
+  CHECK_OK(paimon_table_compact(t, &o, &r, &err), &err);
+  CHECK_EQ_INT(r.snapshot_id, latest + 1);
+  CHECK_EQ_INT(r.metrics.tasks, 1);
+  CHECK_EQ_INT(r.metrics.files_removed, 5);
+  CHECK_EQ_INT(r.metrics.rows_written, 50);
+  CHECK_EQ_INT(ct_files_in(dir, "a", -1).files, 5);
+  CHECK_EQ_INT(ct_files_in(dir, "b", -1).files, 1);
+  CHECK_EQ_INT(ct_files_in(dir, "c", -1).files, 5);
+  CHECK_EQ_INT(log.compacting, 1);
+  CHECK_EQ_INT(log.last_done, 1);
+  CHECK_EQ_INT(log.last_total, 1);
+  CHECK_EQ_INT(log.committing, 2);
+  pm_error e;
+  pm_table *pt = NULL;
+  CHECK_OK(pm_table_open_path(dir, NULL, NULL, NULL, NULL, NULL, &pt, &e), &e);
+  pm_snapshot_manager sm = pm_table_snapshots(pt);
+  pm_snapshot *snap = NULL;
+  CHECK_OK(pm_snapshot_read_latest_checked(&sm, &snap, &e), &e);
+  CHECK_MSG(snap && snap->commit_user && !strncmp(snap->commit_user, "nightly-compact-", 16), "user %s",
+            snap && snap->commit_user ? snap->commit_user : "?");
+  pm_snapshot_free(snap);
+  pm_table_free(pt);
+  paimon_predicate_free(f);
+  /* everything else with the default options (o = NULL) */
+  CHECK_OK(paimon_table_compact(t, NULL, &r, &err), &err);
+  CHECK_EQ_INT(r.metrics.tasks, 2);
+  CHECK_EQ_INT(ct_files_in(dir, NULL, -1).files, 3);
+  ct_check_rows(t, dir, before, 1, "compaction API");
+  paimon_read_builder_free(rb);
+  json_decref(before);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
 /* Rolling at target-file-size: 20 files, a small target; the output rolls into
  * several files (fewer than the input), every row kept. */
 static void test_rolling(void) {
@@ -274,6 +366,7 @@ int main(void) {
   if (ot_available()) {
     RUN_TEST(test_compact_table);
     RUN_TEST(test_rolling);
+    RUN_TEST(test_api);
     RUN_TEST(test_race_overwrite);
     RUN_TEST(test_free_deletes);
   }

@@ -32,7 +32,7 @@ static long long metric(const char *out, const char *name) {
 static void test_compact(void) {
   char *before = NULL, *out = NULL;
   CHECK_EQ_INT(cli("table read " T "." T " --format jsonl", &before), 0);
-  CHECK_EQ_INT(cli("table compact " T "." T " --partition f1=10 --full", &out), 0);
+  CHECK_EQ_INT(cli("table compact " T "." T " --where 'f1 = 10' --full", &out), 0);
   CHECK_MSG(out && !strncmp(out, "snapshot 6\n", 11), "%s", out ? out : "");
   /* bucket 1 of f1=10 holds 4 level-0 files (7 keys); bucket 0 and f1=20 are one max-level run each */
   CHECK(metric(out, "tasks") == 1);
@@ -91,6 +91,10 @@ static void test_errors(void) {
       {"table compact " T "." T " --partition nope=1", 1, "'nope' is not a partition key"},
       {"table compact " T "." T " --partition f1", 2, "k=v"},
       {"table compact " T "." T " --bogus", 2, "unknown option --bogus"},
+      {"table compact " T "." T " --where \"f0 = 'x'\"", 1, "partition columns only"},
+      {"table compact " T "." T " --where 'f1 >'", 1, ""},
+      {"table compact " T "." T " --bucket x", 2, "bucket number"},
+      {"table compact " T "." T " --where", 2, "missing or repeated value of --where"},
       {"table compact", 2, "missing table"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
