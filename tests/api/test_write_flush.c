@@ -192,7 +192,7 @@ static void test_flush_faults(void) {
               "%s: %s", what, fe.message);
     CHECK_EQ_INT(snapshot_count(c.dir), base_snaps);
     CHECK_EQ_INT(count_files(bucket), data_files);
-    CHECK(rows_are(&c, model, n == 1 || n == during, what));
+    CHECK(rows_are(&c, model, n == 1, what)); /* the oracle again after the last case */
     /* the same rows again, nothing armed */
     free(rows_json(next, PARTS * ROWS, 0, model));
     CHECK_OK(write_batch(&c, NULL, next, ROWS, PARTS, 0, wopts, 2, NULL, NULL, &at_arrow, &err), &err);
