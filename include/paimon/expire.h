@@ -32,6 +32,7 @@
 
 #include "paimon/cleanup.h"
 #include "paimon/paimon.h"
+#include "paimon/write.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -86,6 +87,25 @@ PAIMON_EXPORT paimon_status paimon_table_expire_snapshots(const paimon_table *ta
  * beyond the changelog retention of o (the snapshot fields of o are not used). out may be NULL. */
 PAIMON_EXPORT paimon_status paimon_table_expire_changelogs(const paimon_table *table, const paimon_expire_options *o,
                                                            paimon_expire_result *out, paimon_error *err);
+
+/* ------------------------------------------------------------ automatic expiry */
+
+/* After every successful commit of a paimon_table_commit (commit, truncate_table,
+ * truncate_partitions; empty commits included) the committer runs Java's commit maintenance
+ * (TableCommitImpl): unless the table is write-only (write-only = true) or a postpone-bucket
+ * table, consumers older than consumer.expiration-time are deleted, then snapshots expire as
+ * snapshot.num-retained.min / .max, snapshot.time-retained, snapshot.expire.limit and
+ * snapshot.clean-empty-directories say, then (changelog lifecycle decoupled) long-lived
+ * changelogs as changelog.num-retained.* / changelog.time-retained say. It runs synchronously
+ * inside the commit call (also with snapshot.expire.execution-mode = async). With the default
+ * options (at least 10 snapshots, 1 hour) young tables expire nothing and the check costs a
+ * few small reads.
+ * A failure of the expiry never turns the commit into an error: the commit call returns its own
+ * status (the snapshot is published) and the expiry's outcome is kept until the committer's next
+ * commit: this returns its status (PAIMON_OK: it ran without error or did not run), its message
+ * in *err and what it did in *out (may be NULL). c is borrowed. */
+PAIMON_EXPORT paimon_status paimon_table_commit_expire_result(const paimon_table_commit *c,
+                                                              paimon_expire_result *out, paimon_error *err);
 
 /* ------------------------------------------------------------------ consumers */
 

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "api/api_internal.h"
+#include "api/api_write_internal.h"
 #include "meta/consumer.h"
 #include "paimon/expire.h"
 #include "table/expire.h"
@@ -119,6 +120,22 @@ paimon_status paimon_table_expire_changelogs(const paimon_table *table, const pa
   memset(&r, 0, sizeof r);
   int rc = pm_expire_changelogs(table->t, &c, &r, err);
   fill_result(table, &r, out);
+  return (paimon_status)rc;
+}
+
+paimon_status paimon_table_commit_expire_result(const paimon_table_commit *c, paimon_expire_result *out,
+                                               paimon_error *err) {
+  if (out) memset(out, 0, sizeof *out);
+  CHECK_ARG(c && c->c, "NULL committer");
+  pm_expire_result r;
+  memset(&r, 0, sizeof r);
+  pm_error e = {0};
+  int rc = pm_commit_expire_status(c->c, &r, &e);
+  paimon_table tbl;
+  memset(&tbl, 0, sizeof tbl);
+  tbl.t = c->t;
+  fill_result(&tbl, &r, out);
+  if (rc && err) *err = e;
   return (paimon_status)rc;
 }
 

@@ -149,5 +149,12 @@ int pm_commit_abort_parts(pm_table *t, const pm_manifest_committable *m, int par
 /* The status with which the last commit's compaction part failed after its data
  * part was published (the commit itself returned OK; see pm_commit_compact_part), else 0. */
 int pm_commit_compaction_dropped(const pm_commit *c);
+/* Automatic expiry: after every successful pm_commit_append / _overwrite / _drop_partitions
+ * (empty commits included, as Java's committer) snapshots and changelogs expire as the table's
+ * options say (table/expire.h pm_expire_after_commit). Its failure does not change the commit's
+ * status (the commit happened); it is kept until the next commit: the status (0 = none / OK),
+ * with its message in *err and the counts in *r (each may be NULL). */
+struct pm_expire_result;
+int pm_commit_expire_status(const pm_commit *c, struct pm_expire_result *r, pm_error *err);
 
 #endif

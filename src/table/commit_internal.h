@@ -20,6 +20,7 @@
 #include "meta/path_factory.h"
 #include "meta/snapshot.h"
 #include "table/commit.h"
+#include "table/expire.h"
 
 /* The changes of one snapshot: data entries, changelog entries, index entries. */
 typedef struct pm_commit_changes {
@@ -60,7 +61,16 @@ struct pm_commit {
   int compaction_dropped; /* the last commit's compaction part failed after its data was published (its status) */
   int rowid_check_mode;       /* PM_ROWID_CHECK_* (commit.h) */
   int64_t rowid_check_from;   /* its snapshot (when the mode is not OFF) */
+  /* the automatic expiry after the last successful commit (pm_commit_maintain) */
+  int expire_status;
+  pm_error expire_err;
+  pm_expire_result expire_result;
 };
+
+/* After a successful commit of snapshot sid (<= 0: none / unknown): Java's maintenance
+ * (table/expire.h pm_expire_after_commit). Its failure never fails the commit; it is kept for
+ * pm_commit_expire_status. */
+void pm_commit_maintain(pm_commit *c, int64_t sid);
 
 /* Computes the changes of one attempt against latest (NULL = empty table).
  * out is empty on entry; what it points to lives until the next call or the

@@ -605,3 +605,33 @@ int pm_expire_changelogs(pm_table *t, const pm_expire_config *c, pm_expire_resul
   }
   return expire_changelogs_until(t, c, lo, end, r, err);
 }
+
+/* ------------------------------------------------------------ after a commit */
+
+int pm_expire_after_commit(pm_table *t, int64_t committed_id, pm_expire_result *r, pm_error *err) {
+  pm_expire_result local;
+  if (!r) r = &local;
+  memset(r, 0, sizeof *r);
+  if (t->co.write_only || t->bucket == -2) return 0;
+  pm_expire_config c;
+  PM_TRY(pm_expire_config_from_options(t, &c, err));
+  /* snapshots 1..committed_id at most: none beyond retain-min (the earliest is >= 1) */
+  if (committed_id > 0 && committed_id <= c.retain_min && committed_id <= c.changelog_retain_min &&
+      c.consumer_expiration_ms <= 0)
+    return 0;
+  c.now_ms = pm_expire_now_ms();
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  if (c.consumer_expiration_ms > 0) {
+    PM_TRY(pm_consumer_expire(&sm, c.now_ms - c.consumer_expiration_ms, NULL, err));
+    c.consumer_expiration_ms = 0; /* done */
+  }
+  int64_t latest = 0, earliest = 0;
+  PM_TRY(pm_snapshot_latest_id(&sm, &latest, err));
+  if (latest <= 0) return 0;
+  PM_TRY(pm_snapshot_earliest_id(&sm, &earliest, err));
+  if (earliest <= 0) return 0;
+  int can_expire = latest - c.retain_min + 1 > earliest;
+  if (!can_expire && !c.changelog_decoupled) return 0; /* the common case: nothing else to read */
+  if (can_expire) return pm_expire_snapshots(t, &c, NULL, NULL, r, err); /* changelogs too */
+  return pm_expire_changelogs(t, &c, r, err);
+}

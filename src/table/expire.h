@@ -76,6 +76,14 @@ int pm_expire_until(pm_table *t, const pm_expire_config *c, int64_t end_exclusiv
  * ExpireChangelogImpl). Adds to r->changelogs_expired and r->files. */
 int pm_expire_changelogs(pm_table *t, const pm_expire_config *c, pm_expire_result *r, pm_error *err);
 
+/* Java's commit maintenance (TableCommitImpl.maintain after every commit, empty ones included):
+ * nothing for write-only tables and postpone-bucket (bucket = -2) tables; else consumers older
+ * than consumer.expiration-time, then snapshots (and, decoupled, changelogs) as the table's
+ * options say, synchronously (snapshot.expire.execution-mode async runs here too). Cheap when
+ * nothing can expire: no fs operation at all when the committed snapshot committed_id (> 0;
+ * <= 0: unknown) is not above the snapshot and changelog retain-min, else it reads the hints. */
+int pm_expire_after_commit(pm_table *t, int64_t committed_id, pm_expire_result *r, pm_error *err);
+
 /* Current wall-clock time in ms since the epoch. */
 int64_t pm_expire_now_ms(void);
 
