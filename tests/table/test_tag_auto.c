@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "harness.h"
+#include "io/fs.h"
 #include "meta/tag.h"
 #include "table/tag_auto.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
@@ -133,6 +134,61 @@ static void test_periods(void) {
   tags_are("", "watermark without watermarks");
 }
 
+/* Gives snapshot id the watermark wm (epoch ms) in the work copy (a writer with watermarks). */
+static void set_watermark(int64_t id, int64_t wm) {
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  pm_snapshot *s = NULL;
+  pm_error err = {0};
+  CHECK_EQ_INT(pm_snapshot_read(&m, id, &s, &err), 0);
+  if (!s) return;
+  s->watermark = wm;
+  s->has_watermark = 1;
+  pm_buf b;
+  pm_buf_init(&b);
+  CHECK_EQ_INT(pm_snapshot_to_json(s, &b, &err), 0);
+  char *path = pm_snapshot_path(&m, id);
+  CHECK_EQ_INT(pm_fs_write_file(pm_fs_local(), path, b.data, b.len, PM_OUT_OVERWRITE, &err), 0);
+  free(path);
+  pm_buf_free(&b);
+  pm_snapshot_free(s);
+}
+
+static void test_watermark_delay_completion(void) {
+  pm_error err = {0};
+  int c = 0, d = 0;
+  /* watermarks 2025-08-27 10:00 UTC on snapshot 2, 2025-08-28 01:00 UTC on snapshot 4 (daily, UTC by
+   * default): 2 tags the 26th, the next needs the 28th: 4 tags the 27th */
+  const int64_t w2 = 1756288800000LL, w4 = 1756342800000LL;
+  const char *wm[] = {"tag.automatic-creation", "watermark", NULL};
+  fresh_copy();
+  set_watermark(2, w2);
+  set_watermark(4, w4);
+  CHECK_EQ_INT(run_auto(wm, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("2025-08-26=2,2025-08-27=4", "watermark, daily UTC");
+  table_ok("after watermark tags");
+  /* in -05:00 the second watermark is the 27th 20:00: no second tag */
+  fresh_copy();
+  set_watermark(2, w2);
+  set_watermark(4, w4);
+  const char *wm5[] = {"tag.automatic-creation", "watermark", "sink.watermark-time-zone", "-05:00", NULL};
+  CHECK_EQ_INT(run_auto(wm5, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("2025-08-26=2", "watermark, daily -05:00");
+  /* a 2-hour creation delay: 01:00 - 2 h is before the 28th: no second tag */
+  fresh_copy();
+  set_watermark(2, w2);
+  set_watermark(4, w4);
+  const char *dl[] = {"tag.automatic-creation", "watermark", "tag.creation-delay", "2 h", NULL};
+  CHECK_EQ_INT(run_auto(dl, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("2025-08-26=2", "watermark with a creation delay");
+  /* automatic completion: each tag is the next expected period: 03:55 on snapshot 4 (not 03:56),
+   * so 03:57:37 on snapshot 5 reaches 03:56 + one period and tags 03:56 */
+  fresh_copy();
+  const char *cp[] = {"tag.automatic-creation", "process-time", "tag.creation-period-duration", "1 min",
+                      "sink.process-time-zone", "UTC", "tag.automatic-completion", "true", NULL};
+  CHECK_EQ_INT(run_auto(cp, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("202508270354=1,202508270355=4,202508270356=5", "automatic completion");
+}
+
 static void test_retained_max(void) {
   pm_error err = {0};
   int c = 0, d = 0;
@@ -252,6 +308,7 @@ int main(void) {
   CHECK(rows[5] && !rc);
   RUN_TEST(test_process_time);
   RUN_TEST(test_periods);
+  RUN_TEST(test_watermark_delay_completion);
   RUN_TEST(test_retained_max);
   RUN_TEST(test_batch);
   RUN_TEST(test_time_expire);
