@@ -86,7 +86,8 @@ static void test_branches(void) {
   snprintf(args, sizeof args, "table import " TT " '%s' --option branch=e", path);
   ok_cli(args);
   CHECK(cf_exists(&fx, "branch/branch-b/snapshot/snapshot-4") && cf_exists(&fx, "branch/branch-e/snapshot/snapshot-1"));
-  json_t *b_rows = plus_row(fx.rows[3]), *e_rows = plus_row(json_array());
+  json_t *empty = json_array(), *b_rows = plus_row(fx.rows[3]), *e_rows = plus_row(empty);
+  json_decref(empty);
   branch_reads("b", b_rows, "branch b after a write");
   branch_reads("e", e_rows, "branch e after a write with option branch=e");
   /* main unchanged */
