@@ -8,9 +8,9 @@
  * changelog of a commit (one flush) is, per key the commit touched,
  * before = the model's row before the commit, after = after it: +I after
  * (no before, after present), -D before (before, no after), -U before +
- * +U after (both). After every commit: our reader = the model (and, every
- * few commits and at the end, paimon-table read = the model and paimon-table
- * check passes), the latest snapshot is COMPACT with
+ * +U after (both). After every commit: our reader = the model (and, at the
+ * end, and with PAIMON_LONG_TESTS=1 also at the middle commit, paimon-table
+ * read = the model and paimon-table check passes), the latest snapshot is COMPACT with
  * changelogRecordCount = the expected changelog, our incremental changelog
  * read of the commit = the expected changelog, and all changelog files read
  * by DuckDB = every commit's expected changelog. Variants: several levels
