@@ -168,7 +168,7 @@ static int sort_and_merge(pm_kv_write *w, pm_kvslot *s, int merge, struct ArrowA
     return rc;
   }
   struct ArrowArray srt;
-  rc = pm_take_multi(&w->layout, o.chunks, (int64_t)o.n_chunks, o.src, o.row, o.n, &srt, err);
+  rc = pm_gather_batch(&w->layout, o.chunks, (int)o.n_chunks, o.src, o.row, o.n, &srt, err);
   slot_order_free(&o);
   slot_clear(w, s);
   if (rc) return rc;
@@ -205,7 +205,7 @@ int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error
   for (int64_t a = 0; !rc && a < o.n;) {
     int64_t len = o.n - a < per ? o.n - a : per;
     struct ArrowArray piece;
-    rc = pm_take_multi(&w->layout, o.chunks, (int64_t)o.n_chunks, o.src + a, o.row + a, len, &piece, err);
+    rc = pm_gather_batch(&w->layout, o.chunks, (int)o.n_chunks, o.src + a, o.row + a, len, &piece, err);
     if (rc) break;
     if (input_cl) rc = pm_kv_roll_write(&cr, &piece, err);
     if (!rc) rc = a ? pm_spill_writer_add_block(wr, &piece, err) : pm_spill_writer_add(wr, &piece, err);

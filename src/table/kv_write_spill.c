@@ -298,7 +298,8 @@ static int rm_next(raw_merge *m, struct ArrowArray *out, pm_error *err) {
   memset(out, 0, sizeof *out);
   PM_TRY(rm_fill(m, err));
   if (!m->n_out) return 0;
-  int rc = pm_gather(&m->w->layout, m->arrays, m->osrc, m->orow, m->n_out, out, err);
+  int rc = pm_gather_batch(&m->w->layout, (const struct ArrowArray *const *)m->arrays, m->n_slots, m->osrc, m->orow,
+                           m->n_out, out, err);
   rm_consume(m, m->n_out);
   return rc;
 }

@@ -2712,3 +2712,18 @@ int pm_merge_sorted_rows(const pm_merge_config *cfg, const struct ArrowArray *co
                          struct ArrowArray *out, pm_error *err) {
   return merge_sorted(cfg, batches, n_batches, src, row, keys, n, out, err);
 }
+
+int pm_gather_batch(const pm_type *layout, const struct ArrowArray *const *batches, int n_batches, const int32_t *src,
+                    const int64_t *rows, int64_t n, struct ArrowArray *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  struct ArrowArray **cols = calloc((size_t)n_batches + 1, sizeof *cols);
+  if (!cols) return PM_NOMEM(err);
+  int rc = pm_array_init(out, n, 1, layout->n_children, err);
+  for (int64_t c = 0; !rc && c < layout->n_children; c++) {
+    for (int b = 0; b < n_batches; b++) cols[b] = batches[b]->release ? batches[b]->children[c] : NULL;
+    rc = pm_gather(&layout->children[c], cols, src, rows, n, out->children[c], err);
+  }
+  free(cols);
+  if (rc && out->release) pm_array_release(out);
+  return rc;
+}

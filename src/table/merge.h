@@ -172,6 +172,11 @@ int pm_merge_sorted_rows(const pm_merge_config *cfg, const struct ArrowArray *co
 int pm_gather(const pm_type *t, struct ArrowArray *const *srcs, const int32_t *src, const int64_t *rows, int64_t n,
               struct ArrowArray *out, pm_error *err);
 
+/* pm_gather of struct batches of type layout (flat children gathered column
+ * by column, no null selections): out[i] = batches[src[i]][rows[i]]. */
+int pm_gather_batch(const pm_type *layout, const struct ArrowArray *const *batches, int n_batches, const int32_t *src,
+                    const int64_t *rows, int64_t n, struct ArrowArray *out, pm_error *err);
+
 /* Compares value a[i] with b[j] (both of type t; nulls first; floats in Java's
  * total order; strings/binaries unsigned bytewise). Nested types unsupported (0). */
 int pm_compare_values(const pm_type *t, const struct ArrowArray *a, int64_t i, const struct ArrowArray *b, int64_t j);
