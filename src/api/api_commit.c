@@ -34,6 +34,11 @@ paimon_status paimon_write_builder_new_commit(const paimon_write_builder *wb, pa
     paimon_table_commit_free(c);
     return (paimon_status)rc;
   }
+  c->commit_user = strdup(wb->commit_user);
+  if (!c->commit_user) {
+    paimon_table_commit_free(c);
+    return (paimon_status)PM_NOMEM(err);
+  }
   c->t = pm_table_retain(t);
   *out = c;
   return PAIMON_OK;
@@ -45,6 +50,7 @@ void paimon_table_commit_free(paimon_table_commit *c) {
   pm_table_free(c->t);
   pm_api_spec_free(&c->spec);
   pm_api_spec_free(&c->into);
+  free(c->commit_user);
   free(c);
 }
 
@@ -70,6 +76,14 @@ paimon_status paimon_table_commit_with_row_id_check(paimon_table_commit *c, int 
                      PAIMON_ROW_ID_CHECK_OFF == PM_ROWID_CHECK_OFF,
                  "row id check modes");
   return (paimon_status)pm_commit_set_rowid_check(c->c, mode, from_snapshot, err);
+}
+
+/* Java's TableCommitImpl maintain: partition expiry after a commit / overwrite (its failure
+ * is kept for paimon_table_commit_expire_status, never the commit's status). */
+static void after_commit(paimon_table_commit *c, int64_t identifier) {
+  pm_error e = {0};
+  c->expire_rc = pm_partition_expire_after_commit(c->t, &c->expire_gate, c->commit_user, c->streaming, identifier, &e);
+  c->expire_err = e;
 }
 
 /* Batch commits happen once per committer (Java's BatchTableCommit). */
@@ -122,7 +136,9 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
   }
   pm_api_view_free(&view);
   done(c, rc);
-  return (paimon_status)maintain(c, rc, err);
+  int mrc = maintain(c, rc, err); /* Java's order: tags, then partitions */
+  if (!rc) after_commit(c, commit_identifier);
+  return (paimon_status)mrc;
 }
 
 paimon_status paimon_table_commit_abort(paimon_table_commit *c, const paimon_commit_messages *m, paimon_error *err) {

@@ -7,6 +7,7 @@
 #include "meta/wire.h"
 #include "paimon/write.h"
 #include "table/commit.h"
+#include "table/partition_expire.h"
 #include "util/str.h"
 
 /* A static overwrite / partition spec in text form (owned copies). */
@@ -43,6 +44,10 @@ struct paimon_table_commit {
   int overwrite;
   pm_api_spec spec;
   pm_api_spec into; /* the builder's with_partition spec */
+  char *commit_user;          /* the builder's (owned copy) */
+  pm_pexpire_gate expire_gate; /* automatic partition expiry (table/partition_expire.h) */
+  int expire_rc;               /* status of its last run */
+  pm_error expire_err;
 };
 
 /* A view of every message of m as one committable carrying `identifier`

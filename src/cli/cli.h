@@ -23,6 +23,9 @@ int cli_compact_main(const char *warehouse, int argc, char **argv);
 /* paimon table remove-orphan-files ... (cli_maintain.c); 1 for the subcommands it runs. */
 int cli_maintain_main(const char *warehouse, int argc, char **argv);
 int cli_is_maintain_command(const char *sub);
+/* paimon table expire-partitions|compact-manifests ... (cli_maintenance.c). */
+int cli_maintenance_main(const char *warehouse, int argc, char **argv);
+int cli_is_maintenance_command(const char *sub);
 /* paimon tag create|delete|rename|list|get DB.T ... (cli_tag.c); argv[0] = "tag". */
 int cli_tag_main(const char *warehouse, int argc, char **argv);
 /* paimon consumer list|reset|delete DB.T ... (cli_consumer.c); argv[0] = "consumer". */

@@ -24,6 +24,8 @@ static void usage(FILE *out) {
         "  table remove-orphan-files DB.T [--older-than TS] [--dry-run]  delete unreferenced files\n"
         "  table expire-snapshots DB.T [--retain-max N] [--older-than TS] ...  expire old snapshots\n"
         "  table rollback DB.T (--snapshot N | --tag T | --timestamp TS)  roll back\n"
+        "  table expire-partitions DB.T [--expiration-time D] ...  drop expired partitions\n"
+        "  table compact-manifests DB.T                    merge the manifests (no data change)\n"
         "  tag create|delete|rename|list|get DB.T ...      manage tags\n"
         "  consumer list|reset|delete DB.T ...             manage streaming consumers\n"
         "  branch create|delete|list|fast-forward DB.T ... manage branches\n"
@@ -99,6 +101,8 @@ int main(int argc, char **argv) {
     rc = cli_compact_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && cli_is_maintain_command(argv[i + 1]))
     rc = cli_maintain_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "table") && argc - i > 1 && cli_is_maintenance_command(argv[i + 1]))
+    rc = cli_maintenance_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "alter"))
     rc = cli_alter_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "rollback"))

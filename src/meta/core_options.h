@@ -80,6 +80,15 @@ typedef enum pm_co_id {
   PM_CO_PARTITION,
   PM_CO_PARTITION_DEFAULT_NAME,
   PM_CO_PARTITION_LEGACY_NAME,
+  /* partition expiry (table/partition_expire.h) */
+  PM_CO_PARTITION_EXPIRATION_TIME,
+  PM_CO_PARTITION_EXPIRATION_CHECK_INTERVAL,
+  PM_CO_PARTITION_EXPIRATION_STRATEGY,
+  PM_CO_PARTITION_EXPIRATION_MAX_NUM,
+  PM_CO_PARTITION_EXPIRATION_BATCH_SIZE,
+  PM_CO_PARTITION_TIMESTAMP_FORMATTER,
+  PM_CO_PARTITION_TIMESTAMP_PATTERN,
+  PM_CO_END_INPUT_CHECK_PARTITION_EXPIRE,
   PM_CO_DATA_FILE_PATH_DIRECTORY,
   PM_CO_DATA_FILE_PREFIX,
   PM_CO_CHANGELOG_FILE_PREFIX,
@@ -267,6 +276,14 @@ typedef struct pm_core_options {
   const char *primary_key, *partition; /* creation-time options (NULL when absent) */
   const char *partition_default_name;  /* "__DEFAULT_PARTITION__" */
   int partition_legacy_name;           /* default true */
+  /* partition expiry: partition.expiration-time (check set[]: unset = no expiry) */
+  int64_t partition_expiration_ms;
+  int64_t partition_expiration_check_interval_ms; /* partition.expiration-check-interval, 1 h */
+  const char *partition_expiration_strategy;      /* "values-time" (default) | "update-time" */
+  int32_t partition_expiration_max_num;           /* partition.expiration-max-num, 100 */
+  int32_t partition_expiration_batch_size;        /* partition.expiration-batch-size, 0 = unset (one batch) */
+  const char *partition_timestamp_formatter, *partition_timestamp_pattern; /* NULL when unset */
+  int end_input_check_partition_expire;           /* end-input.check-partition-expire, false */
   const char *data_file_path_directory;
   const char *data_file_prefix, *changelog_file_prefix;
   /* changelog-file.format / .compression / .stats-mode: NULL = as the data files */

@@ -632,6 +632,17 @@ typedef struct attempt_in {
   int detect;
 } attempt_in;
 
+/* 1 when the two lists name the same manifests (as sets). */
+static int same_manifests(const pm_manifest_file_metas *a, const pm_manifest_file_metas *b) {
+  if (a->n != b->n) return 0;
+  for (size_t i = 0; i < a->n; i++) {
+    size_t j = 0;
+    while (j < b->n && strcmp(a->items[i].file_name, b->items[j].file_name)) j++;
+    if (j == b->n) return 0;
+  }
+  return 1;
+}
+
 static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapshot *latest, pm_commit_changes *ch,
                              written_files *w, int *outcome, pm_error *err) {
   const pm_table *t = c->t;
@@ -641,6 +652,10 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
   PM_TRY(latest_schema_id(c, &schema_id, err));
   pm_manifest_merge_options o;
   PM_TRY(pm_manifest_merge_options_init(&o, &t->co, c->partition_type, schema_id, err));
+  if (c->manifests_full) { /* Java's manifestCompactionOptions */
+    o.merge_min_count = 1;
+    o.full_compaction_size = 1;
+  }
 
   pm_manifest_file_metas base, merged;
   pm_manifest_file_metas_init(&base);
@@ -672,6 +687,15 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
       if (!rc) rc = r2;
     }
     pm_free_names(new_files, n_new);
+  }
+  if (!rc && c->manifests_full) {
+    c->manifests_before = base.n;
+    c->manifests_after = merged.n;
+    c->manifests_noop = same_manifests(&base, &merged);
+    if (c->manifests_noop) {
+      *outcome = PUB_OK; /* nothing to publish (Java: no compaction happened) */
+      goto out;
+    }
   }
   if (!rc) rc = write_list(c, merged.items, merged.n, &o, w, &base_list, &base_size, err);
   if (!rc && t->co.row_tracking) rc = assign_row_tracking(c, new_id, row_start, &ch->table, &next_row_id, err);
@@ -755,6 +779,7 @@ static int build_and_publish(pm_commit *c, const attempt_in *in, const pm_snapsh
     }
     if (*outcome == PUB_OK) write_hints(c, new_id);
   }
+out:
   pm_manifest_file_metas_clear(&base);
   pm_manifest_file_metas_clear(&merged);
   pm_index_entries_clear(&prev_index);
@@ -801,7 +826,7 @@ static int try_once(pm_commit *c, const attempt_in *in, retry_state *st, int *ou
     rc = pm_commit_check_conflicts(c, latest, &ch, in->kind, discard, err);
   written_files w = {0};
   if (!rc) rc = build_and_publish(c, in, latest, &ch, &w, outcome, err);
-  if (!rc && *outcome == PUB_OK) *snapshot_id = latest ? latest->id + 1 : 1;
+  if (!rc && *outcome == PUB_OK) *snapshot_id = c->manifests_noop ? -1 : latest ? latest->id + 1 : 1;
   /* a certain failure leaves nothing of this attempt behind */
   if (rc || *outcome == PUB_FAILED || *outcome == PUB_LOST) written_delete(c->t->fs, &w);
   written_free(&w);

@@ -133,6 +133,12 @@ int pm_commit_check_in_partition(const pm_commit *c, const pm_partition_spec *sp
 int pm_commit_drop_partitions(pm_commit *c, const pm_partition_spec *specs, size_t n, int64_t identifier,
                               int64_t *snapshot_id, pm_error *err);
 
+/* Drops exactly the partitions rows[0..n) (manifest form, borrowed): one OVERWRITE snapshot
+ * deleting their live files (Java's dropPartitions, as partition expiry commits it), with the
+ * committer's operation (none unless set). n = 0: nothing is committed (*snapshot_id = -1). */
+int pm_commit_drop_partition_rows(pm_commit *c, const pm_bytes *rows, size_t n, int64_t identifier,
+                                  int64_t *snapshot_id, pm_error *err);
+
 /* Restart recovery (Java's filterCommitted): committed[i] = 1 when ids[i] <= the
  * commitIdentifier of the latest snapshot written by this commit user. */
 int pm_commit_filter_committed(pm_commit *c, const int64_t *ids, size_t n, int *committed, pm_error *err);

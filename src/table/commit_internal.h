@@ -65,6 +65,11 @@ struct pm_commit {
   int expire_status;
   pm_error expire_err;
   pm_expire_result expire_result;
+  /* manifest compaction on request (table/manifest_compact.h): the base list is merged as a full
+   * compaction (merge-min-count 1, full-compaction threshold 1 byte); an attempt whose merge
+   * changes nothing publishes nothing and sets manifests_noop */
+  int manifests_full, manifests_noop;
+  size_t manifests_before, manifests_after; /* data manifests of the latest snapshot / of the new base list */
 };
 
 /* After a successful commit of snapshot sid (<= 0: none / unknown): Java's maintenance

@@ -241,6 +241,29 @@ int pm_commit_drop_partitions(pm_commit *c, const pm_partition_spec *specs, size
   return rc;
 }
 
+int pm_commit_drop_partition_rows(pm_commit *c, const pm_bytes *rows, size_t n, int64_t identifier,
+                                  int64_t *snapshot_id, pm_error *err) {
+  if (snapshot_id) *snapshot_id = -1;
+  if (!n) return 0;
+  pm_commit_changes none;
+  memset(&none, 0, sizeof none);
+  overwrite_ctx o;
+  memset(&o, 0, sizeof o);
+  pm_manifest_entries_init(&o.live);
+  pm_index_entries_init(&o.index);
+  o.add = &none;
+  o.kind = F_PARTITIONS;
+  o.parts = malloc(n * sizeof *o.parts);
+  if (!o.parts) return PM_NOMEM(err);
+  memcpy(o.parts, rows, n * sizeof *o.parts);
+  o.n_parts = n;
+  int64_t sid = -1;
+  int rc = run_overwrite(c, &o, identifier, NULL, &sid, err);
+  overwrite_ctx_free(&o);
+  if (snapshot_id) *snapshot_id = sid;
+  return rc;
+}
+
 int pm_commit_check_in_partition(const pm_commit *c, const pm_partition_spec *spec, const pm_manifest_committable *m,
                                  pm_error *err) {
   if (!spec || !spec->n || !m) return 0;
