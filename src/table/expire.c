@@ -197,12 +197,25 @@ int pm_expire_until(pm_table *t, const pm_expire_config *c, int64_t end, pm_expi
   PM_TRY(pm_snapshot_earliest_id(&sm, &earliest, err));
   if (earliest <= 0) return 0;
   if (end <= earliest) {
-    /* nothing to expire: make the EARLIEST hint right (Java writes it when missing) */
+    /* nothing to expire: make the EARLIEST hint right (Java writes it when missing; a run
+     * stopped between the snapshot files and the hint left it behind: rewritten too) */
     char *h = pm_table_meta_path(t, "snapshot/EARLIEST");
-    int exists = 1;
-    int rc = h ? pm_fs_exists(t->fs, h, &exists, err) : PM_NOMEM(err);
+    if (!h) return PM_NOMEM(err);
+    pm_buf b;
+    pm_buf_init(&b);
+    int rc = pm_fs_read_file(t->fs, h, &b, 64, err);
+    int right = 0;
+    if (rc == PAIMON_ERR_NOT_FOUND) {
+      pm_error_clear(err);
+      rc = 0;
+    } else if (!rc) {
+      char txt[72];
+      snprintf(txt, sizeof txt, "%.*s", (int)(b.len < 64 ? b.len : 64), b.data ? (const char *)b.data : "");
+      right = strtoll(txt, NULL, 10) == earliest;
+    }
+    pm_buf_free(&b);
     free(h);
-    if (!rc && !exists && !c->dry_run) rc = pm_snapshot_write_hint(&sm, "EARLIEST", earliest, err);
+    if (!rc && !right && !c->dry_run) rc = pm_snapshot_write_hint(&sm, "EARLIEST", earliest, err);
     return rc;
   }
 
