@@ -122,7 +122,7 @@ static void run_stops(int (*op)(pm_fs *), const char *name) {
   uint64_t counts[5], total = 0;
   for (int k = 0; k < 5; k++) total += counts[k] = pm_fault_fs_count(ff, MUTATING[k]);
   int longm = getenv("PAIMON_LONG_TESTS") != NULL;
-  uint64_t stride = longm || total <= 3 ? 1 : (total + 2) / 3, idx = 0;
+  uint64_t stride = longm || total <= 2 ? 1 : (total + 1) / 2, idx = 0;
   int stops = 0, judged = 0;
   for (int k = 0; k < 5; k++)
     for (uint64_t n = 1; n <= counts[k]; n++, idx++) {
