@@ -15,7 +15,8 @@
  * Then every merged (after) row of the group's rewrite or upgrade with its
  * key in K yields changelog as Java: before absent or a retract -> +I after
  * (if after is an add); before an add -> -D before (after a retract) or
- * -U before, +U after. First-row: an after row of an UPPER key is dropped
+ * -U before, +U after (none with changelog-producer.row-deduplicate when the
+ * value rows are equal, as Java's valueEqualiser). First-row: an after row of an UPPER key is dropped
  * (the key is already in the table), a NONE key's row is kept and logged as
  * is (+I), IN_GROUP keys are kept without changelog.
  * changelog-producer = full-compaction (a compaction to the max level): K =
@@ -56,6 +57,8 @@ struct pm_kv_before {
   pm_type type; /* read layout: _row_kind, table columns, _SEQUENCE_NUMBER */
   int has_type;
   pm_binary_row_writer rw;
+  int row_dedup; /* changelog-producer.row-deduplicate: no -U/+U pair for an unchanged row */
+  pm_binary_row_writer vb, va; /* value rows compared for it */
 };
 
 typedef int (*row_fn)(pm_kv_before *b, const struct ArrowArray *batch, int64_t i, int64_t key, int *take,
@@ -81,6 +84,30 @@ static int key_bytes(pm_kv_before *b, const struct ArrowArray *batch, int64_t i,
     PM_TRY(pm_write_value_at(ty, batch->children[1 + w->tm.key_cols[k]], i, &v, err));
     PM_TRY(pm_row_writer_write(&b->rw, (int32_t)k, ty, &v, err));
   }
+  return 0;
+}
+
+/* Row i of a (read layout) as a BinaryRow of the table columns in rw. */
+static int value_bytes(pm_kv_before *b, pm_binary_row_writer *rw, const struct ArrowArray *a, int64_t i,
+                       pm_error *err) {
+  pm_kv_write *w = b->w;
+  PM_TRY(pm_row_writer_reset(rw, err));
+  for (size_t f = 0; f < w->nf; f++) {
+    pm_value v;
+    const pm_data_type *ty = w->fields[f].type;
+    PM_TRY(pm_write_value_at(ty, a->children[1 + f], i, &v, err));
+    PM_TRY(pm_row_writer_write(rw, (int32_t)f, ty, &v, err));
+  }
+  return 0;
+}
+
+/* Whether before row (src, row) and after row i have equal values (Java's
+ * valueEqualiser over the whole value row). */
+static int same_value(pm_kv_before *b, const bkey *k, const struct ArrowArray *after, int64_t i, int *same,
+                      pm_error *err) {
+  PM_TRY(value_bytes(b, &b->vb, &b->rows[k->src], k->row, err));
+  PM_TRY(value_bytes(b, &b->va, after, i, err));
+  *same = b->vb.buf.len == b->va.buf.len && !memcmp(b->vb.buf.data, b->va.buf.data, b->va.buf.len);
   return 0;
 }
 
@@ -200,6 +227,10 @@ void pm_kv_before_free(pm_kv_before *b) {
   free(b->keys);
   pm_slot_map_free(&b->map);
   pm_row_writer_free(&b->rw);
+  if (b->row_dedup) {
+    pm_row_writer_free(&b->vb);
+    pm_row_writer_free(&b->va);
+  }
   pm_arena_free(&b->arena);
   if (b->has_type) pm_type_free(&b->type);
   free(b);
@@ -215,6 +246,14 @@ int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, 
   b->first_row = !full && w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
   pm_arena_init(&b->arena);
   int rc = pm_row_writer_init(&b->rw, (int32_t)w->nk, err);
+  if (!rc && w->t->co.changelog_row_deduplicate) {
+    rc = pm_row_writer_init(&b->vb, (int32_t)w->nf, err);
+    if (!rc) {
+      rc = pm_row_writer_init(&b->va, (int32_t)w->nf, err);
+      if (rc) pm_row_writer_free(&b->vb);
+    }
+    b->row_dedup = !rc;
+  }
   int nk = (int)w->nk;
   size_t n0 = 0, nh = 0;
   pm_kv_lfile **l0 = calloc(n + 1, sizeof *l0), **hi = calloc(n + 1, sizeof *hi);
@@ -295,6 +334,9 @@ int pm_kv_before_apply(pm_kv_before *b, const struct ArrowArray *after, uint8_t 
     } else if (!after_add) {
       src[m] = k->src, rows[m] = k->row, kinds[m++] = PM_ROWKIND_DELETE;
     } else {
+      int same = 0;
+      if (b->row_dedup) rc = same_value(b, k, after, i, &same, err);
+      if (rc || same) continue;
       src[m] = k->src, rows[m] = k->row, kinds[m++] = PM_ROWKIND_UPDATE_BEFORE;
       src[m] = self, rows[m] = i, kinds[m++] = PM_ROWKIND_UPDATE_AFTER;
     }

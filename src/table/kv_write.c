@@ -283,9 +283,6 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
       (t->merge_engine != PM_MERGE_DEDUPLICATE || co->sequence_field))
     return refuse(t, "changelog-producer = lookup with a merge engine other than deduplicate / first-row, "
                      "or with sequence.field", err);
-  if (t->changelog_producer != PM_CHANGELOG_NONE && t->changelog_producer != PM_CHANGELOG_INPUT &&
-      co->changelog_row_deduplicate)
-    return refuse(t, pm_core_option_key(PM_CO_CHANGELOG_ROW_DEDUPLICATE), err);
   /* deletion vectors: lookup compaction for deduplicate without sequence.field
    * (the looked-up old record never changes the merged value; other engines
    * need it in the merge: not yet) */

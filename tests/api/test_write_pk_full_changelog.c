@@ -35,26 +35,30 @@ static char wh[256];
 
 static void test_full_changelog_batch(void) {
   const char *opts[] = {"changelog-producer=full-compaction"};
-  run_case(&(cl_case){"fc", opts, 1, 0, 1, 5, 60, 40, 1, 3, 0});
+  run_case(&(cl_case){"fc", opts, 1, 0, 1, 5, 60, 40, 1, 3, 0, 0});
 }
 
 /* streaming commits 1..7, a full compaction (and changelog) at 2, 4, 6 */
 static void test_full_changelog_delta_commits(void) {
   const char *opts[] = {"changelog-producer=full-compaction", "full-compaction.delta-commits=2"};
-  run_case(&(cl_case){"fcd", opts, 2, 0, 1, 7, 80, 60, 1, 13, 2});
+  run_case(&(cl_case){"fcd", opts, 2, 0, 1, 7, 80, 60, 1, 13, 2, 0});
 }
 
 /* unset delta-commits with streaming commits: a full compaction at every commit */
 static void test_full_changelog_streaming_default(void) {
   const char *opts[] = {"changelog-producer=full-compaction", "changelog-file.prefix=changelog-fc-"};
-  run_case(&(cl_case){"fcs", opts, 2, 0, 1, 4, 60, 40, 1, 17, 1});
+  run_case(&(cl_case){"fcs", opts, 2, 0, 1, 4, 60, 40, 1, 17, 1, 0});
+}
+
+/* changelog-producer.row-deduplicate: a key upserted back to its value at the last full compaction logs nothing */
+static void test_full_changelog_row_dedup(void) {
+  const char *opts[] = {"changelog-producer=full-compaction", "changelog-producer.row-deduplicate=true"};
+  run_case(&(cl_case){"fcdd", opts, 2, 0, 1, 4, 100, 40, 1, 23, 0, 1});
 }
 
 static void test_full_changelog_refusals(void) {
   const char *a[] = {"changelog-producer=full-compaction", "deletion-vectors.enabled=true"};
   refused("rfdv", a, 2, "deletion vectors");
-  const char *b[] = {"changelog-producer=full-compaction", "changelog-producer.row-deduplicate=true"};
-  refused("rfdd", b, 2, "row-deduplicate");
 }
 
 int main(void) {
@@ -63,6 +67,7 @@ int main(void) {
   RUN_TEST(test_full_changelog_batch);
   RUN_TEST(test_full_changelog_delta_commits);
   RUN_TEST(test_full_changelog_streaming_default);
+  RUN_TEST(test_full_changelog_row_dedup);
   RUN_TEST(test_full_changelog_refusals);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);

@@ -43,31 +43,38 @@ static char wh[256];
 
 static void test_lookup_changelog(void) {
   const char *opts[] = {"changelog-producer=lookup"};
-  run_case(&(cl_case){"lk", opts, 1, 0, 1, 6, 40, 30, 1, 1, 0});
+  run_case(&(cl_case){"lk", opts, 1, 0, 1, 6, 40, 30, 1, 1, 0, 0});
 }
 
 /* small files and a low trigger: several levels, lookups into levels above the output */
 static void test_lookup_changelog_levels(void) {
   const char *opts[] = {"changelog-producer=lookup", "target-file-size=2 kb", "num-sorted-run.compaction-trigger=3",
                         "file.format=parquet"};
-  run_case(&(cl_case){"lkl", opts, 4, 0, 1, 6, 200, 300, 2, 7, 0});
+  run_case(&(cl_case){"lkl", opts, 4, 0, 1, 6, 200, 300, 2, 7, 0, 0});
 }
 
 static void test_lookup_changelog_dv(void) {
   const char *opts[] = {"changelog-producer=lookup", "deletion-vectors.enabled=true", "target-file-size=2 kb",
                         "num-sorted-run.compaction-trigger=3"};
-  run_case(&(cl_case){"lkdv", opts, 4, 0, 1, 6, 200, 300, 2, 11, 0});
+  run_case(&(cl_case){"lkdv", opts, 4, 0, 1, 6, 200, 300, 2, 11, 0, 0});
 }
 
 static void test_first_row(void) {
   const char *opts[] = {"merge-engine=first-row", "target-file-size=2 kb", "num-sorted-run.compaction-trigger=3"};
-  run_case(&(cl_case){"fr", opts, 3, 1, 0, 5, 150, 300, 2, 5, 0});
+  run_case(&(cl_case){"fr", opts, 3, 1, 0, 5, 150, 300, 2, 5, 0, 0});
 }
 
 static void test_first_row_lookup_changelog(void) {
   const char *opts[] = {"merge-engine=first-row", "changelog-producer=lookup", "target-file-size=2 kb",
                         "num-sorted-run.compaction-trigger=3"};
-  run_case(&(cl_case){"frl", opts, 4, 1, 1, 5, 150, 300, 2, 9, 0});
+  run_case(&(cl_case){"frl", opts, 4, 1, 1, 5, 150, 300, 2, 9, 0, 0});
+}
+
+/* changelog-producer.row-deduplicate: an upsert leaving the row as it was logs nothing */
+static void test_lookup_row_dedup(void) {
+  const char *opts[] = {"changelog-producer=lookup", "changelog-producer.row-deduplicate=true",
+                        "target-file-size=2 kb", "num-sorted-run.compaction-trigger=3"};
+  run_case(&(cl_case){"lkdd", opts, 4, 0, 1, 5, 150, 60, 1, 19, 0, 1});
 }
 
 static void test_refusals(void) {
@@ -75,8 +82,6 @@ static void test_refusals(void) {
   refused("rpu", a, 2, "changelog-producer = lookup");
   const char *b[] = {"changelog-producer=lookup", "sequence.field=n"};
   refused("rseq", b, 2, "sequence.field");
-  const char *c[] = {"changelog-producer=lookup", "changelog-producer.row-deduplicate=true"};
-  refused("rdd", c, 2, "row-deduplicate");
 }
 
 int main(void) {
@@ -87,6 +92,7 @@ int main(void) {
   RUN_TEST(test_lookup_changelog_dv);
   RUN_TEST(test_first_row);
   RUN_TEST(test_first_row_lookup_changelog);
+  RUN_TEST(test_lookup_row_dedup);
   RUN_TEST(test_refusals);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);

@@ -98,9 +98,10 @@ static void model_apply(json_t *model, json_t *touched, const char *jsonl, int f
 }
 
 /* The expected changelog from state `before` to `model` over the touched keys:
- * +I after / -D before / -U before, +U after (first-row: +I of new keys). */
+ * +I after / -D before / -U before, +U after (first-row: +I of new keys;
+ * row_dedup: changelog-producer.row-deduplicate, no -U/+U of an unchanged row). */
 static void model_changes(const json_t *before, const json_t *model, const json_t *touched, json_t *changes,
-                          int first_row) {
+                          int first_row, int row_dedup) {
   const char *key;
   json_t *v;
   json_object_foreach((json_t *)touched, key, v) {
@@ -111,7 +112,7 @@ static void model_changes(const json_t *before, const json_t *model, const json_
       continue;
     } else if (b && !a) {
       json_array_append_new(changes, with_kind(b, 3));
-    } else if (b && a) {
+    } else if (b && a && !(row_dedup && json_equal(b, a))) {
       json_array_append_new(changes, with_kind(b, 1));
       json_array_append_new(changes, with_kind(a, 2));
     }
@@ -127,8 +128,9 @@ static json_t *model_rows(const json_t *model) {
 }
 
 /* Rows of one commit: n rows over keys 0..n_keys-1 of partitions a / b,
- * kinds mostly upserts, some -D / -U (first_row: +I only). */
-static char *gen_commit(uint64_t *seed, int n, int n_keys, int first_row, int c) {
+ * kinds mostly upserts, some -D / -U (first_row: +I only); repeat: values
+ * from two per key (so upserts often repeat the row). */
+static char *gen_commit(uint64_t *seed, int n, int n_keys, int first_row, int c, int repeat) {
   size_t cap = (size_t)n * 96 + 1;
   char *s = malloc(cap);
   size_t len = 0;
@@ -140,7 +142,10 @@ static char *gen_commit(uint64_t *seed, int n, int n_keys, int first_row, int c)
     const char *pt = (x >> 12) & 1 ? "a" : "b";
     int r = (int)((x >> 14) % 10);
     int kind = first_row ? 0 : r < 6 ? 0 : r < 8 ? 2 : r < 9 ? 3 : 1;
-    if ((x >> 20) % 5 == 0)
+    if (repeat) /* few distinct values per key: upserts often leave the row unchanged */
+      len += (size_t)snprintf(s + len, cap - len, "{\"id\":%d,\"pt\":\"%s\",\"v\":\"s%d\",\"n\":%d,\"_rk\":%d}\n", id,
+                              pt, (int)((x >> 24) % 2), id, kind);
+    else if ((x >> 20) % 5 == 0)
       len += (size_t)snprintf(s + len, cap - len, "{\"id\":%d,\"pt\":\"%s\",\"v\":null,\"n\":%d,\"_rk\":%d}\n", id,
                               pt, c * 1000 + i, kind);
     else
@@ -304,6 +309,7 @@ typedef struct cl_case {
   uint64_t seed;
   int delta; /* 0: batch commits, each producing its changelog; > 0: streaming commits 1..n, changelog
               * (a full compaction) at identifiers % delta == 0 */
+  int row_dedup; /* changelog-producer.row-deduplicate is set (the case's opts): rows repeat, no -U/+U of equal rows */
 } cl_case;
 
 /* The case's random commits into a new table, checked after each. */
@@ -317,13 +323,13 @@ static void run_case(const cl_case *k) {
   uint64_t seed = k->seed;
   paimon_error err = {0};
   for (int c = 0; c < k->n_commits; c++) {
-    char *rows = gen_commit(&seed, k->rows_per_commit, k->n_keys, k->first_row, c);
+    char *rows = gen_commit(&seed, k->rows_per_commit, k->n_keys, k->first_row, c, k->row_dedup);
     int64_t prev = snapshot_count(name);
     CHECK_OK(write_commit_id(t, rows, k->delta ? c + 1 : -1, &err), &err);
     model_apply(model, touched, rows, k->first_row);
     json_t *changes = json_array();
     if (!k->delta || (c + 1) % k->delta == 0) {
-      model_changes(before, model, touched, changes, k->first_row);
+      model_changes(before, model, touched, changes, k->first_row, k->row_dedup);
       json_decref(before);
       before = json_deep_copy(model);
       json_object_clear(touched);
