@@ -32,7 +32,9 @@ extern "C" {
 PAIMON_EXPORT paimon_status paimon_table_create_tag(const paimon_table *table, const char *name, int64_t snapshot_id,
                                                     const char *time_retained, int ignore_if_exists,
                                                     paimon_error *err);
-/* Deletes tag `name` (PAIMON_ERR_NOT_FOUND when it does not exist). */
+/* Deletes tag `name` (PAIMON_ERR_NOT_FOUND when it does not exist) as Java's deleteTag: when the
+ * tagged snapshot has expired and no other tag names it, the files only the tag still used are
+ * deleted too (after the tag file; files that could not be deleted: PAIMON_ERR_IO, tag gone). */
 PAIMON_EXPORT paimon_status paimon_table_delete_tag(const paimon_table *table, const char *name, paimon_error *err);
 /* Renames tag `from` to `to`: from must exist (NOT_FOUND), to must not (CONFLICT). */
 PAIMON_EXPORT paimon_status paimon_table_rename_tag(const paimon_table *table, const char *from, const char *to,

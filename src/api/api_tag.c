@@ -5,6 +5,7 @@
 #include "api/api_internal.h"
 #include "meta/core_options.h"
 #include "meta/tag.h"
+#include "table/expire.h"
 #include "table/rollback.h"
 
 static int tag_manager(const paimon_table *table, const char *fn, pm_snapshot_manager *m, pm_error *err) {
@@ -33,7 +34,13 @@ paimon_status paimon_table_create_tag(const paimon_table *table, const char *nam
 paimon_status paimon_table_delete_tag(const paimon_table *table, const char *name, paimon_error *err) {
   pm_snapshot_manager m;
   PM_TRY(tag_manager(table, __func__, &m, err));
-  return (paimon_status)pm_tag_delete_file(&m, name, err);
+  PM_TRY(pm_tag_validate_name(name, "tag name", err));
+  int rc = pm_tag_delete_clean(table->t, name, NULL, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) {
+    pm_error_clear(err);
+    rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "tag '%s' doesn't exist", name);
+  }
+  return (paimon_status)rc;
 }
 
 paimon_status paimon_table_rename_tag(const paimon_table *table, const char *from, const char *to,

@@ -9,6 +9,7 @@
 
 #include "meta/consumer.h"
 #include "meta/schema.h"
+#include "meta/tag.h"
 #include "meta/snapshot.h"
 #include "util/str.h"
 
@@ -647,4 +648,73 @@ int pm_expire_after_commit(pm_table *t, int64_t committed_id, pm_expire_result *
   if (!can_expire && !c.changelog_decoupled) return 0; /* the common case: nothing else to read */
   if (can_expire) return pm_expire_snapshots(t, &c, NULL, NULL, r, err); /* changelogs too */
   return pm_expire_changelogs(t, &c, r, err);
+}
+
+/* ------------------------------------------------------------ tag deletion */
+
+int pm_tag_delete_clean(pm_table *t, const char *name, pm_fdel_stats *st, pm_error *err) {
+  pm_fdel_stats local;
+  if (!st) st = &local;
+  memset(st, 0, sizeof *st);
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  pm_snapshot *tag = NULL;
+  int rc = pm_tag_read(&sm, name, &tag, err);
+  if (rc) return rc;
+  int exists = 1;
+  rc = pm_snapshot_exists(&sm, tag->id, &exists, err);
+  snap_vec tags = {0}, pins = {0};
+  pm_name_set data_skip, manifest_skip;
+  pm_name_set_init(&data_skip);
+  pm_name_set_init(&manifest_skip);
+  pm_file_deletion d;
+  pm_fdel_init(&d, t);
+  pm_snapshot *earliest = NULL;
+  int clean = !rc && !exists;
+  if (clean) rc = collect_tags(&sm, &tags, err);
+  if (clean && !rc) {
+    size_t same = 0;
+    for (size_t i = 0; i < tags.n; i++) same += tags.items[i]->id == tag->id;
+    clean = same <= 1; /* another tag of that snapshot keeps everything */
+  }
+  if (clean && !rc) {
+    /* plan (read-only): keep what the left neighbour tag, the nearest right one (earliest
+     * snapshot or next tag) and other branches use */
+    pm_error perr = {0};
+    int prc = 0;
+    long left = find_previous(&tags, tag->id);
+    const pm_snapshot *right = NULL;
+    for (size_t i = 0; i < tags.n && !right; i++)
+      if (tags.items[i]->id > tag->id) right = tags.items[i];
+    int64_t e = 0;
+    prc = pm_snapshot_earliest_id(&sm, &e, &perr);
+    if (!prc && e > 0) prc = pm_snapshot_read(&sm, e, &earliest, &perr);
+    if (!prc && earliest && (!right || earliest->id < right->id)) right = earliest;
+    if (!prc) prc = collect_branch_pins(t, &pins, &perr);
+    const pm_snapshot *keep[2] = {left >= 0 ? tags.items[left] : NULL, right};
+    for (int k = 0; !prc && k < 2; k++)
+      if (keep[k]) {
+        prc = pm_fdel_skip_live_data(t, keep[k], &data_skip, &perr);
+        if (!prc) prc = pm_fdel_skip_manifests(t, keep[k], &manifest_skip, &perr);
+      }
+    for (size_t i = 0; !prc && i < pins.n; i++) {
+      prc = pm_fdel_skip_live_data(t, pins.items[i], &data_skip, &perr);
+      if (!prc) prc = pm_fdel_skip_manifests(t, pins.items[i], &manifest_skip, &perr);
+    }
+    if (!prc) prc = pm_fdel_plan_unused_data(&d, tag, &data_skip, &perr);
+    if (!prc) prc = pm_fdel_plan_manifests(&d, tag, &manifest_skip, 1, 0, 1, &perr);
+    if (prc) clean = 0; /* Java: the tag goes, its files stay (orphan cleanup) */
+  }
+  if (!rc) rc = pm_tag_delete_file(&sm, name, err);
+  if (!rc && clean) {
+    rc = pm_fdel_execute(&d, NULL, NULL, st, err);
+    if (rc) pm_error_prefix(err, "tag '%s' deleted; its files", name);
+  }
+  pm_fdel_clear(&d);
+  pm_name_set_clear(&data_skip);
+  pm_name_set_clear(&manifest_skip);
+  pm_snapshot_free(earliest);
+  pm_snapshot_free(tag);
+  sv_clear(&tags);
+  sv_clear(&pins);
+  return rc;
 }

@@ -84,6 +84,15 @@ int pm_expire_changelogs(pm_table *t, const pm_expire_config *c, pm_expire_resul
  * <= 0: unknown) is not above the snapshot and changelog retain-min, else it reads the hints. */
 int pm_expire_after_commit(pm_table *t, int64_t committed_id, pm_expire_result *r, pm_error *err);
 
+/* Java's TagManager.deleteTag: deletes tag `name` of t's branch and, when its snapshot no longer
+ * exists and no other tag names that snapshot, the data files, manifests, manifest lists, index
+ * files and statistics only it used (kept: what the neighbouring tags, the earliest snapshot and
+ * other branches use). Plan first (read-only), then the tag file, then the files: a stop leaves
+ * unreferenced files only. A plan that cannot be made (a read error) deletes the tag file only
+ * (Java logs and skips the cleanup). Missing tag: PAIMON_ERR_NOT_FOUND. st (may be NULL): what
+ * was deleted; files that could not be deleted: PAIMON_ERR_IO after the tag is gone. */
+int pm_tag_delete_clean(pm_table *t, const char *name, pm_fdel_stats *st, pm_error *err);
+
 /* Current wall-clock time in ms since the epoch. */
 int64_t pm_expire_now_ms(void);
 

@@ -230,6 +230,59 @@ static void test_retention_rules(void) {
   paimon_table_free(t);
 }
 
+/* Java's deleteTag through the public API: a tag of an expired snapshot takes the files only it
+ * used with it (b1, b3, b2 and its own manifests); a tag of a live snapshot only its tag file. */
+static void test_tag_delete_cleans(void) {
+  char dir[1024];
+  paimon_table *t = make_table("tagdel", dir, sizeof dir);
+  if (!t) return;
+  commit_batch(t, 1, "a", 0);
+  commit_batch(t, 2, "b", 0);
+  commit_batch(t, 3, "a", 0);
+  make_tag(t, "t3", 3);
+  commit_batch(t, 4, "a", 1);
+  commit_batch(t, 5, "b", 0);
+  commit_batch(t, 6, "b", 1);
+  commit_batch(t, 7, "a", 0);
+  make_tag(t, "t7", 7);
+  pm_expire_config c = config(2, 2);
+  pm_error err = {0};
+  CHECK_OK(pm_expire_snapshots(t->t, &c, NULL, NULL, NULL, &err), &err);
+  ec_record rec;
+  ec_record_all(t, dir, tmp_root, &rec); /* snapshots 6, 7, tags t3, t7 */
+  CHECK_EQ_INT((int)rec.n, 4);
+  ec_files before, mid, after;
+  ec_files_collect(t->t, &before);
+  paimon_error perr = {0};
+  /* a live snapshot's tag: only the tag file goes */
+  CHECK_OK(paimon_table_delete_tag(t, "t7", &perr), &perr);
+  ec_files_collect(t->t, &mid);
+  CHECK_EQ_INT((int)ec_files_compare(&before, &mid, 1, "tag t7 deleted"), 1);
+  /* the expired snapshot's tag: its own files go too */
+  CHECK_OK(paimon_table_delete_tag(t, "t3", &perr), &perr);
+  ec_files_collect(t->t, &after);
+  size_t dropped = ec_files_compare(&mid, &after, 1, "tag t3 deleted");
+  CHECK_MSG(dropped >= 1 + 3 + 2, "tag t3: %zu files dropped (tag, 3 data files, manifests)", dropped);
+  CHECK(ec_check_no_orphans_needed(dir, 0, &after, "tag t3 deleted"));
+  for (size_t i = 0; i < rec.n; i++) {
+    if (rec.items[i].tag[0]) continue;
+    json_t *o = ec_oracle(dir, rec.items[i].snap, NULL, tmp_root), *ours = ec_ours(t, rec.items[i].snap, NULL);
+    char msg[4096];
+    CHECK_MSG(o && ot_rows_match(rec.items[i].rows, o, msg, sizeof msg), "snapshot %lld (paimon-table): %s",
+              rec.items[i].snap, msg);
+    CHECK_MSG(ours && ot_rows_match(rec.items[i].rows, ours, msg, sizeof msg), "snapshot %lld (ours): %s",
+              rec.items[i].snap, msg);
+    json_decref(o);
+    json_decref(ours);
+  }
+  CHECK_EQ_INT(paimon_table_delete_tag(t, "t3", &perr), PAIMON_ERR_NOT_FOUND);
+  ec_files_free(&before);
+  ec_files_free(&mid);
+  ec_files_free(&after);
+  ec_record_free(&rec);
+  paimon_table_free(t);
+}
+
 int main(void) {
   snprintf(tmp_root, sizeof tmp_root, "/tmp/pm_expire_XXXXXX");
   CHECK(mkdtemp(tmp_root) != NULL);
@@ -245,6 +298,7 @@ int main(void) {
   CHECK_OK(paimon_catalog_open(&o, 1, &cat, &err), &err);
   RUN_TEST(test_expire_with_tag);
   RUN_TEST(test_retention_rules);
+  RUN_TEST(test_tag_delete_cleans);
   paimon_catalog_free(cat);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
