@@ -33,6 +33,21 @@ static int is_dir(pm_fs *fs, const char *path) {
   return pm_fs_stat(fs, path, &st, &e) == 0 && st.is_dir;
 }
 
+/* Whether path is a directory (*yes): a missing path is "no"; any other stat failure (an I/O
+ * error) is returned, so that it is not mistaken for a missing table. */
+static int dir_exists(pm_fs *fs, const char *path, int *yes, pm_error *err) {
+  pm_file_stat st;
+  *yes = 0;
+  int rc = pm_fs_stat(fs, path, &st, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) {
+    pm_error_clear(err);
+    return 0;
+  }
+  if (rc) return rc;
+  *yes = st.is_dir;
+  return 0;
+}
+
 static char **dup_strings(char *const *src, size_t n, int *fail) {
   char **out = pm_strings_dup(src, n);
   if (n && !out) *fail = 1;
@@ -133,14 +148,15 @@ int pm_catalog_list_tables(const pm_catalog *c, const char *database, char ***na
   char *dbdir = path_join(c->warehouse, dbname);
   free(dbname);
   if (!dbdir) return PM_NOMEM(err);
-  if (!is_dir(c->fs, dbdir)) {
-    int rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "database '%s' does not exist (no directory %s)", database, dbdir);
+  int yes = 0, rc = dir_exists(c->fs, dbdir, &yes, err);
+  if (rc || !yes) {
+    if (!rc) rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "database '%s' does not exist (no directory %s)", database, dbdir);
     free(dbdir);
     return rc;
   }
   char **all = NULL;
   size_t count = 0;
-  int rc = pm_fs_list(c->fs, dbdir, NULL, &all, &count, err);
+  rc = pm_fs_list(c->fs, dbdir, NULL, &all, &count, err);
   if (rc) {
     free(dbdir);
     return rc;
@@ -240,9 +256,9 @@ int pm_catalog_get_table(const pm_catalog *c, const char *identifier, const pm_o
   pm_identifier id;
   PM_TRY(pm_identifier_parse(identifier, &id, err));
   char *root = pm_catalog_table_path(c, id.database, id.table);
-  int rc = 0;
+  int rc = 0, yes = 0;
   if (!root) rc = PM_NOMEM(err);
-  else if (!is_dir(c->fs, root))
+  else if (!(rc = dir_exists(c->fs, root, &yes, err)) && !yes)
     rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s does not exist (no directory %s)", id.database, id.table,
                    root);
   if (!rc) rc = pm_table_open_fs(c->fs, root, id.database, id.table, id.branch, dynamic, &c->options, out, err);
@@ -414,9 +430,11 @@ int pm_table_open_fs(pm_fs *fs, const char *root, const char *database, const ch
     pm_table_free(t);
     return PM_NOMEM(err);
   }
-  if (!pm_branch_is_main(branch) && !is_dir(fs, t->meta_root)) {
-    rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: branch '%s' does not exist (no directory %s)",
-                   t->database, t->name, branch, t->meta_root);
+  int yes = 1;
+  if (!pm_branch_is_main(branch) && ((rc = dir_exists(fs, t->meta_root, &yes, err)) || !yes)) {
+    if (!rc)
+      rc = pm_errorf(err, PAIMON_ERR_NOT_FOUND, "table %s.%s: branch '%s' does not exist (no directory %s)",
+                     t->database, t->name, branch, t->meta_root);
     pm_table_free(t);
     return rc;
   }
