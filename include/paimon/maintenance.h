@@ -61,11 +61,15 @@ PAIMON_EXPORT paimon_status paimon_table_expire_partitions(const paimon_table *t
  * TableCommitImpl does (at most once per partition.expiration-check-interval per committer,
  * the first check a random part of one interval after the committer was made;
  * end-input.check-partition-expire = true also checks on a batch commit), committing with
- * the committer's user and the commit's identifier. Its failure does not fail the commit:
- * this returns the status of the last automatic run of c (PAIMON_OK when none failed) and
- * fills *err with its message (err may be NULL). c is borrowed.
+ * the committer's user and the commit's identifier.
+ *
+ * The maintenance after a successful paimon_table_commit_commit (snapshot expiry, see
+ * paimon/expire.h; automatic tags; partition expiry) never changes the commit's status: the
+ * snapshot is published, so its messages must not be aborted. This returns the first failure
+ * of that maintenance after c's last commit (PAIMON_OK when none failed or none ran) and
+ * fills *err with its message, which names the step (err may be NULL). c is borrowed.
  */
-PAIMON_EXPORT paimon_status paimon_table_commit_expire_status(const paimon_table_commit *c, paimon_error *err);
+PAIMON_EXPORT paimon_status paimon_table_commit_maintenance_status(const paimon_table_commit *c, paimon_error *err);
 
 /* What a manifest compaction did (caller-owned memory, filled by the call). */
 typedef struct paimon_compact_manifests_result {

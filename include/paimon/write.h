@@ -208,8 +208,10 @@ PAIMON_EXPORT paimon_status paimon_table_commit_with_row_id_check(paimon_table_c
                                                                   int64_t from_snapshot, paimon_error *err);
 /* Commits the messages (borrowed). *snapshot_id (may be NULL) = the last
  * snapshot written, or -1 when none was (an ignored empty commit). Status as
- * in "Failure rules" above. Old snapshots then expire as the table's options say
- * (paimon/expire.h paimon_table_commit_expire_result: never an error of the commit). */
+ * in "Failure rules" above. After a successful commit the table's maintenance runs as the
+ * options say (snapshot expiry, automatic tags, partition expiry); it never turns the commit
+ * into an error: see paimon/maintenance.h paimon_table_commit_maintenance_status and
+ * paimon/expire.h paimon_table_commit_expire_result. */
 PAIMON_EXPORT paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_commit_messages *m,
                                                        int64_t commit_identifier, int64_t *snapshot_id,
                                                        paimon_error *err);

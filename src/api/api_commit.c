@@ -78,14 +78,6 @@ paimon_status paimon_table_commit_with_row_id_check(paimon_table_commit *c, int 
   return (paimon_status)pm_commit_set_rowid_check(c->c, mode, from_snapshot, err);
 }
 
-/* Java's TableCommitImpl maintain: partition expiry after a commit / overwrite (its failure
- * is kept for paimon_table_commit_expire_status, never the commit's status). */
-static void after_commit(paimon_table_commit *c, int64_t identifier) {
-  pm_error e = {0};
-  c->expire_rc = pm_partition_expire_after_commit(c->t, &c->expire_gate, c->commit_user, c->streaming, identifier, &e);
-  c->expire_err = e;
-}
-
 /* Batch commits happen once per committer (Java's BatchTableCommit). */
 static int check_batch(paimon_table_commit *c, int64_t identifier, pm_error *err) {
   if (c->streaming) return 0;
@@ -103,16 +95,37 @@ static void done(paimon_table_commit *c, int rc) {
   if (!c->streaming && (rc == 0 || rc == PAIMON_ERR_UNKNOWN_OUTCOME)) c->committed = 1;
 }
 
-/* Java's TableCommitImpl.maintain after a commit (not with write-only): automatic tag creation and
- * expiry (table/tag_auto.h). A failure is reported after the snapshot was committed. */
-static int maintain(paimon_table_commit *c, int rc, pm_error *err) {
-  if (rc || c->t->co.write_only) return rc;
-  struct timespec ts;
-  clock_gettime(CLOCK_REALTIME, &ts);
-  int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-  rc = pm_tag_auto_run(c->t, !c->streaming, now, NULL, NULL, err);
-  if (rc) pm_error_prefix(err, "committed, but the maintenance after the commit failed: ");
-  return rc;
+/* Keeps the first failure of the maintenance after a commit (prefixed with its step). */
+static void maint_fail(paimon_table_commit *c, int rc, pm_error *e, const char *step) {
+  if (!rc || c->maint_rc) return;
+  if (step) pm_error_prefix(e, "%s after the commit (the commit succeeded): ", step);
+  c->maint_rc = rc;
+  c->maint_err = *e;
+}
+
+/* Java's TableCommitImpl.maintain after a successful commit: the snapshot expiry already ran
+ * inside the commit (pm_commit_maintain); then automatic tag creation and expiry
+ * (table/tag_auto.h, not with write-only), then partition expiry (table/partition_expire.h).
+ * None of them changes the commit's status: the snapshot is published, so an error here
+ * must not make the caller abort its messages. The first failure is kept for
+ * paimon_table_commit_maintenance_status. */
+static void maintain(paimon_table_commit *c, int rc, int64_t identifier) {
+  c->maint_rc = 0;
+  pm_error_clear(&c->maint_err);
+  if (rc) return;
+  pm_error e = {0};
+  maint_fail(c, pm_commit_expire_status(c->c, NULL, &e), &e, NULL); /* its message says so already */
+  if (!c->t->co.write_only) {
+    struct timespec ts;
+    clock_gettime(CLOCK_REALTIME, &ts);
+    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+    pm_error_clear(&e);
+    maint_fail(c, pm_tag_auto_run(c->t, !c->streaming, now, NULL, NULL, &e), &e, "automatic tags");
+  }
+  pm_error_clear(&e);
+  maint_fail(c,
+             pm_partition_expire_after_commit(c->t, &c->expire_gate, c->commit_user, c->streaming, identifier, &e),
+             &e, "automatic partition expiry");
 }
 
 paimon_status paimon_table_commit_compaction_dropped(const paimon_table_commit *c) {
@@ -136,9 +149,8 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
   }
   pm_api_view_free(&view);
   done(c, rc);
-  int mrc = maintain(c, rc, err); /* Java's order: tags, then partitions */
-  if (!rc) after_commit(c, commit_identifier);
-  return (paimon_status)mrc;
+  maintain(c, rc, commit_identifier);
+  return (paimon_status)rc;
 }
 
 paimon_status paimon_table_commit_abort(paimon_table_commit *c, const paimon_commit_messages *m, paimon_error *err) {

@@ -80,10 +80,10 @@ paimon_status paimon_table_expire_partitions(const paimon_table *table, const pa
   return (paimon_status)rc;
 }
 
-paimon_status paimon_table_commit_expire_status(const paimon_table_commit *c, paimon_error *err) {
+paimon_status paimon_table_commit_maintenance_status(const paimon_table_commit *c, paimon_error *err) {
   if (!c) return PAIMON_OK;
-  if (err && c->expire_rc) *err = c->expire_err;
-  return (paimon_status)c->expire_rc;
+  if (err && c->maint_rc) *err = c->maint_err;
+  return (paimon_status)c->maint_rc;
 }
 
 paimon_status paimon_table_compact_manifests(const paimon_table *table, paimon_compact_manifests_result *out,

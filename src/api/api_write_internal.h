@@ -46,8 +46,8 @@ struct paimon_table_commit {
   pm_api_spec into; /* the builder's with_partition spec */
   char *commit_user;          /* the builder's (owned copy) */
   pm_pexpire_gate expire_gate; /* automatic partition expiry (table/partition_expire.h) */
-  int expire_rc;               /* status of its last run */
-  pm_error expire_err;
+  int maint_rc;                /* first failure of the maintenance after the last commit */
+  pm_error maint_err;
 };
 
 /* A view of every message of m as one committable carrying `identifier`

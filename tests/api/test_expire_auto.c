@@ -9,6 +9,7 @@
  * every retained snapshot is read with paimon-table and ours and compared with the model;
  * paimon-table check passes (no orphans, no missing files).
  */
+#include <dirent.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -16,10 +17,13 @@
 
 #include "harness.h"
 #include "paimon/expire.h"
+#include "paimon/maintenance.h"
 #include "support/expire_check.h"
 
 static char tmp_root[256];
 static paimon_catalog *cat;
+static int last_maint;           /* paimon_table_commit_maintenance_status of the last commit */
+static char last_maint_msg[1024];
 
 static paimon_table *make_table(const char *name, const char *const *opts, size_t n_opts, char *dir, size_t cap) {
   paimon_error err = {0};
@@ -59,6 +63,11 @@ static int commit_batch(paimon_table *t, int b, const char *dt, int *expire, pai
   if (!st) st = paimon_write_builder_new_commit(wb, &c, &err);
   if (!st) st = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, &snap, &err);
   if (!st) *expire = paimon_table_commit_expire_result(c, r, eerr);
+  if (!st) {
+    paimon_error me = {0};
+    last_maint = paimon_table_commit_maintenance_status(c, &me);
+    snprintf(last_maint_msg, sizeof last_maint_msg, "%s", me.message);
+  }
   CHECK_MSG(st == PAIMON_OK, "commit of batch %d: %s", b, err.message);
   if (a.release) a.release(&a);
   if (s.release) s.release(&s);
@@ -203,6 +212,8 @@ static void test_failure_keeps_commit(void) {
                 strstr(eerr.message, "the commit succeeded"),
             "expiry status %d: %s", ex, eerr.message);
   CHECK_EQ_INT((int)r.snapshots_expired, 0);
+  CHECK_MSG(last_maint == PAIMON_ERR_CORRUPT && strstr(last_maint_msg, "consumer-broken"),
+            "maintenance status %d: %s", last_maint, last_maint_msg);
   verify(t, dir, 1, 3, dts, 0, "after a failed expiry");
   /* fixed: a consumer at snapshot 3 pins 3.. : snapshots 1, 2 go with the next commit */
   f = fopen(p, "w");
@@ -214,6 +225,39 @@ static void test_failure_keeps_commit(void) {
   CHECK_MSG(ex == PAIMON_OK, "expiry: %s", eerr.message);
   CHECK_EQ_INT((int)r.snapshots_expired, 2);
   verify(t, dir, 3, 4, dts, 1, "after the consumer was fixed");
+  paimon_table_free(t);
+}
+
+/* A failing automatic tag step (tag.automatic-creation = batch; a regular file where the tag
+ * directory belongs) leaves the published commit OK (an error would invite an abort that deletes
+ * its files) and is reported by paimon_table_commit_maintenance_status; once the obstacle is gone
+ * the next batch commit creates its tag. */
+static void test_tag_failure_keeps_commit(void) {
+  char dir[1024];
+  const char *opts[] = {"bucket=-1", "tag.automatic-creation=batch"};
+  paimon_table *t = make_table("auto_tag_fail", opts, 2, dir, sizeof dir);
+  if (!t) return;
+  const char *dts[3] = {"", "a", "a"};
+  int ex = -1;
+  paimon_expire_result r;
+  paimon_error eerr = {0};
+  char p[1400];
+  snprintf(p, sizeof p, "%s/tag", dir);
+  FILE *f = fopen(p, "w");
+  CHECK(f != NULL);
+  if (f) fclose(f);
+  CHECK_EQ_INT(commit_batch(t, 1, dts[1], &ex, &r, &eerr), PAIMON_OK);
+  CHECK_MSG(last_maint != PAIMON_OK && strstr(last_maint_msg, "automatic tags after the commit (the commit succeeded)"),
+            "maintenance status %d: %s", last_maint, last_maint_msg);
+  verify(t, dir, 1, 1, dts, 0, "after a failed tag step");
+  CHECK(unlink(p) == 0);
+  CHECK_EQ_INT(commit_batch(t, 2, dts[2], &ex, &r, &eerr), PAIMON_OK);
+  CHECK_MSG(last_maint == PAIMON_OK, "maintenance: %s", last_maint_msg);
+  size_t tags = 0;
+  DIR *d = opendir(p);
+  for (struct dirent *de; d && (de = readdir(d));) tags += !strncmp(de->d_name, "tag-", 4);
+  if (d) closedir(d);
+  CHECK_EQ_INT((int)tags, 1);
   paimon_table_free(t);
 }
 
@@ -287,6 +331,7 @@ int main(void) {
   RUN_TEST(test_retain_max);
   RUN_TEST(test_write_only_and_defaults);
   RUN_TEST(test_failure_keeps_commit);
+  RUN_TEST(test_tag_failure_keeps_commit);
   RUN_TEST(test_clean_empty_directories);
   paimon_catalog_free(cat);
   char cmd[600];

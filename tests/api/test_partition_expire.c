@@ -377,7 +377,7 @@ static paimon_status write_commit_status(const char *ident, const char *lines, p
   if (!st) st = paimon_write_builder_new_commit(wb, &c, &err);
   if (!st) st = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, &err);
   paimon_error ee = {0};
-  *expire_st = c ? paimon_table_commit_expire_status(c, &ee) : PAIMON_OK;
+  *expire_st = c ? paimon_table_commit_maintenance_status(c, &ee) : PAIMON_OK;
   snprintf(expire_msg, cap, "%s", ee.message);
   if (a.release) a.release(&a);
   if (s.release) s.release(&s);
