@@ -384,6 +384,8 @@ static int roll_close(pm_kv_roll *r, pm_error *err) {
   if (!fm->file_name) rc = PM_NOMEM(err);
   fm->file_size = (int64_t)res.file_size;
   fm->row_count = res.row_count;
+  w->closed_fed += (uint64_t)r->fed;
+  w->closed_bytes += res.file_size;
   fm->min_key = r->min_key;
   fm->max_key.data = pm_arena_memdup(&w->arena, r->max_row.data, r->max_row.len);
   fm->max_key.len = r->max_row.len;
@@ -459,18 +461,19 @@ int pm_kv_roll_write(pm_kv_roll *r, const struct ArrowArray *m, pm_error *err) {
   if (!n) return 0;
   file_view fv;
   PM_TRY(file_view_init(w, m, &fv, err));
-  /* rows per file from the in-memory size (target-file-size) */
+  /* rows per file from the in-memory size scaled by the compression of the closed files */
   double bpr = (double)pm_write_batch_bytes(m, w->fields, w->nf) / (double)n + 9;
   int rc = 0;
   for (int64_t a = 0; !rc && a < n;) {
-    double room = (double)w->target - r->fed;
-    int64_t per = room <= bpr ? 1 : (int64_t)(room / bpr);
+    double ratio = pm_write_size_ratio(w->closed_fed, w->closed_bytes); /* learned as files close */
+    double room = (double)w->target - r->fed * ratio;
+    int64_t per = room <= bpr * ratio ? 1 : (int64_t)(room / (bpr * ratio));
     if (per > n - a) per = n - a;
     rc = roll_part(r, m, &fv.a, a, per, err);
     if (rc) break;
     r->fed += bpr * (double)per;
     a += per;
-    if (r->fed >= (double)w->target) rc = roll_close(r, err);
+    if (r->fed * ratio >= (double)w->target) rc = roll_close(r, err);
   }
   free(fv.children);
   return rc;

@@ -90,6 +90,7 @@ struct pm_kv_write {
   int *bkey_col;
   const pm_data_type **bkey_types;
   uint64_t target;             /* target-file-size */
+  uint64_t closed_fed, closed_bytes; /* in-memory bytes fed / file bytes of closed files (pm_write_size_ratio) */
   uint64_t buffer_limit;       /* write-buffer-size */
   uint64_t buffered;           /* bytes in all slots' buffers */
   pm_kvslot **slots;

@@ -306,11 +306,9 @@ int pm_wslot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, p
   s->last_use = ++w->tick;
   double bpr = (double)pm_write_batch_bytes(b, w->fields, w->n_fields) / (double)len;
   if (bpr < 1) bpr = 1;
-  double ratio = w->closed_fed >= (1u << 20) ? (double)w->closed_bytes / (double)w->closed_fed : 1.0;
-  if (ratio > 1) ratio = 1;
-  if (ratio < 0.001) ratio = 0.001;
   int64_t done = 0;
   while (done < len) {
+    double ratio = pm_write_size_ratio(w->closed_fed, w->closed_bytes); /* learned as files close */
     if (!s->open) {
       PM_TRY(make_room(w, s, err));
       PM_TRY(pm_wfile_open(w, s, err));

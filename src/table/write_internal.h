@@ -44,6 +44,15 @@ int pm_write_slice(const struct ArrowArray *a, int64_t start, int64_t len, struc
  * lengths and offsets; used to estimate file sizes for rolling). */
 uint64_t pm_write_batch_bytes(const struct ArrowArray *a, const pm_data_field *fields, size_t n);
 
+/* Bytes on disk per in-memory byte fed, learned from the writer's closed files (closed_bytes
+ * of file size for closed_fed bytes fed), 1 until 1 MiB was fed, within [0.001, 1]. Files roll
+ * when fed * ratio reaches target-file-size, so they approach it on disk, as Java's writers
+ * roll on the file's size. */
+static inline double pm_write_size_ratio(uint64_t closed_fed, uint64_t closed_bytes) {
+  double r = closed_fed >= (1u << 20) ? (double)closed_bytes / (double)closed_fed : 1.0;
+  return r > 1 ? 1 : r < 0.001 ? 0.001 : r;
+}
+
 /* ------------------------------------------------------------ the writer */
 
 #include "format/format.h"
