@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bench_meta_table.h"
 #include "bench_util.h"
 #include "meta/path_factory.h"
 #include "meta/snapshot.h"
@@ -21,81 +22,6 @@
 #include "table/commit.h"
 #include "table/expire.h"
 #include "table/table.h"
-
-static const char SCHEMA0[] =
-    "{\n  \"version\" : 3,\n  \"id\" : 0,\n  \"fields\" : [ {\n    \"id\" : 0,\n    \"name\" : \"id\",\n"
-    "    \"type\" : \"BIGINT NOT NULL\"\n  }, {\n    \"id\" : 1,\n    \"name\" : \"name\",\n    \"type\" : \"STRING\"\n"
-    "  } ],\n  \"highestFieldId\" : 1,\n  \"partitionKeys\" : [ ],\n  \"primaryKeys\" : [ ],\n"
-    "  \"options\" : {\n    \"bucket\" : \"-1\"\n  },\n  \"timeMillis\" : 1733000000000\n}";
-
-static double cpu_ms(void) {
-  struct timespec ts;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-  return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
-}
-
-static int make_table(const char *dir, pm_error *err) {
-  char cmd[2300];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s/schema'", dir, dir);
-  if (system(cmd) != 0) return pm_errorf(err, PAIMON_ERR_IO, "%s: cannot create", dir);
-  char path[2100];
-  snprintf(path, sizeof path, "%s/schema/schema-0", dir);
-  return pm_fs_write_file(pm_fs_local(), path, SCHEMA0, strlen(SCHEMA0), PM_OUT_CREATE_IF_ABSENT, err);
-}
-
-static int open_table(const char *dir, pm_table **t, pm_error *err) {
-  return pm_table_open_fs(pm_fs_local(), dir, "default", "t", NULL, NULL, NULL, t, err);
-}
-
-/* A committable of n new (referenced, not written) files of 100 rows each. */
-static pm_manifest_committable *committable(pm_table *t, pm_path_factory *pf, size_t n) {
-  pm_manifest_committable *c = calloc(1, sizeof *c);
-  if (!c) return NULL;
-  pm_arena_init(&c->arena);
-  c->identifier = PM_BATCH_COMMIT_IDENTIFIER;
-  c->messages = pm_arena_alloc(&c->arena, sizeof *c->messages);
-  pm_data_file_meta *files = pm_arena_alloc(&c->arena, n * sizeof *files);
-  char *bdir = NULL;
-  pm_error err;
-  if (!c->messages || !files || pm_table_bucket_path(t, "", 0, &bdir, &err)) {
-    pm_committable_free(c);
-    return NULL;
-  }
-  memset(c->messages, 0, sizeof *c->messages);
-  memset(files, 0, n * sizeof *files);
-  pm_commit_message *m = &c->messages[0];
-  c->n_messages = 1;
-  m->partition.data = PM_EMPTY_ROW_BYTES;
-  m->partition.len = 12;
-  m->bucket = 0;
-  m->total_buckets = t->bucket;
-  m->has_total_buckets = 1;
-  m->new_files.items = files;
-  m->new_files.n = n;
-  for (size_t i = 0; i < n; i++) {
-    pm_data_file_meta *f = &files[i];
-    char *p = pm_path_factory_new_data_file(pf, bdir, "parquet", 0);
-    f->file_name = p ? pm_arena_strdup(&c->arena, strrchr(p, '/') + 1) : NULL;
-    free(p);
-    f->file_size = 4096;
-    f->row_count = 100;
-    f->min_key.data = PM_EMPTY_ROW_BYTES;
-    f->min_key.len = 12;
-    f->max_key = f->min_key;
-    pm_simple_stats_empty(&f->key_stats);
-    pm_simple_stats_empty(&f->value_stats);
-    f->max_sequence_number = 99;
-    f->has_creation_time = 1;
-    f->creation_time_millis = 1733000000000LL;
-    f->has_delete_row_count = 1;
-    f->file_source = PM_SOURCE_APPEND;
-    f->value_stats_cols.is_null = 1;
-    f->write_cols.is_null = 1;
-    f->write_cols_sequences_is_null = 1;
-  }
-  free(bdir);
-  return c;
-}
 
 static int touch_files(pm_table *t, const pm_manifest_committable *m, pm_error *err) {
   char *bdir = NULL;
@@ -135,16 +61,16 @@ int main(int argc, char **argv) {
   char dir[1000];
   snprintf(dir, sizeof dir, "%.900s/expire_work", argv[1]);
   pm_error err = {0};
-  int rc = make_table(dir, &err);
+  int rc = bench_make_table(dir, &err);
   pm_table *t = NULL;
-  if (!rc) rc = open_table(dir, &t, &err);
+  if (!rc) rc = bench_open_table(dir, &t, &err);
   pm_path_factory pf;
   if (!rc) pm_path_factory_init(&pf, t->fs, t->root);
   pm_commit *c = NULL;
   if (!rc) rc = pm_commit_open(t, "bench-expire", 0, &c, &err);
   double b0 = bench_now_ms();
   for (int64_t i = 0; !rc && i < snaps; i++) {
-    pm_manifest_committable *m = committable(t, &pf, files);
+    pm_manifest_committable *m = bench_committable(t, &pf, files);
     int64_t sid = 0;
     rc = m ? touch_files(t, m, &err) : PM_NOMEM(&err);
     if (!rc) rc = pm_commit_overwrite(c, NULL, m, &sid, &err);
@@ -165,9 +91,9 @@ int main(int argc, char **argv) {
   cfg.max_deletes = INT32_MAX;
   cfg.changelog_retain_min = cfg.changelog_retain_max = 1;
   pm_expire_result r;
-  double t0 = bench_now_ms(), c0 = cpu_ms();
+  double t0 = bench_now_ms(), c0 = bench_cpu_ms();
   rc = pm_expire_snapshots(t, &cfg, NULL, NULL, &r, &err);
-  double ms = bench_now_ms() - t0, cms = cpu_ms() - c0;
+  double ms = bench_now_ms() - t0, cms = bench_cpu_ms() - c0;
   pm_table_free(t);
   if (rc) {
     fprintf(stderr, "bench_expire: expiry: %s\n", err.message);
