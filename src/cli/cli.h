@@ -56,5 +56,12 @@ int cli_same_file(const char *a, const char *b);
 int cli_ddl_main(const char *warehouse, int argc, char **argv);
 /* Opens the catalog of -w / $PAIMON_WAREHOUSE (warnings printed); 0, or the exit code after a message. */
 int cli_open_catalog(const char *warehouse, paimon_catalog **out);
+/* "paimon CMD: MESSAGE" (the status name when the message is empty) on stderr; returns 1, the exit
+ * code of a failed operation. CMD names the command, e.g. "table compact", "branch create". */
+int cli_fail(const char *cmd, const paimon_error *err);
+/* cli_open_catalog, then the table IDENT ("DB.T", "DB.T$branch_b"); 0, or the exit code after a
+ * message (cli_fail(CMD, ...) when the table cannot be opened). The caller frees *cat and *t
+ * (paimon_table_free / paimon_catalog_free take NULL) whatever the result. */
+int cli_open_table(const char *cmd, const char *warehouse, const char *ident, paimon_catalog **cat, paimon_table **t);
 
 #endif

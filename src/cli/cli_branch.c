@@ -87,13 +87,14 @@ int cli_branch_main(const char *warehouse, int argc, char **argv) {
     fprintf(stderr, "paimon branch create: give at most one of --tag T, --snapshot N\n");
     return 2;
   }
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "branch %s", sub);
   paimon_catalog *cat = NULL;
-  int code = cli_open_catalog(warehouse, &cat);
-  if (code) return code;
-  paimon_error err = {0};
   paimon_table *t = NULL;
-  int rc = paimon_catalog_get_table(cat, pos[0], &t, &err);
-  if (!rc) {
+  int code = cli_open_table(cmd, warehouse, pos[0], &cat, &t);
+  paimon_error err = {0};
+  int rc = 0;
+  if (!code) {
     if (is_create) {
       rc = paimon_table_create_branch(t, pos[1], tag, snap, ignore, &err);
     } else if (!strcmp(sub, "delete")) {
@@ -108,10 +109,7 @@ int cli_branch_main(const char *warehouse, int argc, char **argv) {
       paimon_free_strings(names, n);
     }
   }
-  if (rc) {
-    fprintf(stderr, "paimon branch %s: %s\n", sub, err.message[0] ? err.message : paimon_status_name(err.code));
-    code = 1;
-  }
+  if (rc) code = cli_fail(cmd, &err);
   paimon_table_free(t);
   paimon_catalog_free(cat);
   return code;

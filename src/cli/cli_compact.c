@@ -93,23 +93,17 @@ int cli_compact_main(const char *warehouse, int argc, char **argv) {
     parts[i].fields = store[i];
     parts[i].n = (size_t)n;
   }
-  if (!warehouse) warehouse = getenv("PAIMON_WAREHOUSE");
-  if (!warehouse || !*warehouse) {
-    fprintf(stderr, "paimon: no warehouse (use -w PATH or set PAIMON_WAREHOUSE)\n");
-    return 2;
-  }
-  paimon_option o[] = {{"warehouse", warehouse}};
   paimon_error err = {0};
   paimon_catalog *cat = NULL;
   paimon_table *t = NULL;
   paimon_read_builder *rb = NULL;
   paimon_predicate *filter = NULL;
-  int rc = paimon_catalog_open(o, 1, &cat, &err);
-  if (!rc) rc = paimon_catalog_get_table(cat, ident, &t, &err);
-  if (!rc && where) rc = paimon_read_builder_new(t, NULL, 0, &rb, &err);
-  if (!rc && where) rc = paimon_predicate_parse(rb, where, &filter, &err);
+  int exit_code = cli_open_table("table compact", warehouse, ident, &cat, &t);
+  int rc = PAIMON_OK;
+  if (!exit_code && where) rc = paimon_read_builder_new(t, NULL, 0, &rb, &err);
+  if (!exit_code && !rc && where) rc = paimon_predicate_parse(rb, where, &filter, &err);
   paimon_compact_result r;
-  if (!rc) {
+  if (!exit_code && !rc) {
     paimon_compact_options co;
     paimon_compact_options_init(&co);
     co.full = full;
@@ -126,8 +120,8 @@ int cli_compact_main(const char *warehouse, int argc, char **argv) {
     co.ctx = &p;
     rc = paimon_table_compact(t, &co, &r, &err);
   }
-  int exit_code = rc ? fail(&err) : 0;
-  if (!rc) {
+  if (!exit_code && rc) exit_code = fail(&err);
+  if (!exit_code) {
     const paimon_compact_metrics *mt = &r.metrics;
     if (r.snapshot_id >= 0) printf("snapshot %lld\n", (long long)r.snapshot_id);
     else printf("nothing to compact\n");

@@ -22,11 +22,6 @@ static void usage(FILE *out) {
         out);
 }
 
-static int fail(const char *sub, const paimon_error *err) {
-  fprintf(stderr, "paimon consumer %s: %s\n", sub, err->message[0] ? err->message : paimon_status_name(err->code));
-  return 1;
-}
-
 int cli_consumer_main(const char *warehouse, int argc, char **argv) {
   if (cli_wants_help(argc, argv) || argc < 2) {
     usage(argc < 2 ? stderr : stdout);
@@ -72,13 +67,14 @@ int cli_consumer_main(const char *warehouse, int argc, char **argv) {
     fprintf(stderr, "paimon consumer reset: missing --next-snapshot N (to delete a consumer: consumer delete)\n");
     return 2;
   }
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "consumer %s", sub);
   paimon_catalog *cat = NULL;
-  int code = cli_open_catalog(warehouse, &cat);
-  if (code) return code;
-  paimon_error err = {0};
   paimon_table *t = NULL;
-  int rc = paimon_catalog_get_table(cat, pos[0], &t, &err);
-  if (!rc) {
+  int code = cli_open_table(cmd, warehouse, pos[0], &cat, &t);
+  paimon_error err = {0};
+  int rc = 0;
+  if (!code) {
     if (is_reset) {
       rc = paimon_table_reset_consumer(t, pos[1], next, &err);
     } else if (!strcmp(sub, "delete")) {
@@ -91,7 +87,7 @@ int cli_consumer_main(const char *warehouse, int argc, char **argv) {
       paimon_consumers_free(cs, n);
     }
   }
-  code = rc ? fail(sub, &err) : 0;
+  if (rc) code = cli_fail(cmd, &err);
   paimon_table_free(t);
   paimon_catalog_free(cat);
   return code;

@@ -31,11 +31,6 @@ static void usage(FILE *out) {
         out);
 }
 
-static int fail(const char *sub, const paimon_error *err) {
-  fprintf(stderr, "paimon table %s: %s\n", sub, err->message[0] ? err->message : paimon_status_name(err->code));
-  return 1;
-}
-
 int cli_delete_main(const char *warehouse, int argc, char **argv) {
   if (cli_wants_help(argc, argv)) {
     usage(stdout);
@@ -99,27 +94,24 @@ int cli_delete_main(const char *warehouse, int argc, char **argv) {
     strcat(where, wheres[i]);
     strcat(where, ")");
   }
-  if (!warehouse) warehouse = getenv("PAIMON_WAREHOUSE");
-  if (!warehouse || !*warehouse) {
-    fprintf(stderr, "paimon: no warehouse (use -w PATH or set PAIMON_WAREHOUSE)\n");
-    free(where);
-    return 2;
-  }
-  paimon_option o[] = {{"warehouse", warehouse}};
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "table %s", sub);
   paimon_error err = {0};
   paimon_catalog *cat = NULL;
   paimon_table *t = NULL;
   paimon_write_builder *wb = NULL;
   int64_t rows = 0, snap = -1;
-  int rc = paimon_catalog_open(o, 1, &cat, &err);
-  if (!rc) rc = paimon_catalog_get_table(cat, ident, &t, &err);
-  if (!rc) rc = paimon_write_builder_new(t, 0, opts, (size_t)n_opts, &wb, &err);
-  if (!rc && is_update) rc = paimon_write_builder_update_where(wb, where, sets, (size_t)n_sets, &rows, &snap, &err);
-  else if (!rc) rc = paimon_write_builder_delete_where(wb, where, &rows, &snap, &err);
-  int exit_code = rc ? fail(sub, &err) : 0;
-  if (!rc && snap >= 0)
+  int exit_code = cli_open_table(cmd, warehouse, ident, &cat, &t);
+  int rc = PAIMON_OK;
+  if (!exit_code) rc = paimon_write_builder_new(t, 0, opts, (size_t)n_opts, &wb, &err);
+  if (!exit_code && !rc && is_update)
+    rc = paimon_write_builder_update_where(wb, where, sets, (size_t)n_sets, &rows, &snap, &err);
+  else if (!exit_code && !rc)
+    rc = paimon_write_builder_delete_where(wb, where, &rows, &snap, &err);
+  if (!exit_code && rc) exit_code = cli_fail(cmd, &err);
+  if (!exit_code && snap >= 0)
     printf("%s %lld rows: snapshot %lld\n", is_update ? "updated" : "deleted", (long long)rows, (long long)snap);
-  else if (!rc)
+  else if (!exit_code)
     printf("%s 0 rows: nothing matched, no snapshot\n", is_update ? "updated" : "deleted");
   paimon_write_builder_free(wb);
   paimon_table_free(t);

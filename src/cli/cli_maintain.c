@@ -75,13 +75,12 @@ static int64_t parse_ts(const char *s) {
   return (int64_t)t * 1000 + ms;
 }
 
-static int open_table(const char *cmd, const char *warehouse, const char *ident, paimon_catalog **cat,
+/* cli_open_table for `paimon table SUB`. */
+static int open_table(const char *sub, const char *warehouse, const char *ident, paimon_catalog **cat,
                       paimon_table **t) {
-  int rc = cli_open_catalog(warehouse, cat);
-  if (rc) return rc;
-  paimon_error err = {0};
-  if (paimon_catalog_get_table(*cat, ident, t, &err)) return cli_write_fail(cmd, &err);
-  return 0;
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "table %s", sub);
+  return cli_open_table(cmd, warehouse, ident, cat, t);
 }
 
 static void orphan_usage(FILE *out) {

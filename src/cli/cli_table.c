@@ -624,6 +624,21 @@ static int cmd_table(const char *warehouse, int argc, char **argv) {
 
 int cli_open_catalog(const char *warehouse, paimon_catalog **out) { return open_catalog(warehouse, out); }
 
+int cli_fail(const char *cmd, const paimon_error *err) {
+  fprintf(stderr, "paimon %s: %s\n", cmd, err->message[0] ? err->message : paimon_status_name(err->code));
+  return 1;
+}
+
+int cli_open_table(const char *cmd, const char *warehouse, const char *ident, paimon_catalog **cat, paimon_table **t) {
+  *cat = NULL;
+  *t = NULL;
+  int rc = open_catalog(warehouse, cat);
+  if (rc) return rc;
+  paimon_error err = {0};
+  if (paimon_catalog_get_table(*cat, ident, t, &err)) return cli_fail(cmd, &err);
+  return 0;
+}
+
 int cli_table_main(const char *warehouse, int argc, char **argv) {
   if (argc < 1) return 2;
   int ddl = cli_ddl_main(warehouse, argc, argv);

@@ -24,11 +24,6 @@ static void usage(FILE *out) {
         out);
 }
 
-static int fail(const char *sub, const paimon_error *err) {
-  fprintf(stderr, "paimon tag %s: %s\n", sub, err->message[0] ? err->message : paimon_status_name(err->code));
-  return 1;
-}
-
 static int parse_id(const char *s, int64_t *out) {
   char *end;
   errno = 0;
@@ -87,13 +82,14 @@ int cli_tag_main(const char *warehouse, int argc, char **argv) {
             n_pos == 0 ? "table (DB.T)" : n_pos == 1 ? "tag name" : "new tag name");
     return 2;
   }
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "tag %s", sub);
   paimon_catalog *cat = NULL;
-  int code = cli_open_catalog(warehouse, &cat);
-  if (code) return code;
-  paimon_error err = {0};
   paimon_table *t = NULL;
-  int rc = paimon_catalog_get_table(cat, pos[0], &t, &err);
-  if (!rc) {
+  int code = cli_open_table(cmd, warehouse, pos[0], &cat, &t);
+  paimon_error err = {0};
+  int rc = 0;
+  if (!code) {
     if (is_create) {
       rc = paimon_table_create_tag(t, pos[1], snap, retained, ignore, &err);
     } else if (!strcmp(sub, "delete")) {
@@ -121,7 +117,7 @@ int cli_tag_main(const char *warehouse, int argc, char **argv) {
       paimon_free_strings(names, n);
     }
   }
-  code = rc ? fail(sub, &err) : 0;
+  if (rc) code = cli_fail(cmd, &err);
   paimon_table_free(t);
   paimon_catalog_free(cat);
   return code;
@@ -197,20 +193,16 @@ int cli_rollback_main(const char *warehouse, int argc, char **argv) {
     ts = (int64_t)mktime(&tm) * 1000;
   }
   paimon_catalog *cat = NULL;
-  int code = cli_open_catalog(warehouse, &cat);
-  if (code) return code;
-  paimon_error err = {0};
   paimon_table *t = NULL;
-  int rc = paimon_catalog_get_table(cat, ident, &t, &err);
-  if (!rc) {
+  int code = cli_open_table("table rollback", warehouse, ident, &cat, &t);
+  paimon_error err = {0};
+  int rc = 0;
+  if (!code) {
     if (tag) rc = paimon_table_rollback_to_tag(t, tag, &err);
     else if (ts_text) rc = paimon_table_rollback_to_timestamp(t, ts, &err);
     else rc = paimon_table_rollback_to_snapshot(t, snap, &err);
   }
-  if (rc) {
-    fprintf(stderr, "paimon table rollback: %s\n", err.message[0] ? err.message : paimon_status_name(err.code));
-    code = 1;
-  }
+  if (rc) code = cli_fail("table rollback", &err);
   paimon_table_free(t);
   paimon_catalog_free(cat);
   return code;

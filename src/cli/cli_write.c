@@ -22,8 +22,9 @@ static void usage(FILE *out) {
 }
 
 int cli_write_fail(const char *sub, const paimon_error *err) {
-  fprintf(stderr, "paimon table %s: %s\n", sub, err->message[0] ? err->message : paimon_status_name(err->code));
-  return 1;
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "table %s", sub);
+  return cli_fail(cmd, err);
 }
 
 /* "k=v,k2=v2" into options pointing into the (modified) text; returns the count, or -1 (message printed). */
@@ -103,16 +104,9 @@ static int parse_args(int argc, char **argv, cli_write_args *a) {
 }
 
 static int open_table(const char *warehouse, const cli_write_args *a, paimon_catalog **cat, paimon_table **t) {
-  if (!warehouse) warehouse = getenv("PAIMON_WAREHOUSE");
-  if (!warehouse || !*warehouse) {
-    fprintf(stderr, "paimon: no warehouse (use -w PATH or set PAIMON_WAREHOUSE)\n");
-    return 2;
-  }
-  paimon_option o[] = {{"warehouse", warehouse}};
-  paimon_error err = {0};
-  if (paimon_catalog_open(o, 1, cat, &err) || paimon_catalog_get_table(*cat, a->ident, t, &err))
-    return cli_write_fail(a->sub, &err);
-  return 0;
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "table %s", a->sub);
+  return cli_open_table(cmd, warehouse, a->ident, cat, t);
 }
 
 static int cmd_truncate(paimon_table *t, cli_write_args *a) {
