@@ -56,6 +56,12 @@ int cli_same_file(const char *a, const char *b);
 int cli_ddl_main(const char *warehouse, int argc, char **argv);
 /* Opens the catalog of -w / $PAIMON_WAREHOUSE (warnings printed); 0, or the exit code after a message. */
 int cli_open_catalog(const char *warehouse, paimon_catalog **out);
+/* A decimal int64 in [min, INT64_MAX] into *out: 0, or -1 for anything else (empty, junk, overflow). */
+int cli_parse_int64(const char *s, int64_t min, int64_t *out);
+/* ARG of command CMD ("tag create") that is none of its options: an unknown option ("-x") or, past
+ * WANT positional arguments, an unexpected one is 2 after a message; else it is stored in
+ * pos[(*n_pos)++] and the result is 0. */
+int cli_positional(const char *cmd, const char *arg, const char **pos, int *n_pos, int want);
 /* "paimon CMD: MESSAGE" (the status name when the message is empty) on stderr; returns 1, the exit
  * code of a failed operation. CMD names the command, e.g. "table compact", "branch create". */
 int cli_fail(const char *cmd, const paimon_error *err);

@@ -1,6 +1,5 @@
 /* `paimon branch create|delete|list|fast-forward DB.T ...` through the public branch API
  * (paimon/branch.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,21 +25,14 @@ static void usage(FILE *out) {
         out);
 }
 
-static int parse_id(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || end == s || *end || v < 0) return -1;
-  *out = v;
-  return 0;
-}
-
 int cli_branch_main(const char *warehouse, int argc, char **argv) {
   if (cli_wants_help(argc, argv) || argc < 2) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   const char *sub = argv[1];
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "branch %s", sub);
   const char *pos[2] = {0};
   const char *tag = NULL;
   int n_pos = 0, ignore = 0, from = 0;
@@ -54,7 +46,7 @@ int cli_branch_main(const char *warehouse, int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     if (is_create && (!strcmp(s, "--snapshot") || !strcmp(s, "--snapshot-id"))) {
-      if (i + 1 >= argc || parse_id(argv[i + 1], &snap)) {
+      if (i + 1 >= argc || cli_parse_int64(argv[i + 1], 0, &snap)) {
         fprintf(stderr, "paimon branch create: %s needs a snapshot id (a non-negative integer)\n", s);
         return 2;
       }
@@ -69,13 +61,7 @@ int cli_branch_main(const char *warehouse, int argc, char **argv) {
       from++;
     } else if (is_create && !strcmp(s, "--ignore-if-exists")) {
       ignore = 1;
-    } else if (s[0] == '-' && s[1]) {
-      fprintf(stderr, "paimon branch %s: unknown option %s\n", sub, s);
-      return 2;
-    } else if (n_pos < want) {
-      pos[n_pos++] = s;
-    } else {
-      fprintf(stderr, "paimon branch %s: unexpected argument '%s'\n", sub, s);
+    } else if (cli_positional(cmd, s, pos, &n_pos, want)) {
       return 2;
     }
   }
@@ -87,8 +73,6 @@ int cli_branch_main(const char *warehouse, int argc, char **argv) {
     fprintf(stderr, "paimon branch create: give at most one of --tag T, --snapshot N\n");
     return 2;
   }
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "branch %s", sub);
   paimon_catalog *cat = NULL;
   paimon_table *t = NULL;
   int code = cli_open_table(cmd, warehouse, pos[0], &cat, &t);

@@ -1,5 +1,4 @@
 /* `paimon consumer list|reset|delete DB.T ...` through the public API (paimon/expire.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,6 +27,8 @@ int cli_consumer_main(const char *warehouse, int argc, char **argv) {
     return argc < 2 ? 2 : 0;
   }
   const char *sub = argv[1];
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "consumer %s", sub);
   int want = !strcmp(sub, "list") ? 1 : !strcmp(sub, "reset") || !strcmp(sub, "delete") ? 2 : -1;
   if (want < 0) {
     fprintf(stderr, "paimon consumer: unknown subcommand '%s' (list, reset, delete)\n", sub);
@@ -40,22 +41,14 @@ int cli_consumer_main(const char *warehouse, int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     if (is_reset && (!strcmp(s, "--next-snapshot") || !strcmp(s, "--next-snapshot-id"))) {
-      char *end = NULL;
-      errno = 0;
-      long long v = i + 1 < argc ? strtoll(argv[i + 1], &end, 10) : -1;
-      if (i + 1 >= argc || errno || end == argv[i + 1] || *end || v < 1) {
+      int64_t v = -1;
+      if (i + 1 >= argc || cli_parse_int64(argv[i + 1], 1, &v)) {
         fprintf(stderr, "paimon consumer reset: %s needs a snapshot id (a positive integer)\n", s);
         return 2;
       }
       next = v;
       i++;
-    } else if (s[0] == '-' && s[1]) {
-      fprintf(stderr, "paimon consumer %s: unknown option %s\n", sub, s);
-      return 2;
-    } else if (n_pos < want) {
-      pos[n_pos++] = s;
-    } else {
-      fprintf(stderr, "paimon consumer %s: unexpected argument '%s'\n", sub, s);
+    } else if (cli_positional(cmd, s, pos, &n_pos, want)) {
       return 2;
     }
   }
@@ -67,8 +60,6 @@ int cli_consumer_main(const char *warehouse, int argc, char **argv) {
     fprintf(stderr, "paimon consumer reset: missing --next-snapshot N (to delete a consumer: consumer delete)\n");
     return 2;
   }
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "consumer %s", sub);
   paimon_catalog *cat = NULL;
   paimon_table *t = NULL;
   int code = cli_open_table(cmd, warehouse, pos[0], &cat, &t);

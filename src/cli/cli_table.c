@@ -222,8 +222,7 @@ static int add_opt(table_args *a, const char *k, const char *v) {
   return 0;
 }
 
-/* A decimal int64 in [min, INT64_MAX]; anything else (junk, overflow) is -1. */
-static int parse_int64(const char *s, int64_t min, int64_t *out) {
+int cli_parse_int64(const char *s, int64_t min, int64_t *out) {
   char *end = NULL;
   errno = 0;
   long long v = strtoll(s, &end, 10);
@@ -314,15 +313,15 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
         a->wheres[a->n_wheres++] = val;
       }
     } else if (kind == OPT_LIMIT) {
-      if (parse_int64(val, 0, &a->limit)) rc = bad_int(a, arg, val, 0);
+      if (cli_parse_int64(val, 0, &a->limit)) rc = bad_int(a, arg, val, 0);
     } else if (!strcmp(arg, "--snapshot")) {
-      rc = parse_int64(val, 1, &n) ? bad_int(a, arg, val, 1) : add_opt(a, "scan.snapshot-id", val);
+      rc = cli_parse_int64(val, 1, &n) ? bad_int(a, arg, val, 1) : add_opt(a, "scan.snapshot-id", val);
     } else if (!strcmp(arg, "--tag")) {
       rc = add_opt(a, "scan.tag-name", val);
     } else if (!strcmp(arg, "--timestamp")) {
       rc = add_opt(a, "scan.timestamp", val);
     } else if (!strcmp(arg, "--timestamp-millis")) {
-      rc = parse_int64(val, INT64_MIN, &n) ? bad_int(a, arg, val, INT64_MIN) : add_opt(a, "scan.timestamp-millis", val);
+      rc = cli_parse_int64(val, INT64_MIN, &n) ? bad_int(a, arg, val, INT64_MIN) : add_opt(a, "scan.timestamp-millis", val);
     } else if (!strcmp(arg, "--version")) {
       rc = add_opt(a, "scan.version", val);
     } else if (kind == OPT_OPTION) {
@@ -623,6 +622,19 @@ static int cmd_table(const char *warehouse, int argc, char **argv) {
 }
 
 int cli_open_catalog(const char *warehouse, paimon_catalog **out) { return open_catalog(warehouse, out); }
+
+int cli_positional(const char *cmd, const char *arg, const char **pos, int *n_pos, int want) {
+  if (arg[0] == '-' && arg[1]) {
+    fprintf(stderr, "paimon %s: unknown option %s\n", cmd, arg);
+    return 2;
+  }
+  if (*n_pos >= want) {
+    fprintf(stderr, "paimon %s: unexpected argument '%s'\n", cmd, arg);
+    return 2;
+  }
+  pos[(*n_pos)++] = arg;
+  return 0;
+}
 
 int cli_fail(const char *cmd, const paimon_error *err) {
   fprintf(stderr, "paimon %s: %s\n", cmd, err->message[0] ? err->message : paimon_status_name(err->code));

@@ -1,5 +1,4 @@
 /* `paimon tag create|delete|rename|list|get DB.T ...` through the public tag API (paimon/tag.h). */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,21 +23,14 @@ static void usage(FILE *out) {
         out);
 }
 
-static int parse_id(const char *s, int64_t *out) {
-  char *end;
-  errno = 0;
-  long long v = strtoll(s, &end, 10);
-  if (errno || end == s || *end || v < 0) return -1;
-  *out = v;
-  return 0;
-}
-
 int cli_tag_main(const char *warehouse, int argc, char **argv) {
   if (cli_wants_help(argc, argv) || argc < 2) {
     usage(argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
   const char *sub = argv[1];
+  char cmd[64];
+  snprintf(cmd, sizeof cmd, "tag %s", sub);
   const char *pos[3] = {0};
   int n_pos = 0, ignore = 0;
   int64_t snap = -1;
@@ -54,7 +46,7 @@ int cli_tag_main(const char *warehouse, int argc, char **argv) {
   for (int i = 2; i < argc; i++) {
     const char *s = argv[i];
     if (is_create && (!strcmp(s, "--snapshot") || !strcmp(s, "--snapshot-id"))) {
-      if (i + 1 >= argc || parse_id(argv[i + 1], &snap)) {
+      if (i + 1 >= argc || cli_parse_int64(argv[i + 1], 0, &snap)) {
         fprintf(stderr, "paimon tag create: %s needs a snapshot id (a non-negative integer)\n", s);
         return 2;
       }
@@ -67,13 +59,7 @@ int cli_tag_main(const char *warehouse, int argc, char **argv) {
       retained = argv[++i];
     } else if (is_create && !strcmp(s, "--ignore-if-exists")) {
       ignore = 1;
-    } else if (s[0] == '-' && s[1]) {
-      fprintf(stderr, "paimon tag %s: unknown option %s\n", sub, s);
-      return 2;
-    } else if (n_pos < want) {
-      pos[n_pos++] = s;
-    } else {
-      fprintf(stderr, "paimon tag %s: unexpected argument '%s'\n", sub, s);
+    } else if (cli_positional(cmd, s, pos, &n_pos, want)) {
       return 2;
     }
   }
@@ -82,8 +68,6 @@ int cli_tag_main(const char *warehouse, int argc, char **argv) {
             n_pos == 0 ? "table (DB.T)" : n_pos == 1 ? "tag name" : "new tag name");
     return 2;
   }
-  char cmd[64];
-  snprintf(cmd, sizeof cmd, "tag %s", sub);
   paimon_catalog *cat = NULL;
   paimon_table *t = NULL;
   int code = cli_open_table(cmd, warehouse, pos[0], &cat, &t);
@@ -145,7 +129,7 @@ int cli_rollback_main(const char *warehouse, int argc, char **argv) {
     const char *s = argv[i];
     int has = i + 1 < argc;
     if (!strcmp(s, "--snapshot") || !strcmp(s, "--snapshot-id")) {
-      if (!has || parse_id(argv[i + 1], &snap)) {
+      if (!has || cli_parse_int64(argv[i + 1], 0, &snap)) {
         fprintf(stderr, "paimon table rollback: %s needs a snapshot id (a non-negative integer)\n", s);
         return 2;
       }
@@ -177,7 +161,7 @@ int cli_rollback_main(const char *warehouse, int argc, char **argv) {
     return 2;
   }
   int64_t ts = 0;
-  if (ts_text && parse_id(ts_text, &ts)) {
+  if (ts_text && cli_parse_int64(ts_text, 0, &ts)) {
     struct tm tm;
     memset(&tm, 0, sizeof tm);
     int used = -1;
