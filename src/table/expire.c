@@ -187,6 +187,21 @@ static void on_exec(void *ctx, int64_t done, int64_t total) {
   report(p->f, p->ctx, "deleting files", done, total);
 }
 
+/* The last step of both expiries: deletes the files planned in d (progress may be NULL), adding
+ * what was deleted to *sum, whatever the result. */
+static int delete_planned(pm_file_deletion *d, pm_expire_progress_fn progress, void *pctx, pm_fdel_stats *sum,
+                          pm_error *err) {
+  exec_progress ep = {progress, pctx};
+  pm_fdel_stats st;
+  int rc = pm_fdel_execute(d, progress ? on_exec : NULL, &ep, &st, err);
+  sum->data_deleted += st.data_deleted;
+  sum->meta_deleted += st.meta_deleted;
+  sum->dirs_deleted += st.dirs_deleted;
+  sum->missing += st.missing;
+  sum->failed += st.failed;
+  return rc;
+}
+
 /* ------------------------------------------------------------ expireUntil */
 
 int pm_expire_until(pm_table *t, const pm_expire_config *c, int64_t end, pm_expire_progress_fn progress, void *pctx,
@@ -334,17 +349,8 @@ int pm_expire_until(pm_table *t, const pm_expire_config *c, int64_t end, pm_expi
   }
 
   /* 5. the files */
-  {
-    exec_progress ep = {progress, pctx};
-    pm_fdel_stats st;
-    rc = pm_fdel_execute(&d, progress ? on_exec : NULL, &ep, &st, err);
-    r->files.data_deleted += st.data_deleted;
-    r->files.meta_deleted += st.meta_deleted;
-    r->files.dirs_deleted += st.dirs_deleted;
-    r->files.missing += st.missing;
-    r->files.failed += st.failed;
-    if (rc) pm_error_prefix(err, "expired snapshots %lld..%lld of %s", (long long)begin, (long long)end - 1, t->root);
-  }
+  rc = delete_planned(&d, progress, pctx, &r->files, err);
+  if (rc) pm_error_prefix(err, "expired snapshots %lld..%lld of %s", (long long)begin, (long long)end - 1, t->root);
 out:
   pm_fdel_clear(&d);
   pm_name_set_clear(&data_pins);
@@ -537,16 +543,8 @@ static int expire_changelogs_until(pm_table *t, const pm_expire_config *c, int64
                     (long long)begin, (long long)end - 1, t->root, (long long)deleted);
     goto out;
   }
-  {
-    pm_fdel_stats st;
-    rc = pm_fdel_execute(&d, NULL, NULL, &st, err);
-    r->files.data_deleted += st.data_deleted;
-    r->files.meta_deleted += st.meta_deleted;
-    r->files.dirs_deleted += st.dirs_deleted;
-    r->files.missing += st.missing;
-    r->files.failed += st.failed;
-    if (rc) pm_error_prefix(err, "expired changelogs %lld..%lld of %s", (long long)begin, (long long)end - 1, t->root);
-  }
+  rc = delete_planned(&d, NULL, NULL, &r->files, err);
+  if (rc) pm_error_prefix(err, "expired changelogs %lld..%lld of %s", (long long)begin, (long long)end - 1, t->root);
 out:
   pm_fdel_clear(&d);
   pm_name_set_clear(&data_pins);
