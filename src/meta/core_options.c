@@ -170,6 +170,7 @@ typedef struct odef {
 static const char *const E_MERGE[] = {"deduplicate", "partial-update", "aggregation", "first-row", NULL};
 static const char *const E_CHANGELOG[] = {"none", "input", "full-compaction", "lookup", NULL};
 static const char *const E_BUCKET_FN[] = {"default", "mod", "hive", NULL};
+static const char *const E_LOOKUP_COMPACT[] = {"radical", "gentle", NULL};
 static const char *const E_SORT[] = {"ascending", "descending", NULL};
 static const char *const E_EXT_PATH[] = {"none", "specific-fs", "round-robin", "entropy-inject", "weight-robin", NULL};
 static const char *const E_INCR[] = {"auto", "delta", "changelog", "diff", NULL};
@@ -292,6 +293,11 @@ static const odef DEFS[PM_CO_N] = {
     [PM_CO_CHANGELOG_PRODUCER] = {"changelog-producer", T_ENUM, "none", F(changelog_producer), E_CHANGELOG, NO_RANGE, {0}},
     [PM_CO_CHANGELOG_ROW_DEDUPLICATE] = {"changelog-producer.row-deduplicate", T_BOOL, "false",
                                          F(changelog_row_deduplicate), NULL, NO_RANGE, {0}},
+    [PM_CO_CHANGELOG_ROW_DEDUPLICATE_IGNORE_FIELDS] = {"changelog-producer.row-deduplicate-ignore-fields", T_STR, NULL,
+                                                       F(changelog_row_deduplicate_ignore_fields), NULL, NO_RANGE, {0}},
+    [PM_CO_LOOKUP_COMPACT] = {"lookup-compact", T_ENUM, "radical", F(lookup_compact), E_LOOKUP_COMPACT, NO_RANGE, {0}},
+    [PM_CO_LOOKUP_COMPACT_MAX_INTERVAL] = {"lookup-compact.max-interval", T_INT, NULL, F(lookup_compact_max_interval),
+                                           NULL, NO_RANGE, {0}},
     [PM_CO_SEQUENCE_FIELD] = {"sequence.field", T_STR, NULL, F(sequence_field), NULL, NO_RANGE, {0}},
     [PM_CO_SEQUENCE_FIELD_SORT_ORDER] = {"sequence.field.sort-order", T_ENUM, "ascending", F(sequence_field_sort_order),
                                          E_SORT, NO_RANGE, {0}},

@@ -60,6 +60,8 @@ typedef enum pm_changelog_producer {
   PM_CHANGELOG_LOOKUP
 } pm_changelog_producer;
 
+typedef enum pm_lookup_compact_mode { PM_LOOKUP_COMPACT_RADICAL, PM_LOOKUP_COMPACT_GENTLE } pm_lookup_compact_mode;
+
 typedef enum pm_bucket_function { PM_BUCKET_FN_DEFAULT, PM_BUCKET_FN_MOD, PM_BUCKET_FN_HIVE } pm_bucket_function;
 typedef enum pm_sort_order { PM_SORT_ASCENDING, PM_SORT_DESCENDING } pm_sort_order;
 typedef enum pm_incremental_mode {
@@ -152,6 +154,9 @@ typedef enum pm_co_id {
   PM_CO_MERGE_ENGINE,
   PM_CO_CHANGELOG_PRODUCER,
   PM_CO_CHANGELOG_ROW_DEDUPLICATE,
+  PM_CO_CHANGELOG_ROW_DEDUPLICATE_IGNORE_FIELDS,
+  PM_CO_LOOKUP_COMPACT,
+  PM_CO_LOOKUP_COMPACT_MAX_INTERVAL,
   PM_CO_SEQUENCE_FIELD,
   PM_CO_SEQUENCE_FIELD_SORT_ORDER,
   PM_CO_IGNORE_DELETE,
@@ -340,6 +345,9 @@ typedef struct pm_core_options {
   pm_merge_engine merge_engine;
   pm_changelog_producer changelog_producer;
   int changelog_row_deduplicate;
+  const char *changelog_row_deduplicate_ignore_fields; /* comma list (not trimmed, as Java) or NULL */
+  pm_lookup_compact_mode lookup_compact;
+  int32_t lookup_compact_max_interval; /* check set[]: unset = 2 * num-sorted-run.compaction-trigger */
   const char *sequence_field; /* comma list or NULL */
   pm_sort_order sequence_field_sort_order;
   int ignore_delete; /* ignore-delete or its fallback keys */

@@ -58,6 +58,8 @@ typedef struct pm_kv_picker {
   int64_t incr_threshold;      /* compaction.incremental-size-threshold, < 0: none */
   int has_last_full;
   int64_t last_full_ms;        /* last full compaction (EarlyFullCompaction state) */
+  int lookup_interval;         /* lookup-compact = gentle: force level 0 up every this many empty picks, else 0 */
+  int lookup_count;            /* empty picks since the last forced one (ForceUpLevel0Compaction's counter) */
 } pm_kv_picker;
 
 /* Picker state with the given options (early full compaction disabled when
@@ -70,6 +72,12 @@ int pm_kv_pick(pm_kv_picker *p, int n_levels, const pm_kv_run_info *runs, size_t
  * size-ratio pick (absorbing following runs as the ratio allows). 1 and *u, or 0. */
 int pm_kv_pick_force_l0(pm_kv_picker *p, int n_levels, const pm_kv_run_info *runs, size_t n, int64_t now_ms,
                         pm_kv_unit *u);
+/* Java's ForceUpLevel0Compaction for lookup tables: the universal pick, else
+ * the level-0 force pick (lookup-compact = radical), or with
+ * p->lookup_interval > 0 (gentle) that force pick only at every
+ * lookup_interval-th call the universal pick left empty. 1 and *u, or 0. */
+int pm_kv_pick_lookup(pm_kv_picker *p, int n_levels, const pm_kv_run_info *runs, size_t n, int64_t now_ms,
+                      pm_kv_unit *u);
 /* Full compaction pick: 1 and *u, or 0. */
 int pm_kv_pick_full(int n_levels, const pm_kv_run_info *runs, size_t n, int force_rewrite_all, pm_kv_unit *u);
 /* 0 when the unit is empty or one file already at its output level. */

@@ -11,6 +11,8 @@ void pm_kv_picker_init(pm_kv_picker *p, int trigger, int max_size_amp, int size_
   p->incr_threshold = incr_threshold;
   p->has_last_full = last_full_ms >= 0;
   p->last_full_ms = last_full_ms;
+  p->lookup_interval = 0;
+  p->lookup_count = 0;
 }
 
 static int early_enabled(const pm_kv_picker *p) {
@@ -116,6 +118,16 @@ int pm_kv_pick_force_l0(pm_kv_picker *p, int n_levels, const pm_kv_run_info *run
   size_t count = 0;
   while (count < n && runs[count].level == 0) count++;
   return count ? size_ratio_pick(p, n_levels - 1, runs, n, count, 1, now_ms, u) : 0;
+}
+
+int pm_kv_pick_lookup(pm_kv_picker *p, int n_levels, const pm_kv_run_info *runs, size_t n, int64_t now_ms,
+                      pm_kv_unit *u) {
+  if (pm_kv_pick(p, n_levels, runs, n, now_ms, u)) return 1;
+  if (p->lookup_interval > 0) { /* gentle: the counter runs whether or not level 0 holds files */
+    if (++p->lookup_count < p->lookup_interval) return 0;
+    p->lookup_count = 0;
+  }
+  return pm_kv_pick_force_l0(p, n_levels, runs, n, now_ms, u);
 }
 
 int pm_kv_pick_full(int n_levels, const pm_kv_run_info *runs, size_t n, int force_rewrite_all, pm_kv_unit *u) {

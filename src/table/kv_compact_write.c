@@ -4,6 +4,7 @@
  * are updated, and the results collect as the bucket's compact increment
  * (compact_before / compact_after) until prepare hands them out, as Java's
  * MergeTreeWriter + MergeTreeCompactManager + MergeTreeCompactTask. */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -96,6 +97,14 @@ int pm_kv_levels_setup(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
                     co->set[PM_CO_COMPACTION_INCREMENTAL_SIZE_THRESHOLD] ? co->compaction_incremental_size_threshold
                                                                           : -1,
                     last_full);
+  /* lookup-compact = gentle: level 0 forced up only every lookup-compact.max-interval
+   * empty picks (at least num-sorted-run.compaction-trigger; default twice it) */
+  if (w->lookup && co->lookup_compact == PM_LOOKUP_COMPACT_GENTLE) {
+    int64_t iv = co->set[PM_CO_LOOKUP_COMPACT_MAX_INTERVAL] ? co->lookup_compact_max_interval
+                                                             : 2 * (int64_t)co->num_sorted_run_compaction_trigger;
+    if (iv < co->num_sorted_run_compaction_trigger) iv = co->num_sorted_run_compaction_trigger;
+    s->picker.lookup_interval = iv > INT32_MAX ? INT32_MAX : (int)iv;
+  }
   return 0;
 }
 
@@ -175,9 +184,16 @@ static int add_after(unit_result *r, const pm_data_file_meta *m, char *path, pm_
 
 int pm_kv_merge_read_open(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, pm_kv_merge_read *r,
                           pm_error *err) {
+  return pm_kv_merge_read_open_ex(w, s, files, n, NULL, 0, 0, r, err);
+}
+
+int pm_kv_merge_read_open_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n,
+                             const pm_data_file_meta *extra, size_t n_extra, int lookup_merge, pm_kv_merge_read *r,
+                             pm_error *err) {
   memset(r, 0, sizeof *r);
   pm_arena_init(&r->split.arena);
   if (!n) return 0;
+  size_t nt = n + n_extra;
   pm_data_split *sp = &r->split;
   sp->partition.data = s->part;
   sp->partition.len = s->part_len;
@@ -185,17 +201,18 @@ int pm_kv_merge_read_open(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *file
   sp->bucket_path = s->bucket_dir;
   sp->total_buckets = w->t->bucket;
   sp->has_total_buckets = 1;
-  sp->data_files = calloc(n, sizeof *sp->data_files);
+  sp->data_files = calloc(nt, sizeof *sp->data_files);
   r->cols = calloc(w->nf + 1, sizeof *r->cols);
   if (!sp->data_files || !r->cols) return PM_NOMEM(err);
   for (size_t i = 0; i < n; i++) sp->data_files[i] = files[i]->meta;
-  sp->n_data_files = n;
+  for (size_t i = 0; i < n_extra; i++) sp->data_files[n + i] = extra[i];
+  sp->n_data_files = nt;
   if (s->dv) {
-    sp->deletion_files = calloc(n, sizeof *sp->deletion_files);
+    sp->deletion_files = calloc(nt, sizeof *sp->deletion_files);
     if (!sp->deletion_files) return PM_NOMEM(err);
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < nt; i++) {
       sp->deletion_files[i].cardinality = -1;
-      sp->deletion_files[i].vector = pm_dv_maintainer_get(s->dv, files[i]->meta.file_name);
+      sp->deletion_files[i].vector = i < n ? pm_dv_maintainer_get(s->dv, files[i]->meta.file_name) : NULL;
     }
   }
   for (size_t f = 0; f < w->nf; f++) r->cols[f] = w->fields[f].name;
@@ -206,6 +223,7 @@ int pm_kv_merge_read_open(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *file
   ro.n_columns = w->nf + 1;
   ro.with_row_kind = 1;
   ro.parallelism = 1;
+  ro.lookup_merge = lookup_merge;
   return pm_read_split(w->t, sp, &ro, &r->st, err);
 }
 
@@ -244,8 +262,8 @@ static int kind_of(const struct ArrowArray *a, int64_t i) {
 /* A read batch (_row_kind, table columns, _SEQUENCE_NUMBER) as a merge-layout
  * batch (table columns, _SEQUENCE_NUMBER, _VALUE_KIND); retracts left out
  * when drop_delete. *out released when nothing is left. */
-static int to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, const uint8_t *keep_rows,
-                     struct ArrowArray *out, pm_error *err) {
+int pm_kv_to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, const uint8_t *keep_rows,
+                    struct ArrowArray *out, pm_error *err) {
   size_t nf = w->nf;
   int64_t n = b->length;
   memset(out, 0, sizeof *out);
@@ -304,7 +322,7 @@ static int lookup_batch(pm_kv_write *w, pm_kv_before *bf, struct ArrowArray *b, 
   int8_t *kinds = NULL;
   PM_TRY(pm_kv_before_apply(bf, b, *keep, &c, &kinds, err));
   if (!c.release) return 0;
-  int rc = cl ? to_layout(w, &c, 0, NULL, &m, err) : 0;
+  int rc = cl ? pm_kv_to_layout(w, &c, 0, NULL, &m, err) : 0;
   pm_array_release(&c);
   if (!rc && cl) {
     struct ArrowArray *kc = m.children[w->nf + 1];
@@ -328,15 +346,24 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
    * deletions), and the keys of level-0 inputs looked up in the levels above
    * the output */
   pm_kv_merge_read mr;
-  int rc = pm_kv_merge_read_open(w, s, files, n, &mr, err);
+  memset(&mr, 0, sizeof mr);
   int any_l0 = 0;
   for (size_t i = 0; i < n; i++) any_l0 |= files[i]->meta.level == 0;
-  /* lookup compaction (changelog-producer = lookup, first-row): the old
-   * values of the level-0 keys, found before the DV lookup marks them */
+  /* lookup compaction (changelog-producer = lookup, first-row, and the
+   * engines whose merge needs the looked-up record): the old values of the
+   * level-0 keys, found before the DV lookup marks them */
   int first_row = w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
+  int lookup_group = w->lookup && any_l0 && level > 0;
+  int upper_merge = lookup_group && pm_kv_lookup_merges_upper(w);
   pm_kv_before *bf = NULL;
-  if (!rc && w->lookup && any_l0 && level > 0 && (w->lookup_cl || first_row))
+  int rc = 0;
+  if (lookup_group && (w->lookup_cl || first_row || upper_merge))
     rc = pm_kv_before_build(w, s, files, n, level, 0, &bf, err);
+  /* the looked-up records join the group's merge (Java's LookupMergeFunction.insertInto) */
+  pm_kv_files upper;
+  memset(&upper, 0, sizeof upper);
+  if (!rc && upper_merge && bf) rc = pm_kv_before_upper_files(bf, &upper, err);
+  if (!rc) rc = pm_kv_merge_read_open_ex(w, s, files, n, upper.items, upper.n, lookup_group, &mr, err);
   /* changelog-producer = full-compaction: every compaction to the max level */
   if (!rc && w->full_cl && level == pm_kv_levels_max_level(&s->levels))
     rc = pm_kv_before_build(w, s, files, n, level, 1, &bf, err);
@@ -355,8 +382,8 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
     rc = pm_kv_merge_read_next(&mr, &b, "reading the files to compact failed", err);
     if (rc || !b.release) break;
     uint8_t *keep = NULL;
-    if (bf) rc = lookup_batch(w, bf, &b, with_cl ? &clr : NULL, &keep, err);
-    if (!rc && write_data) rc = to_layout(w, &b, drop_delete, keep, &m, err);
+    if (bf && (with_cl || first_row)) rc = lookup_batch(w, bf, &b, with_cl ? &clr : NULL, &keep, err);
+    if (!rc && write_data) rc = pm_kv_to_layout(w, &b, drop_delete, keep, &m, err);
     free(keep);
     b.release(&b);
     if (!rc && m.release) {
@@ -374,6 +401,7 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   if (!rc) rc = files_move(&r->cl, &cls, err);
   files_drop(w, &cls, 1);
   pm_kv_merge_read_close(&mr);
+  files_drop(w, &upper, 1);
   if (!write_data) {
     for (size_t j = 0; j < outs.n; j++) {
       pm_error e;
@@ -407,6 +435,12 @@ static int rewrite(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size
   return rewrite_ex(w, s, files, n, level, drop_delete, 1, r, err);
 }
 
+int pm_kv_lookup_merges_upper(const pm_kv_write *w) {
+  int e = (int)w->t->merge_engine;
+  return e == PM_ENGINE_PARTIAL_UPDATE || e == PM_ENGINE_AGGREGATION ||
+         (e == PM_ENGINE_DEDUPLICATE && w->t->co.sequence_field);
+}
+
 /* ------------------------------------------------------------ the task (MergeTreeCompactTask) */
 
 typedef struct task {
@@ -436,7 +470,7 @@ static int upgrade(task *t, pm_kv_lfile *f, pm_error *err) {
      * (first-row) rewrite it (drop delete only with DVs) */
     pm_kv_write *w = t->w;
     if (t->s->dv && deletes) return rewrite(w, t->s, &f, 1, t->level, 1, t->r, err);
-    if (t->level != t->max_level && w->t->merge_engine != PM_MERGE_DEDUPLICATE)
+    if (t->level != t->max_level && (w->t->merge_engine != PM_MERGE_DEDUPLICATE || w->t->co.sequence_field))
       return rewrite(w, t->s, &f, 1, t->level, t->s->dv != NULL, t->r, err);
     if (w->lookup_cl || w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW)
       PM_TRY(rewrite_ex(w, t->s, &f, 1, t->level, 0, 0, t->r, err));
@@ -638,8 +672,8 @@ static int compact(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
                              &u);
   } else {
     /* lookup tables (changelog lookup, deletion vectors, first-row): Java's ForceUpLevel0Compaction */
-    picked = pm_kv_pick(&s->picker, n_levels, info, n, t_now, &u) ||
-             (w->lookup && pm_kv_pick_force_l0(&s->picker, n_levels, info, n, t_now, &u));
+    picked = w->lookup ? pm_kv_pick_lookup(&s->picker, n_levels, info, n, t_now, &u)
+                       : pm_kv_pick(&s->picker, n_levels, info, n, t_now, &u);
     picked = picked && pm_kv_unit_useful(&u, info);
   }
   int rc = 0;

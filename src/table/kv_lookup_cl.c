@@ -53,11 +53,14 @@ struct pm_kv_before {
   bkey *keys;
   size_t n_keys, cap_keys, unresolved;
   struct ArrowArray *rows; /* before rows, read layout */
+  int32_t *row_level;      /* per rows[i]: the level it was looked up in (UPPER), else -1 */
   size_t n_rows, cap_rows;
+  int cur_level;           /* the level read_files reads (-1: the group's files) */
   pm_type type; /* read layout: _row_kind, table columns, _SEQUENCE_NUMBER */
   int has_type;
   pm_binary_row_writer rw;
   int row_dedup; /* changelog-producer.row-deduplicate: no -U/+U pair for an unchanged row */
+  uint8_t *ignored; /* per table column: named by changelog-producer.row-deduplicate-ignore-fields */
   pm_binary_row_writer vb, va; /* value rows compared for it */
 };
 
@@ -95,7 +98,8 @@ static int value_bytes(pm_kv_before *b, pm_binary_row_writer *rw, const struct A
   for (size_t f = 0; f < w->nf; f++) {
     pm_value v;
     const pm_data_type *ty = w->fields[f].type;
-    PM_TRY(pm_write_value_at(ty, a->children[1 + f], i, &v, err));
+    if (b->ignored && b->ignored[f]) v.kind = PM_V_NULL; /* null on both sides */
+    else PM_TRY(pm_write_value_at(ty, a->children[1 + f], i, &v, err));
     PM_TRY(pm_row_writer_write(rw, (int32_t)f, ty, &v, err));
   }
   return 0;
@@ -159,14 +163,16 @@ static int read_files(pm_kv_before *b, pm_kv_lfile *const *files, size_t n, row_
       if (b->n_rows == b->cap_rows) {
         size_t cap = b->cap_rows ? 2 * b->cap_rows : 16;
         struct ArrowArray *nr = realloc(b->rows, cap * sizeof *nr);
-        if (!nr) rc = PM_NOMEM(err);
+        if (nr) b->rows = nr;
+        int32_t *nl = nr ? realloc(b->row_level, cap * sizeof *nl) : NULL;
+        if (!nl) rc = PM_NOMEM(err);
         else {
-          b->rows = nr;
+          b->row_level = nl;
           b->cap_rows = cap;
         }
       }
       if (!rc) rc = pm_take(&b->type, &batch, take, nt, &b->rows[b->n_rows], err);
-      if (!rc) b->n_rows++;
+      if (!rc) b->row_level[b->n_rows++] = b->cur_level;
     }
     batch.release(&batch);
   }
@@ -224,9 +230,11 @@ void pm_kv_before_free(pm_kv_before *b) {
   if (!b) return;
   for (size_t i = 0; i < b->n_rows; i++) pm_array_release(&b->rows[i]);
   free(b->rows);
+  free(b->row_level);
   free(b->keys);
   pm_slot_map_free(&b->map);
   pm_row_writer_free(&b->rw);
+  free(b->ignored);
   if (b->row_dedup) {
     pm_row_writer_free(&b->vb);
     pm_row_writer_free(&b->va);
@@ -243,6 +251,7 @@ int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, 
   if (!b) return PM_NOMEM(err);
   b->w = w;
   b->s = s;
+  b->cur_level = -1;
   b->first_row = !full && w->t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
   pm_arena_init(&b->arena);
   int rc = pm_row_writer_init(&b->rw, (int32_t)w->nk, err);
@@ -253,6 +262,20 @@ int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, 
       if (rc) pm_row_writer_free(&b->vb);
     }
     b->row_dedup = !rc;
+    /* Java splits the list at ',' (no trimming); names matching no column are ignored */
+    const char *list = w->t->co.changelog_row_deduplicate_ignore_fields;
+    if (!rc && list && *list) {
+      b->ignored = calloc(w->nf + 1, 1);
+      if (!b->ignored) rc = PM_NOMEM(err);
+      for (const char *p = list; !rc;) {
+        const char *e = strchr(p, ',');
+        size_t len = e ? (size_t)(e - p) : strlen(p);
+        for (size_t f = 0; f < w->nf; f++)
+          if (strlen(w->fields[f].name) == len && !memcmp(w->fields[f].name, p, len)) b->ignored[f] = 1;
+        if (!e) break;
+        p = e + 1;
+      }
+    }
   }
   int nk = (int)w->nk;
   size_t n0 = 0, nh = 0;
@@ -285,7 +308,9 @@ int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, 
       if (pm_kv_key_cmp(nk, f->max, gmin) < 0 || pm_kv_key_cmp(nk, f->min, gmax) > 0) continue;
       lf[k++] = f;
     }
+    b->cur_level = lv;
     rc = read_files(b, lf, k, found_upper, err);
+    b->cur_level = -1;
   }
   free(lf);
   free(l0);
@@ -357,4 +382,48 @@ int pm_kv_before_apply(pm_kv_before *b, const struct ArrowArray *after, uint8_t 
   }
   free(kinds);
   return rc;
+}
+
+/* ------------------------------------------------------------ looked-up records for the merge */
+
+int pm_kv_before_upper_files(pm_kv_before *b, pm_kv_files *out, pm_error *err) {
+  pm_kv_write *w = b->w;
+  int rc = 0;
+  int64_t *idx = NULL;
+  int64_t cap_idx = 0;
+  for (int lv = 1; !rc && lv < b->s->levels.n_levels; lv++) {
+    int any = 0;
+    for (size_t i = 0; i < b->n_rows && !any; i++) any = b->row_level[i] == lv;
+    if (!any) continue;
+    /* the level's before rows are in key order (one merge read of its files) */
+    pm_kv_roll roll;
+    pm_kv_roll_init(&roll, w, b->s->bucket_dir, lv, PM_SOURCE_COMPACT, 0, out);
+    for (size_t i = 0; !rc && i < b->n_rows; i++) {
+      if (b->row_level[i] != lv) continue;
+      int64_t n = b->rows[i].length;
+      if (n > cap_idx) {
+        int64_t *ni = realloc(idx, (size_t)n * sizeof *ni);
+        if (!ni) {
+          rc = PM_NOMEM(err);
+          break;
+        }
+        idx = ni;
+        cap_idx = n;
+      }
+      for (int64_t r = 0; r < n; r++) idx[r] = r;
+      struct ArrowArray copy, m;
+      memset(&m, 0, sizeof m);
+      rc = pm_take(&b->type, &b->rows[i], idx, n, &copy, err); /* to_layout moves the copy's columns */
+      if (!rc) {
+        rc = pm_kv_to_layout(w, &copy, 0, NULL, &m, err);
+        pm_array_release(&copy);
+      }
+      if (!rc && m.release) rc = pm_kv_roll_write(&roll, &m, err);
+      if (m.release) pm_array_release(&m);
+    }
+    if (!rc) rc = pm_kv_roll_finish(&roll, err);
+    if (rc) pm_kv_roll_abort(&roll);
+  }
+  free(idx);
+  return rc ? pm_error_prefix(err, "lookup compaction: the looked-up records") : 0;
 }

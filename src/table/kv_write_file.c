@@ -494,7 +494,8 @@ int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m
 
 int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   if (s->n_runs) return pm_kv_flush_spilled(w, s, err);
-  if (!s->n_chunks) return 0;
+  /* lookup-compact = gentle counts every trigger, as Java's prepareCommit triggers one with an empty buffer too */
+  if (!s->n_chunks) return s->has_levels && s->picker.lookup_interval > 0 ? pm_kv_flushed(w, s, NULL, 0, err) : 0;
   struct ArrowArray m;
   PM_TRY(pm_kv_sort_merge(w, s, &m, err));
   size_t before = s->out.n;

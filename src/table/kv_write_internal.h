@@ -237,6 +237,23 @@ typedef struct pm_kv_merge_read {
 } pm_kv_merge_read;
 int pm_kv_merge_read_open(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n, pm_kv_merge_read *r,
                           pm_error *err);
+/* The same over files[0..n) and extra[0..n_extra) (files without deletion
+ * vectors), merged as a lookup compaction when lookup_merge (read.h). */
+int pm_kv_merge_read_open_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, size_t n,
+                             const pm_data_file_meta *extra, size_t n_extra, int lookup_merge, pm_kv_merge_read *r,
+                             pm_error *err);
+/* kv_compact_write.c: whether a lookup compaction merges the looked-up
+ * record of a key with its level-0 records (partial-update, aggregation,
+ * deduplicate with sequence.field), or only logs / marks it (deduplicate,
+ * first-row). */
+int pm_kv_lookup_merges_upper(const pm_kv_write *w);
+/* kv_compact_write.c: a read batch b (_row_kind, table columns,
+ * _SEQUENCE_NUMBER; its children moved out) as a merge-layout batch (table
+ * columns, _SEQUENCE_NUMBER, _VALUE_KIND); retracts left out when
+ * drop_delete, rows outside keep_rows (a bitmap, or NULL) too. *out
+ * released when nothing is left. */
+int pm_kv_to_layout(pm_kv_write *w, struct ArrowArray *b, int drop_delete, const uint8_t *keep_rows,
+                    struct ArrowArray *out, pm_error *err);
 /* The next batch into *out (released at the end); what = the message on a stream error. */
 int pm_kv_merge_read_next(pm_kv_merge_read *r, struct ArrowArray *out, const char *what, pm_error *err);
 void pm_kv_merge_read_close(pm_kv_merge_read *r);
@@ -269,6 +286,15 @@ int pm_kv_before_build(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, 
 int pm_kv_before_apply(pm_kv_before *b, const struct ArrowArray *after, uint8_t *keep, struct ArrowArray *cl,
                        int8_t **cl_kinds, pm_error *err);
 void pm_kv_before_free(pm_kv_before *b); /* NULL ok */
+/* Lookup compaction of partial-update / aggregation / sequence.field
+ * (Java's LookupChangelogMergeFunctionWrapper inserting the looked-up record
+ * into LookupMergeFunction): the before records of the keys found in levels
+ * above the output (UPPER) written as temporary data files in the bucket, one
+ * rolling file set per level at that level, so that the group's merge read
+ * over them and the group's files merges each such key's level-0 records
+ * with its looked-up record in sequence order. Metas and paths appended to
+ * *out (the caller deletes the files after the read). */
+int pm_kv_before_upper_files(pm_kv_before *b, pm_kv_files *out, pm_error *err);
 
 /* kv_write.c: the files' schema (_KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND,
  * columns; fs initialised here) and key / value stats modes (malloc'd, also

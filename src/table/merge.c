@@ -2193,7 +2193,8 @@ static int merge_group(pm_merge_reader *m, int g, pm_error *err) {
   const pm_merge_config *cfg = m->cfg;
   int32_t *gr = m->g_run;
   int64_t *gi = m->g_row;
-  if (g == 1) { /* single-record rule */
+  int merge_single = cfg->lookup_merge && (cfg->engine == PM_ENGINE_PARTIAL_UPDATE || cfg->engine == PM_ENGINE_AGGREGATION);
+  if (g == 1 && !merge_single) { /* single-record rule */
     prepare_run_cols(m, &m->runs[gr[0]]);
     int8_t k = m->runs[gr[0]].kind[gi[0]];
     if (!pm_rowkind_is_retract(k) || cfg->keep_retracts) emit_whole(m, gr[0], gi[0], k);

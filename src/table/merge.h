@@ -129,6 +129,8 @@ typedef struct pm_merge_config {
   int n_seq_groups;               /* partial-update sequence groups */
   const pm_seq_group *seq_groups;
   int keep_retracts;     /* emit -U/-D results too */
+  int lookup_merge;      /* a lookup compaction's merge (Java's LookupMergeFunction): partial-update and
+                            aggregation merge a key's single record too (no single-record rule) */
   int64_t batch_rows;    /* target rows per output batch (<= 0: 65536) */
 } pm_merge_config;
 

@@ -219,6 +219,7 @@ static int ctx_new(pm_table *t, const pm_read_options *opt, read_ctx **out, pm_e
   for (size_t f = 0; f < c->nf; f++) c->col_of_field[f] = (int32_t)f;
 
   if (c->has_pk && (rc = setup_merge(c, err))) goto fail;
+  c->merge.lookup_merge = opt->lookup_merge;
   c->part_cols = calloc(t->n_partition_keys + 1, sizeof *c->part_cols);
   if (!c->part_cols) goto nomem;
   for (size_t k = 0; k < t->n_partition_keys; k++) {

@@ -65,6 +65,7 @@ typedef struct pm_read_options {
   int64_t limit;        /* < 0: no limit */
   int no_filter_pushdown; /* do not give the filter to the format readers (it only prunes row groups) */
   int with_row_kind;    /* add a first column "_row_kind" and keep retractions of merge reads */
+  int lookup_merge;     /* primary keys: merge as a lookup compaction (pm_merge_config.lookup_merge) */
   int64_t batch_rows;   /* rows per file batch; <= 0: option read.batch-size, else PM_READ_DEFAULT_BATCH_ROWS */
   int parallelism;      /* splits read concurrently; <= 0: option read.parallelism, else 1 */
   /* Session time zone for casts between zoned and zone-less timestamps;
