@@ -418,5 +418,6 @@ PAIMON_EXPORT paimon_status paimon_read_plan(const paimon_read_builder *rb, cons
 #include "paimon/file.h"
 #include "paimon/tag.h"
 #include "paimon/branch.h"
+#include "paimon/stream.h"
 
 #endif /* PAIMON_PAIMON_H */

@@ -72,6 +72,9 @@ char *pm_api_origin(const pm_table *t, pm_error *err);
  * system table's for a system-table handle, else the table's schema. */
 const pm_table_schema *pm_api_builder_schema(const paimon_read_builder *rb);
 
+/* A public plan over p (taken, also on failure), bound to rb's origin. */
+int pm_api_plan_wrap(const paimon_read_builder *rb, pm_plan *p, paimon_plan **out, pm_error *err);
+
 /* Converts public options to pm_options (out is initialised; cleared on error). */
 int pm_api_to_options(const paimon_option *o, size_t n, pm_options *out, pm_error *err);
 

@@ -3,18 +3,16 @@
 
 /* ---------------------------------------------------------------- scan */
 
-paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_plan **out, paimon_error *err) {
-  CHECK_ARG(out, "out is NULL");
+int pm_api_plan_wrap(const paimon_read_builder *rb, pm_plan *p, paimon_plan **out, pm_error *err) {
   *out = NULL;
-  CHECK_ARG(rb, "builder is NULL");
   paimon_plan *plan = calloc(1, sizeof *plan);
-  if (!plan) return (paimon_status)PM_NOMEM(err);
+  if (!plan) {
+    pm_plan_free(p);
+    return PM_NOMEM(err);
+  }
+  plan->p = p;
   plan->origin = strdup(rb->origin);
   int rc = plan->origin ? 0 : PM_NOMEM(err);
-  if (!rc && rb->table->system_table) /* no splits: paimon_read_plan reads the system table */
-    plan->p = calloc(1, sizeof *plan->p), rc = plan->p ? 0 : PM_NOMEM(err);
-  else if (!rc)
-    rc = pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &plan->p, err);
   if (!rc && plan->p->n_splits && plan->p->n_incremental_splits)
     rc = pm_errorf(err, PAIMON_ERR_INTERNAL, "plan of %s holds both DataSplits and incremental splits",
                    rb->table->identifier);
@@ -34,10 +32,24 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
   }
   if (rc) {
     paimon_plan_free(plan);
-    return (paimon_status)rc;
+    return rc;
   }
   *out = plan;
-  return PAIMON_OK;
+  return 0;
+}
+
+paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_plan **out, paimon_error *err) {
+  CHECK_ARG(out, "out is NULL");
+  *out = NULL;
+  CHECK_ARG(rb, "builder is NULL");
+  pm_plan *p = NULL;
+  int rc;
+  if (rb->table->system_table) /* no splits: paimon_read_plan reads the system table */
+    p = calloc(1, sizeof *p), rc = p ? 0 : PM_NOMEM(err);
+  else
+    rc = pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &p, err);
+  if (!rc) rc = pm_api_plan_wrap(rb, p, out, err);
+  return (paimon_status)rc;
 }
 
 void paimon_plan_free(paimon_plan *plan) {

@@ -174,6 +174,7 @@ static const char *const E_LOOKUP_COMPACT[] = {"radical", "gentle", NULL};
 static const char *const E_SORT[] = {"ascending", "descending", NULL};
 static const char *const E_EXT_PATH[] = {"none", "specific-fs", "round-robin", "entropy-inject", "weight-robin", NULL};
 static const char *const E_INCR[] = {"auto", "delta", "changelog", "diff", NULL};
+static const char *const E_CONSUMER_MODE[] = {"exactly-once", "at-least-once", NULL};
 
 static const odef DEFS[PM_CO_N] = {
     [PM_CO_BUCKET] = {"bucket", T_INT, "-1", F(bucket), NULL, -2, INT32_MAX, {0}},
@@ -369,6 +370,20 @@ static const odef DEFS[PM_CO_N] = {
                                            F(incremental_tag_to_snapshot), NULL, NO_RANGE, {0}},
     [PM_CO_INCREMENTAL_TO_AUTO_TAG] = {"incremental-to-auto-tag", T_STR, NULL, F(incremental_to_auto_tag), NULL,
                                        NO_RANGE, {0}},
+    [PM_CO_CONSUMER_ID] = {"consumer-id", T_STR, NULL, F(consumer_id), NULL, NO_RANGE, {0}},
+    [PM_CO_CONSUMER_MODE] = {"consumer.mode", T_ENUM, "exactly-once", F(consumer_mode), E_CONSUMER_MODE, NO_RANGE, {0}},
+    [PM_CO_CONSUMER_IGNORE_PROGRESS] = {"consumer.ignore-progress", T_BOOL, "false", F(consumer_ignore_progress), NULL,
+                                        NO_RANGE, {0}},
+    [PM_CO_CONTINUOUS_DISCOVERY_INTERVAL] = {"continuous.discovery-interval", T_DUR, "10 s",
+                                             F(continuous_discovery_interval_ms), NULL, NO_RANGE, {0}},
+    [PM_CO_STREAMING_READ_OVERWRITE] = {"streaming-read-overwrite", T_BOOL, "false", F(streaming_read_overwrite), NULL,
+                                        NO_RANGE, {0}},
+    [PM_CO_STREAMING_READ_APPEND_OVERWRITE] = {"streaming-read-append-overwrite", T_BOOL, "false",
+                                               F(streaming_read_append_overwrite), NULL, NO_RANGE, {0}},
+    [PM_CO_SCAN_BOUNDED_WATERMARK] = {"scan.bounded.watermark", T_LONG, NULL, F(scan_bounded_watermark), NULL, NO_RANGE,
+                                      {0}},
+    [PM_CO_STREAMING_READ_SNAPSHOT_DELAY] = {"streaming.read.snapshot.delay", T_DUR, NULL,
+                                             F(streaming_read_snapshot_delay_ms), NULL, NO_RANGE, {0}},
 
     [PM_CO_READ_BATCH_SIZE] = {"read.batch-size", T_INT, "1024", F(read_batch_size), NULL, POS, {0}},
     [PM_CO_READ_PARALLELISM] = {"read.parallelism", T_INT, "1", F(read_parallelism), NULL, POS, {0}},

@@ -70,6 +70,7 @@ typedef enum pm_incremental_mode {
   PM_INCR_MODE_CHANGELOG,
   PM_INCR_MODE_DIFF
 } pm_incremental_mode;
+typedef enum pm_consumer_mode { PM_CONSUMER_EXACTLY_ONCE, PM_CONSUMER_AT_LEAST_ONCE } pm_consumer_mode;
 
 /* ---- option identifiers (index into pm_core_options.set / pm_core_option_key) ---- */
 
@@ -203,6 +204,15 @@ typedef enum pm_co_id {
   PM_CO_INCREMENTAL_BETWEEN_SCAN_MODE,
   PM_CO_INCREMENTAL_TAG_TO_SNAPSHOT,
   PM_CO_INCREMENTAL_TO_AUTO_TAG,
+  /* streaming scans (table/stream_scan.h) */
+  PM_CO_CONSUMER_ID,
+  PM_CO_CONSUMER_MODE,
+  PM_CO_CONSUMER_IGNORE_PROGRESS,
+  PM_CO_CONTINUOUS_DISCOVERY_INTERVAL,
+  PM_CO_STREAMING_READ_OVERWRITE,
+  PM_CO_STREAMING_READ_APPEND_OVERWRITE,
+  PM_CO_SCAN_BOUNDED_WATERMARK,
+  PM_CO_STREAMING_READ_SNAPSHOT_DELAY,
   /* read and execution */
   PM_CO_READ_BATCH_SIZE,
   PM_CO_READ_PARALLELISM,
@@ -383,6 +393,13 @@ typedef struct pm_core_options {
   pm_incremental_mode incremental_between_scan_mode;
   int incremental_tag_to_snapshot;
   const char *incremental_to_auto_tag;
+  const char *consumer_id;
+  pm_consumer_mode consumer_mode;
+  int consumer_ignore_progress;
+  int64_t continuous_discovery_interval_ms; /* default 10 s */
+  int streaming_read_overwrite, streaming_read_append_overwrite;
+  int64_t scan_bounded_watermark;           /* check set[] */
+  int64_t streaming_read_snapshot_delay_ms; /* check set[] */
 
   int32_t read_batch_size; /* >= 1 */
   int32_t read_parallelism; /* >= 1; splits read ahead at once */

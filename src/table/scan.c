@@ -423,6 +423,7 @@ typedef struct scan_ctx {
   int bucket_mod;                 /* bucket-function.type = mod: bucket_hashes hold no hashes, mod_values do */
   int64_t *mod_values;
   int exclude_level0;
+  int level_min;                  /* streaming full plans: files below this level are skipped (0 = none) */
   int real_buckets_only;          /* postpone tables: bucket -2 files are invisible to batch reads */
   int value_filter_per_file;
   int value_filter_whole_bucket;
@@ -795,7 +796,7 @@ static int partition_matches(entry_filter_ctx *fc, const uint8_t *part, size_t l
 static int entry_filter(void *ctx, const pm_entry_head *h) {
   entry_filter_ctx *fc = ctx;
   fc->total++;
-  if (fc->apply_level && fc->c->exclude_level0 && h->level == 0) {
+  if (fc->apply_level && ((fc->c->exclude_level0 && h->level == 0) || h->level < fc->c->level_min)) {
     fc->pruned_level++;
     return 0;
   }
@@ -1559,10 +1560,11 @@ static int check_schema_ids(pm_table *t, manifest_job *jobs, size_t nj, pm_error
   return 0;
 }
 
-static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int64_t limit,
-                         pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
+static int plan_snapshot_levels(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int64_t limit,
+                                int level_min, pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   scan_ctx c;
   int rc = setup_ctx(&c, t, filter, 0, ex, err);
+  c.level_min = level_min;
   manifest_job *jobs = NULL;
   size_t nj = 0;
   const pm_manifest_entry **live = NULL;
@@ -1598,6 +1600,11 @@ static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snaps
   free_jobs(jobs, nj);
   scan_ctx_clear(&c);
   return rc;
+}
+
+static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int64_t limit,
+                         pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
+  return plan_snapshot_levels(t, filter, snap, limit, 0, ex, pb, err);
 }
 
 int pm_scan_live_files(pm_table *t, const pm_snapshot *snap, const pm_predicate *filter, pm_manifest_entries *out,
@@ -1907,29 +1914,21 @@ static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
   return rc;
 }
 
-static int plan_incremental(pm_table *t, const pm_predicate *filter, int64_t start, int64_t end, int changelog,
-                            pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
+/* Streaming splits of the ADD entries of manifest lists lists[0..n) (NULL entries are skipped). */
+static int plan_lists(pm_table *t, const pm_predicate *filter, const char *const *lists, size_t n_lists,
+                      int64_t snapshot_id, pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   scan_ctx c;
   int rc = setup_ctx(&c, t, filter, 1, ex, err);
   manifest_job **all_jobs = NULL;
   size_t *all_n = NULL;
-  size_t n_snaps = end > start ? (size_t)(end - start) : 0;
-  if (!rc && n_snaps) {
-    all_jobs = calloc(n_snaps, sizeof *all_jobs);
-    all_n = calloc(n_snaps, sizeof *all_n);
+  if (!rc && n_lists) {
+    all_jobs = calloc(n_lists, sizeof *all_jobs);
+    all_n = calloc(n_lists, sizeof *all_n);
     if (!all_jobs || !all_n) rc = PM_NOMEM(err);
   }
   size_t total = 0;
-  for (size_t i = 0; !rc && i < n_snaps; i++) {
-    pm_snapshot *s = NULL;
-    rc = pm_snapshot_read(SNAPS(t), start + 1 + (int64_t)i, &s, err);
-    if (rc) break;
-    const char *list = NULL;
-    const char *kind = s->commit_kind ? s->commit_kind : "";
-    if (!changelog && !strcmp(kind, "APPEND")) list = s->delta_manifest_list;
-    if (changelog && strcmp(kind, "OVERWRITE")) list = s->changelog_manifest_list;
-    if (list) rc = read_manifests(&c, &list, 1, 0, &all_jobs[i], &all_n[i], err);
-    pm_snapshot_free(s);
+  for (size_t i = 0; !rc && i < n_lists; i++) {
+    if (lists[i]) rc = read_manifests(&c, &lists[i], 1, 0, &all_jobs[i], &all_n[i], err);
     for (size_t k = 0; !rc && k < all_n[i]; k++) total += all_jobs[i][k].entries.n;
   }
   const pm_manifest_entry **files = NULL;
@@ -1938,7 +1937,7 @@ static int plan_incremental(pm_table *t, const pm_predicate *filter, int64_t sta
     files = calloc(total ? total : 1, sizeof *files);
     if (!files) rc = PM_NOMEM(err);
   }
-  for (size_t i = 0; !rc && i < n_snaps; i++)
+  for (size_t i = 0; !rc && i < n_lists; i++)
     for (size_t k = 0; k < all_n[i]; k++)
       for (size_t e = 0; e < all_jobs[i][k].entries.n; e++)
         if (all_jobs[i][k].entries.items[e].kind == PM_FILE_ADD) files[n++] = &all_jobs[i][k].entries.items[e];
@@ -1948,15 +1947,107 @@ static int plan_incremental(pm_table *t, const pm_predicate *filter, int64_t sta
   }
   split_opts so = {0};
   if (!rc) rc = read_split_sizes(t, &so, err);
-  so.snapshot_id = end;
+  so.snapshot_id = snapshot_id;
   so.streaming = 1;
   if (!rc) rc = build_splits(&c, &so, files, n, NULL, pb, err);
   free(files);
-  for (size_t i = 0; i < n_snaps && all_jobs; i++) free_jobs(all_jobs[i], all_n[i]);
+  for (size_t i = 0; i < n_lists && all_jobs; i++) free_jobs(all_jobs[i], all_n[i]);
   free(all_jobs);
   free(all_n);
   scan_ctx_clear(&c);
   return rc;
+}
+
+static int plan_incremental(pm_table *t, const pm_predicate *filter, int64_t start, int64_t end, int changelog,
+                            pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
+  size_t n_snaps = end > start ? (size_t)(end - start) : 0;
+  pm_snapshot **snaps = n_snaps ? calloc(n_snaps, sizeof *snaps) : NULL;
+  const char **lists = n_snaps ? calloc(n_snaps, sizeof *lists) : NULL;
+  int rc = n_snaps && (!snaps || !lists) ? PM_NOMEM(err) : 0;
+  for (size_t i = 0; !rc && i < n_snaps; i++) {
+    rc = pm_snapshot_read(SNAPS(t), start + 1 + (int64_t)i, &snaps[i], err);
+    if (rc) break;
+    const char *kind = snaps[i]->commit_kind ? snaps[i]->commit_kind : "";
+    if (!changelog && !strcmp(kind, "APPEND")) lists[i] = snaps[i]->delta_manifest_list;
+    if (changelog && strcmp(kind, "OVERWRITE")) lists[i] = snaps[i]->changelog_manifest_list;
+  }
+  if (!rc) rc = plan_lists(t, filter, lists, n_snaps, end, ex, pb, err);
+  for (size_t i = 0; i < n_snaps && snaps; i++) pm_snapshot_free(snaps[i]);
+  free(snaps);
+  free(lists);
+  return rc;
+}
+
+/* Wraps a plan_builder into a pm_plan of snapshot snap_id (the builder's splits move into it). */
+static int plan_from_builder(plan_builder *pb, int64_t snap_id, const char *kind, double t0, pm_plan **out,
+                             pm_error *err) {
+  pm_plan *plan = calloc(1, sizeof *plan);
+  if (!plan) {
+    for (size_t i = 0; i < pb->n; i++) pm_data_split_free(pb->splits[i]);
+    free(pb->splits);
+    return PM_NOMEM(err);
+  }
+  plan->snapshot_id = snap_id;
+  plan->has_snapshot = snap_id > 0;
+  plan->splits = pb->splits;
+  plan->n_splits = pb->n;
+  plan->fallback_start = pb->n;
+  snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "%s", kind);
+  plan->explain.snapshot_id = snap_id;
+  plan->explain.splits = pb->n;
+  for (size_t i = 0; i < pb->n; i++) plan->explain.files_planned += pb->splits[i]->n_data_files;
+  plan->explain.millis = now_ms() - t0;
+  *out = plan;
+  return 0;
+}
+
+int pm_scan_plan_stream_full(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int level_min,
+                             pm_plan **out, pm_error *err) {
+  *out = NULL;
+  PM_TRY(pm_table_options_ok(t, err));
+  double t0 = now_ms();
+  plan_builder pb = {0};
+  pm_scan_explain ex;
+  memset(&ex, 0, sizeof ex);
+  int rc = plan_snapshot_levels(t, filter, snap, -1, level_min, &ex, &pb, err);
+  if (rc) {
+    for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
+    free(pb.splits);
+    return rc;
+  }
+  PM_TRY(plan_from_builder(&pb, snap->id, "stream-full", t0, out, err));
+  ex.snapshot_id = (*out)->explain.snapshot_id;
+  ex.splits = (*out)->explain.splits;
+  ex.files_planned = (*out)->explain.files_planned;
+  ex.millis = (*out)->explain.millis;
+  snprintf(ex.scan_kind, sizeof ex.scan_kind, "stream-full");
+  (*out)->explain = ex;
+  return 0;
+}
+
+int pm_scan_plan_stream_delta(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int changelog,
+                              pm_plan **out, pm_error *err) {
+  *out = NULL;
+  PM_TRY(pm_table_options_ok(t, err));
+  double t0 = now_ms();
+  plan_builder pb = {0};
+  pm_scan_explain ex;
+  memset(&ex, 0, sizeof ex);
+  const char *list = changelog ? snap->changelog_manifest_list : snap->delta_manifest_list;
+  int rc = plan_lists(t, filter, &list, 1, snap->id, &ex, &pb, err);
+  if (rc) {
+    for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
+    free(pb.splits);
+    return rc;
+  }
+  PM_TRY(plan_from_builder(&pb, snap->id, changelog ? "stream-changelog" : "stream-delta", t0, out, err));
+  ex.snapshot_id = (*out)->explain.snapshot_id;
+  ex.splits = (*out)->explain.splits;
+  ex.files_planned = (*out)->explain.files_planned;
+  ex.millis = (*out)->explain.millis;
+  snprintf(ex.scan_kind, sizeof ex.scan_kind, "%s", changelog ? "stream-changelog" : "stream-delta");
+  (*out)->explain = ex;
+  return 0;
 }
 
 /* ------------------------------------------------------ incremental diff */

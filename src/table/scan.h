@@ -99,6 +99,17 @@ int pm_scan_plan(pm_table *t, const pm_predicate *filter, int64_t limit, pm_plan
 int pm_scan_plan_ex(pm_table *t, const pm_predicate *filter, int64_t limit, int accept_incremental_splits,
                     pm_plan **out, pm_error *err);
 
+/* Streaming plans (table/stream_scan.h). pm_scan_plan_stream_full: the batch plan of snap (merged
+ * DataSplits, deletion vectors), skipping files below level_min (0 = none; Java's full phase of a
+ * lookup / full-compaction changelog stream). pm_scan_plan_stream_delta: streaming DataSplits
+ * (is_streaming, one per bucket for primary-key tables) of the ADD entries of snap's delta manifest
+ * list (changelog = 0) or changelog manifest list (changelog = 1, none when it has no changelog).
+ * Both plan snapshot snap->id; *out owned by the caller (pm_plan_free). */
+int pm_scan_plan_stream_full(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int level_min,
+                             pm_plan **out, pm_error *err);
+int pm_scan_plan_stream_delta(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int changelog,
+                              pm_plan **out, pm_error *err);
+
 /* The snapshot the options select for a batch scan (NULL when the table is
  * empty and no selector is set). *out owned by caller (pm_snapshot_free). */
 int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err);
