@@ -180,6 +180,8 @@ typedef enum pm_co_id {
   PM_CO_POSTPONE_MERGE_ON_READ,
   PM_CO_DYNAMIC_BUCKET_ASSIGNER_PARALLELISM,
   PM_CO_POSTPONE_DEFAULT_BUCKET_NUM,
+  PM_CO_POSTPONE_TARGET_ROW_NUM_PER_BUCKET,
+  PM_CO_POSTPONE_TARGET_SIZE_PER_BUCKET,
   PM_CO_ROW_TRACKING,
   PM_CO_DATA_EVOLUTION,
   PM_CO_ROW_TRACKING_PARTITION_GROUP,
@@ -377,6 +379,8 @@ typedef struct pm_core_options {
   int postpone_merge_on_read;
   int32_t dynamic_bucket_assigner_parallelism; /* 0 when unset */
   int32_t postpone_default_bucket_num;         /* 0 when unset */
+  int64_t postpone_target_row_num_per_bucket;  /* 0 when unset */
+  int64_t postpone_target_size_per_bucket;     /* default 1 gb */
   int row_tracking, data_evolution;
   int row_tracking_partition_group; /* row-tracking.partition-group-on-commit, default true */
 

@@ -750,6 +750,15 @@ int pm_kv_write_compact(pm_kv_write *w, const pm_compact_request *req, pm_error 
     if (err) *err = w->fail;
     return (int)w->fail.code;
   }
+  if (w->postpone) {
+    int rc = pm_kv_postpone_compact(w, req, err);
+    if (rc) {
+      w->failed = 1;
+      if (err) w->fail = *err;
+      if (!w->fail.code) w->fail.code = (paimon_status)rc;
+    }
+    return rc;
+  }
   if (!w->compaction) return 0;
   PM_TRY(pm_kv_restore_previous(w, err));
   size_t cap = w->previous.n + w->n_slots + 1, n = 0;

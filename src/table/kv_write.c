@@ -259,7 +259,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   *out = NULL;
   PM_TRY(pm_table_options_ok(t, err));
   const pm_core_options *co = &t->co;
-  if (t->bucket_mode != PM_BUCKET_FIXED && t->bucket_mode != PM_BUCKET_DYNAMIC) {
+  int postpone = t->bucket_mode == PM_BUCKET_POSTPONE;
+  if (t->bucket_mode != PM_BUCKET_FIXED && t->bucket_mode != PM_BUCKET_DYNAMIC && !postpone) {
     char what[64];
     snprintf(what, sizeof what, "bucket = %d", (int)t->bucket);
     return refuse(t, what, err);
@@ -302,6 +303,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   pm_arena_init(&w->arena);
   pm_manifest_entries_init(&w->previous);
   w->ignore_previous = cfg ? cfg->ignore_previous_files : 0;
+  w->postpone = postpone; /* no restore, no compaction, no spill, no changelog (kv_postpone.c) */
+  if (postpone) w->ignore_previous = 1;
   int rc = 0;
   w->fmt = pm_format_by_name(co->file_format);
   if (!rc && (!w->fmt || !w->fmt->writer_open || !strcmp(w->fmt->name, "blob")))
@@ -315,7 +318,7 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->dense = co->metadata_stats_dense_store;
   w->target = (uint64_t)co->target_file_size;
   w->buffer_limit = (uint64_t)co->write_buffer_size;
-  w->compaction = !co->write_only;
+  w->compaction = !co->write_only && !postpone;
   w->dv = t->deletion_vectors;
   w->lookup = w->dv || first_row || t->changelog_producer == PM_CHANGELOG_LOOKUP;
   w->lookup_cl = t->changelog_producer == PM_CHANGELOG_LOOKUP && !w->ignore_previous;
@@ -325,7 +328,7 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->min_file_size = (int64_t)((double)co->target_file_size * co->compaction_small_file_ratio);
   pm_uuid_random(w->uuid);
   /* write-buffer-spillable: a full buffer spills to local temp files (kv_write_spill.c) */
-  w->spillable = co->write_buffer_spillable;
+  w->spillable = co->write_buffer_spillable && !postpone;
   w->fan_in = co->local_sort_max_file_handles;
   w->max_disk = (uint64_t)co->write_buffer_spill_max_disk;
   if (!rc && w->spillable) {
@@ -343,7 +346,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->tm.cfg.keep_retracts = 1;
   w->nk = (size_t)w->tm.n_keys;
   if (!rc) rc = schemas(w, err);
-  if (!rc && (t->changelog_producer == PM_CHANGELOG_INPUT || w->lookup_cl || w->full_cl))
+  if (!rc && postpone) rc = pm_kv_postpone_open(w, cfg, err);
+  if (!rc && !postpone && (t->changelog_producer == PM_CHANGELOG_INPUT || w->lookup_cl || w->full_cl))
     rc = pm_kv_changelog_open(w, err);
   w->n_part = t->n_partition_keys;
   if (!rc) rc = columns_of(w, t->partition_keys, t->n_partition_keys, &w->part_col, &w->part_types, "partition key",
@@ -372,8 +376,8 @@ static int route_row(pm_kv_write *w, const struct ArrowArray *b, int64_t r, pm_b
     PM_TRY(pm_write_value_at(w->part_types[i], b->children[w->part_col[i]], r, &vals[i], err));
   PM_TRY(pm_partition_row_encode(w->part_types, vals, w->n_part, part, err));
   if (w->buckets) return pm_kv_buckets_route(w->buckets, b, r, part->data, part->len, bucket, err);
-  if (w->cross) {
-    *bucket = pm_kv_cross_bucket(w->cross, r);
+  if (w->cross || w->postpone) {
+    *bucket = w->postpone ? -2 : pm_kv_cross_bucket(w->cross, r);
     return 0;
   }
   int32_t hash;
@@ -434,7 +438,7 @@ static int buffer_rows(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *b,
     return rc;
   }
   for (int64_t i = 0; i < n; i++) {
-    ((int64_t *)seq)[i] = s->next_seq++;
+    ((int64_t *)seq)[i] = w->postpone ? -1 : s->next_seq++; /* postpone: Java's UNKNOWN_SEQUENCE */
     ((int8_t *)kind)[i] = kinds[s->rows[i]];
   }
   s->n_chunks++;
@@ -812,6 +816,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
     if (!rc) rc = dv_prepare(w, s, c, m, err);
   }
   if (!rc && w->buckets) rc = pm_kv_buckets_prepare(w->buckets, c, err);
+  if (!rc && w->pp) rc = pm_kv_postpone_prepare(w, identifier, c, err);
   if (rc) {
     pm_committable_free(c);
     return fail_with(w, rc, err);
@@ -861,6 +866,9 @@ void pm_kv_write_free(pm_kv_write *w) {
   pm_index_entries_clear(&w->dv_index);
   pm_arena_free(&w->arena);
   pm_spill_free(&w->spill);
+  pm_kv_postpone_free(w->pp);
+  free(w->commit_user);
+  free(w->file_prefix);
   pm_table_free(w->t);
   free(w);
 }

@@ -312,7 +312,7 @@ void pm_kv_roll_init(pm_kv_roll *r, pm_kv_write *w, const char *dir, int32_t lev
     r->schema = &w->file_schema;
     r->key_modes = w->key_modes;
     r->value_modes = w->value_modes;
-    r->prefix = w->t->co.data_file_prefix ? w->t->co.data_file_prefix : "data-";
+    r->prefix = w->file_prefix ? w->file_prefix : w->t->co.data_file_prefix ? w->t->co.data_file_prefix : "data-";
   }
 }
 
@@ -493,6 +493,7 @@ int pm_kv_write_rolling(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *m
 }
 
 int pm_kv_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
+  if (w->postpone) return pm_kv_postpone_flush(w, s, err);
   if (s->n_runs) return pm_kv_flush_spilled(w, s, err);
   /* lookup-compact = gentle counts every trigger, as Java's prepareCommit triggers one with an empty buffer too */
   if (!s->n_chunks) return s->has_levels && s->picker.lookup_interval > 0 ? pm_kv_flushed(w, s, NULL, 0, err) : 0;

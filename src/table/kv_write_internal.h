@@ -128,6 +128,11 @@ struct pm_kv_write {
   pm_index_entries dv_index;   /* index entries of the snapshot `previous` came from */
   pm_path_factory dv_pf;       /* names of new DV index files */
   int has_dv_pf;
+  /* postpone buckets (bucket = -2, kv_postpone.c) */
+  int postpone;
+  char *commit_user;           /* postpone: the writer's commit user (file names, compaction writers) */
+  char *file_prefix;           /* data files' prefix, NULL: data-file.prefix */
+  struct pm_kv_postpone *pp;   /* postpone compaction not handed out yet, NULL: none */
 };
 
 /* kv_write.c: the live files of the latest snapshot into w->previous (once;
@@ -302,6 +307,17 @@ int pm_kv_before_upper_files(pm_kv_before *b, pm_kv_files *out, pm_error *err);
  * value of option def_option). */
 int pm_kv_file_layout(pm_kv_write *w, const pm_format *fmt, const char *def_mode, pm_co_id def_option,
                       struct ArrowSchema *fs, pm_stats_mode **key_modes, pm_stats_mode **value_modes, pm_error *err);
+
+/* kv_postpone.c (postpone buckets): the files' format, stats modes and name
+ * prefix at open; a slot's buffer written in arrival order as level-0 files;
+ * the compaction assigning real buckets (pm_kv_write_compact) and its
+ * compact increments appended to the committable at prepare. */
+typedef struct pm_kv_postpone pm_kv_postpone;
+int pm_kv_postpone_open(pm_kv_write *w, const pm_write_config *cfg, pm_error *err);
+int pm_kv_postpone_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+int pm_kv_postpone_compact(pm_kv_write *w, const pm_compact_request *req, pm_error *err);
+int pm_kv_postpone_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable *c, pm_error *err);
+void pm_kv_postpone_free(pm_kv_postpone *pp); /* NULL ok */
 
 /* kv_changelog.c: w->changelog for changelog-producer = input. */
 int pm_kv_changelog_open(pm_kv_write *w, pm_error *err);
