@@ -800,7 +800,7 @@ static int entry_filter(void *ctx, const pm_entry_head *h) {
     fc->pruned_level++;
     return 0;
   }
-  if (!bucket_allowed(fc->c, h->bucket, h->total_buckets) || (fc->apply_level && fc->c->real_buckets_only && h->bucket < 0)) {
+  if (!bucket_allowed(fc->c, h->bucket, h->total_buckets) || (fc->c->real_buckets_only && h->bucket < 0)) {
     fc->pruned_bucket++;
     return 0;
   }
@@ -1919,6 +1919,8 @@ static int plan_lists(pm_table *t, const pm_predicate *filter, const char *const
                       int64_t snapshot_id, pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   scan_ctx c;
   int rc = setup_ctx(&c, t, filter, 1, ex, err);
+  /* a batch scan of a postpone table reads real buckets only (Java's AbstractBatchTableScan) */
+  c.real_buckets_only = t->bucket_mode == PM_BUCKET_POSTPONE;
   manifest_job **all_jobs = NULL;
   size_t *all_n = NULL;
   if (!rc && n_lists) {
