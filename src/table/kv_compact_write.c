@@ -1,7 +1,8 @@
 /* Compaction inside the primary-key writer (kv_compact.h, SEMANTICS 3.3-3.5,
  * 3.7): per bucket, after each flush the universal strategy picks a unit
- * which is run to completion (rewrite or upgrade of its files), the levels
- * are updated, and the results collect as the bucket's compact increment
+ * which runs as a task in the background (kv_compact_async.c; rewrite or
+ * upgrade of its files); when the writer collects it the levels are
+ * updated and the results collect as the bucket's compact increment
  * (compact_before / compact_after) until prepare hands them out, as Java's
  * MergeTreeWriter + MergeTreeCompactManager + MergeTreeCompactTask. */
 #include <stdint.h>
@@ -130,10 +131,15 @@ void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s) {
 /* ------------------------------------------------------------ a unit's result */
 
 typedef struct unit_result {
-  pm_data_file_meta *before, *after; /* metas; strings in the writer's arena or the levels' (before) */
+  pm_data_file_meta *before, *after; /* metas; strings in `arena` */
   char **after_paths;                /* NULL for upgrades */
   size_t nb, na, cap_b, cap_a;
   pm_kv_files cl;                    /* changelog files written (changelog-producer = lookup) */
+  /* the task's own state (a background task shares nothing mutable with the writer) */
+  pm_arena *arena;                   /* metas of the outputs and copies of the inputs */
+  uint64_t *fed, *bytes;             /* compression learned (pm_kv_roll fed_acc / bytes_acc) */
+  int64_t upgrades;
+  atomic_int *cancel;                /* NULL: not cancellable */
 } unit_result;
 
 static void result_free(pm_kv_write *w, unit_result *r, int delete_outputs) {
@@ -148,8 +154,9 @@ static void result_free(pm_kv_write *w, unit_result *r, int delete_outputs) {
   free(r->after_paths);
 }
 
-/* before metas are copied into the writer's arena (the levels drop theirs) */
+/* before metas are copied into the task's arena (the levels drop theirs) */
 static int add_before(pm_kv_write *w, unit_result *r, const pm_data_file_meta *m, pm_error *err) {
+  (void)w;
   if (r->nb == r->cap_b) {
     size_t cap = r->cap_b ? 2 * r->cap_b : 8;
     pm_data_file_meta *n = realloc(r->before, cap * sizeof *n);
@@ -157,7 +164,7 @@ static int add_before(pm_kv_write *w, unit_result *r, const pm_data_file_meta *m
     r->before = n;
     r->cap_b = cap;
   }
-  PM_TRY(pm_data_file_meta_copy(m, &r->before[r->nb], &w->arena, err));
+  PM_TRY(pm_data_file_meta_copy(m, &r->before[r->nb], r->arena, err));
   r->nb++;
   return 0;
 }
@@ -372,13 +379,25 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   memset(&outs, 0, sizeof outs);
   pm_kv_roll roll, clr;
   pm_kv_roll_init(&roll, w, s->bucket_dir, level, PM_SOURCE_COMPACT, 0, &outs);
+  roll.arena = r->arena;
+  roll.fed_acc = r->fed;
+  roll.bytes_acc = r->bytes;
   pm_kv_files cls;
   memset(&cls, 0, sizeof cls);
   int with_cl = bf && (w->lookup_cl || w->full_cl);
-  if (with_cl) pm_kv_roll_init(&clr, w, s->bucket_dir, level, PM_SOURCE_APPEND, 1, &cls);
+  if (with_cl) {
+    pm_kv_roll_init(&clr, w, s->bucket_dir, level, PM_SOURCE_APPEND, 1, &cls);
+    clr.arena = r->arena;
+    clr.fed_acc = r->fed;
+    clr.bytes_acc = r->bytes;
+  }
   while (!rc) {
     struct ArrowArray b, m;
     memset(&m, 0, sizeof m);
+    if (r->cancel && atomic_load(r->cancel)) {
+      rc = pm_errorf(err, PAIMON_ERR_IO, "compaction cancelled (the writer is closing)");
+      break;
+    }
     rc = pm_kv_merge_read_next(&mr, &b, "reading the files to compact failed", err);
     if (rc || !b.release) break;
     uint8_t *keep = NULL;
@@ -479,9 +498,9 @@ static int upgrade(task *t, pm_kv_lfile *f, pm_error *err) {
   }
   PM_TRY(add_before(t->w, t->r, m, err));
   pm_data_file_meta up;
-  PM_TRY(pm_data_file_meta_copy(m, &up, &t->w->arena, err));
+  PM_TRY(pm_data_file_meta_copy(m, &up, t->r->arena, err));
   up.level = t->level;
-  t->w->stats.upgrades++;
+  t->r->upgrades++;
   return add_after(t->r, &up, NULL, err);
 }
 
@@ -648,10 +667,81 @@ static int record(pm_kv_write *w, pm_kvslot *s, unit_result *r, pm_error *err) {
   return 0;
 }
 
-/* ------------------------------------------------------------ trigger */
+/* ------------------------------------------------------------ the task (submit, run, apply) */
 
-static int compact(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
-  if (!s->has_levels) return 0;
+typedef struct unit_task {
+  pm_kv_ctask base; /* first: kv_compact_async.c sees only this */
+  pm_kv_unit u;
+  int max_level, drop_delete;
+  pm_kv_lfile **files; /* the unit's input files (the levels' copies; stable until applied) */
+  size_t n_files;
+  unit_result r;
+  pm_arena arena;
+  uint64_t fed, bytes, fed0, bytes0; /* compression counters: the writer's at submit, then the task's */
+} unit_task;
+
+void pm_kv_ctask_run(pm_kv_ctask *ct) {
+  unit_task *ut = (unit_task *)ct;
+  pm_kv_write *w = ct->w;
+  pm_kvslot *s = ct->s;
+  task t = {w, s, ut->u.out_level, ut->max_level, ut->drop_delete, &ut->r, NULL, 0, 0, 0};
+  pm_error_clear(&ct->err);
+  int rc = run_task(&t, ut->files, ut->n_files, ut->u.file_rewrite, &ct->err);
+  if (rc) {
+    /* a failed or cancelled task leaves nothing behind */
+    result_free(w, &ut->r, 1);
+    memset(&ut->r, 0, sizeof ut->r);
+    pm_error_prefix(&ct->err, "table %s.%s: compacting bucket %d: ", w->t->database, w->t->name, (int)s->bucket);
+  }
+  ct->rc = rc;
+}
+
+void pm_kv_ctask_free(pm_kv_write *w, pm_kv_ctask *ct) {
+  if (!ct) return;
+  unit_task *ut = (unit_task *)ct;
+  result_free(w, &ut->r, 1); /* not applied: its outputs go */
+  free(ut->files);
+  pm_arena_free(&ut->arena);
+  free(ut);
+}
+
+/* A meta list copied into the writer's arena (the task's goes with it). */
+static int metas_to_writer(pm_kv_write *w, pm_data_file_meta *m, size_t n, pm_error *err) {
+  for (size_t i = 0; i < n; i++) {
+    pm_data_file_meta c;
+    PM_TRY(pm_data_file_meta_copy(&m[i], &c, &w->arena, err));
+    m[i] = c;
+  }
+  return 0;
+}
+
+int pm_kv_ctask_apply(pm_kv_write *w, pm_kv_ctask *ct, pm_error *err) {
+  unit_task *ut = (unit_task *)ct;
+  pm_kvslot *s = ct->s;
+  int rc = ct->rc;
+  if (rc) {
+    if (err) *err = ct->err;
+  } else {
+    unit_result *r = &ut->r;
+    rc = metas_to_writer(w, r->before, r->nb, err);
+    if (!rc) rc = metas_to_writer(w, r->after, r->na, err);
+    if (!rc) rc = metas_to_writer(w, r->cl.items, r->cl.n, err);
+    if (!rc) rc = pm_kv_levels_update(&s->levels, r->before, r->nb, r->after, r->na, err);
+    if (!rc) rc = record(w, s, r, err);
+    if (!rc) {
+      w->stats.tasks++;
+      w->stats.upgrades += r->upgrades;
+      w->closed_fed += ut->fed - ut->fed0;
+      w->closed_bytes += ut->bytes - ut->bytes0;
+    }
+    if (rc) pm_error_prefix(err, "table %s.%s: compacting bucket %d: ", w->t->database, w->t->name, (int)s->bucket);
+  }
+  pm_kv_ctask_free(w, ct);
+  return rc;
+}
+
+int pm_kv_compact_trigger(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
+  if (!s->has_levels || s->task) return 0; /* one task per bucket (a full request collects first) */
   pm_kv_run *runs = NULL;
   size_t n = 0;
   PM_TRY(pm_kv_levels_runs(&s->levels, &runs, &n, err));
@@ -678,29 +768,37 @@ static int compact(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
   }
   int rc = 0;
   if (picked) {
+    unit_task *ut = calloc(1, sizeof *ut);
     size_t nfiles = 0;
     for (size_t i = 0; i < u.n_runs; i++) nfiles += runs[i].n;
-    pm_kv_lfile **files = malloc((nfiles + 1) * sizeof *files);
-    if (!files) rc = PM_NOMEM(err);
-    size_t k = 0;
-    for (size_t i = 0; !rc && i < u.n_runs; i++)
-      for (size_t j = 0; j < runs[i].n; j++)
-        if (!u.file_rewrite || w->t->co.compaction_force_rewrite_all_files ||
-            (s->dv && pm_dv_maintainer_get(s->dv, runs[i].files[j]->meta.file_name)))
-          files[k++] = runs[i].files[j];
-    nfiles = k;
-    unit_result r;
-    memset(&r, 0, sizeof r);
-    task t = {w, s, u.out_level, pm_kv_levels_max_level(&s->levels),
-              pm_kv_drop_delete(u.out_level, pm_kv_levels_highest_nonempty(&s->levels), w->t->deletion_vectors),
-              &r, NULL, 0, 0, 0};
-    if (!rc) rc = run_task(&t, files, nfiles, u.file_rewrite, err);
-    if (!rc) rc = pm_kv_levels_update(&s->levels, r.before, r.nb, r.after, r.na, err);
-    if (!rc) rc = record(w, s, &r, err);
-    if (!rc) w->stats.tasks++;
-    result_free(w, &r, rc != 0);
-    free(files);
-    if (rc) pm_error_prefix(err, "table %s.%s: compacting bucket %d", w->t->database, w->t->name, (int)s->bucket);
+    if (ut) ut->files = malloc((nfiles + 1) * sizeof *ut->files);
+    if (!ut || !ut->files) {
+      free(ut);
+      rc = PM_NOMEM(err);
+    } else {
+      size_t k = 0;
+      for (size_t i = 0; i < u.n_runs; i++)
+        for (size_t j = 0; j < runs[i].n; j++)
+          if (!u.file_rewrite || w->t->co.compaction_force_rewrite_all_files ||
+              (s->dv && pm_dv_maintainer_get(s->dv, runs[i].files[j]->meta.file_name)))
+            ut->files[k++] = runs[i].files[j];
+      ut->n_files = k;
+      ut->base.w = w;
+      ut->base.s = s;
+      atomic_init(&ut->base.cancel, 0);
+      ut->u = u;
+      ut->max_level = pm_kv_levels_max_level(&s->levels);
+      ut->drop_delete =
+          pm_kv_drop_delete(u.out_level, pm_kv_levels_highest_nonempty(&s->levels), w->t->deletion_vectors);
+      pm_arena_init(&ut->arena);
+      ut->fed = ut->fed0 = w->closed_fed;
+      ut->bytes = ut->bytes0 = w->closed_bytes;
+      ut->r.arena = &ut->arena;
+      ut->r.fed = &ut->fed;
+      ut->r.bytes = &ut->bytes;
+      ut->r.cancel = &ut->base.cancel;
+      rc = pm_kv_compact_submit(w, s, &ut->base, err);
+    }
   }
   free(info);
   free(runs);
@@ -711,7 +809,7 @@ int pm_kv_flushed(pm_kv_write *w, pm_kvslot *s, const pm_data_file_meta *files, 
   if (!s->has_levels) return 0;
   PM_TRY(pm_kv_levels_update(&s->levels, NULL, 0, files, n, err));
   if (s->no_trigger) return 0;
-  return compact(w, s, 0, err);
+  return pm_kv_compact_sync_trigger(w, s, err);
 }
 
 int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
@@ -719,7 +817,10 @@ int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
   s->no_trigger = 1;
   int rc = pm_kv_flush(w, s, err);
   s->no_trigger = 0;
-  if (!rc) rc = compact(w, s, full, err);
+  /* Java's compact(full) = flushWriteBuffer(true, full): the task in flight first */
+  if (!rc) rc = pm_kv_compact_collect(w, s, 1, err);
+  if (!rc) rc = pm_kv_compact_trigger(w, s, full, err);
+  if (!rc && s->task) s->forced = 1;
   return rc;
 }
 
@@ -761,6 +862,17 @@ int pm_kv_write_compact(pm_kv_write *w, const pm_compact_request *req, pm_error 
   }
   if (!w->compaction) return 0;
   PM_TRY(pm_kv_restore_previous(w, err));
+  if (atomic_load(&w->task_failed))
+    for (size_t i = 0; i < w->n_slots; i++) {
+      pm_kvslot *s = w->slots[i];
+      if (s->task && pm_kv_ctask_done(w, s->task) && s->task->rc) {
+        int rc = pm_kv_compact_collect(w, s, 1, err);
+        w->failed = 1;
+        if (err) w->fail = *err;
+        if (!w->fail.code) w->fail.code = (paimon_status)rc;
+        return rc;
+      }
+    }
   size_t cap = w->previous.n + w->n_slots + 1, n = 0;
   target *ts = malloc(cap * sizeof *ts);
   if (!ts) return PM_NOMEM(err);

@@ -204,7 +204,9 @@ int pm_kv_levels_update(pm_kv_levels *l, const pm_data_file_meta *before, size_t
   for (size_t i = 0; i < na; i++) insert_file(l, nf[i], err); /* room reserved above: cannot fail */
   free(nf);
   size_t live = pm_kv_levels_file_count(l);
-  if (l->n_dead > 2 * live + 64) return rebuild_arena(l, err);
+  /* only updates that remove files rebuild: a background compaction reads the
+   * bucket's files while the writer adds level-0 files (kv_write_internal.h) */
+  if (nb && l->n_dead > 2 * live + 64) return rebuild_arena(l, err);
   return 0;
 }
 

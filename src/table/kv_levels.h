@@ -27,7 +27,9 @@
  * Memory: the levels own deep copies of every file meta (their own arena;
  * files removed by updates are reclaimed when the arena is rebuilt, after
  * enough removals). Pointers returned (files, runs) stay valid until the next
- * update or restore.
+ * update or restore; file pointers (pm_kv_lfile *) also across updates that
+ * only add files (the arena is rebuilt only by updates that remove some),
+ * and adding level-0 files never touches the levels above 0.
  *
  * Users: the writer's compaction (kv_compact*.c) and lookup compaction /
  * deletion vectors (kv_lookup*.c) read levels through this interface.

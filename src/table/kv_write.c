@@ -305,7 +305,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->ignore_previous = cfg ? cfg->ignore_previous_files : 0;
   w->postpone = postpone; /* no restore, no compaction, no spill, no changelog (kv_postpone.c) */
   if (postpone) w->ignore_previous = 1;
-  int rc = 0;
+  w->streaming = cfg ? cfg->streaming : 0;
+  int rc = pm_kv_compact_async_init(w, err);
   w->fmt = pm_format_by_name(co->file_format);
   if (!rc && (!w->fmt || !w->fmt->writer_open || !strcmp(w->fmt->name, "blob")))
     rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "option '%s' = '%s': not a format this library writes",
@@ -620,9 +621,24 @@ static int fail_with(pm_kv_write *w, int rc, pm_error *err) {
   return rc;
 }
 
+/* A background compaction that failed fails the writer at the next call
+ * (Java: the task's exception comes out of the next write / prepare). */
+static int surface_task_failure(pm_kv_write *w, pm_error *err) {
+  if (!atomic_load(&w->task_failed)) return 0;
+  for (size_t i = 0; i < w->n_slots; i++) {
+    pm_kvslot *s = w->slots[i];
+    if (s->task && pm_kv_ctask_done(w, s->task) && s->task->rc) {
+      int rc = pm_kv_compact_collect(w, s, 1, err);
+      return fail_with(w, rc, err);
+    }
+  }
+  return 0;
+}
+
 int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int kind,
                       pm_error *err) {
   if (w->failed) return failed(w, err);
+  PM_TRY(surface_task_failure(w, err));
   if (kind < 0 || kind > 3) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "row kind %d is not 0..3", kind);
   int64_t col = -1;
   if (w->row_kind_column) {
@@ -764,11 +780,27 @@ static int list_dup(pm_arena *a, const pm_data_file_meta *items, size_t n, pm_fi
   return out->items ? 0 : PM_NOMEM(err);
 }
 
+/* Java's prepareCommit(waitCompaction): batch writes wait (BatchTableWrite);
+ * stream writes wait for lookup tables (lookup-wait's default), with
+ * commit.force-compact, and when the bucket has more than
+ * num-sorted-run.stop-trigger + 1 sorted runs; a requested compaction and
+ * deletion-vector buckets (their vectors are written here, Java's lazily
+ * generated deletion file) are always waited for. */
+static int prepare_waits(const pm_kv_write *w, const pm_kvslot *s) {
+  const pm_core_options *co = &w->t->co;
+  return !w->streaming || w->lookup || co->commit_force_compact || s->forced || s->dv ||
+         pm_kv_levels_sorted_runs(&s->levels) > (size_t)co->num_sorted_run_stop_trigger + 1;
+}
+
 int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err) {
   *out = NULL;
   if (w->failed) return failed(w, err);
   for (size_t i = 0; i < w->n_slots; i++) {
-    int rc = pm_kv_flush(w, w->slots[i], err);
+    /* Java's flushWriteBuffer: the flush, then collect + trigger (also with nothing buffered) */
+    pm_kvslot *s = w->slots[i];
+    int had = s->n_chunks || s->n_runs;
+    int rc = pm_kv_flush(w, s, err);
+    if (!rc && !had) rc = pm_kv_compact_sync_trigger(w, s, err);
     if (rc) return fail_with(w, rc, err);
   }
   /* full-compaction.delta-commits: a full compaction of the buckets written, every
@@ -782,6 +814,11 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
       int rc = pm_kv_compact_slot(w, w->slots[i], 1, err);
       if (rc) return fail_with(w, rc, err);
     }
+  }
+  for (size_t i = 0; i < w->n_slots; i++) {
+    pm_kvslot *s = w->slots[i];
+    int rc = s->task ? pm_kv_compact_collect(w, s, prepare_waits(w, s), err) : 0;
+    if (rc) return fail_with(w, rc, err);
   }
   pm_manifest_committable *c = calloc(1, sizeof *c);
   if (!c) return PM_NOMEM(err);
@@ -840,6 +877,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
 
 void pm_kv_write_free(pm_kv_write *w) {
   if (!w) return;
+  pm_kv_compact_cancel_all(w); /* Java's close: cancel, wait, delete the results never handed out */
   for (size_t i = 0; i < w->n_slots; i++) slot_free(w, w->slots[i]);
   free(w->slots);
   pm_slot_map_free(&w->slot_map);
@@ -869,6 +907,7 @@ void pm_kv_write_free(pm_kv_write *w) {
   pm_kv_postpone_free(w->pp);
   free(w->commit_user);
   free(w->file_prefix);
+  pm_kv_compact_async_free(w);
   pm_table_free(w->t);
   free(w);
 }

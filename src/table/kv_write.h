@@ -28,14 +28,24 @@
  * the column is not written). `ignore-delete` drops -U/-D input rows,
  * `ignore-update-before` drops -U rows.
  *
- * Compaction (kv_compact.h, kv_compact_write.c): each bucket keeps its LSM
- * levels (kv_levels.h, restored from the latest snapshot); after every flush
- * the universal strategy may pick a unit, which runs to completion before the
- * write goes on (so num-sorted-run.stop-trigger never needs to stall it);
+ * Compaction (kv_compact.h, kv_compact_write.c, kv_compact_async.c): each
+ * bucket keeps its LSM levels (kv_levels.h, restored from the latest
+ * snapshot); after every flush the universal strategy may pick a unit,
+ * which runs in the background on the table's executor (`threads`; one
+ * compaction at a time per writer, at most one per bucket, as Java's
+ * MergeTreeCompactManager; inline with threads = 1) while writes go on.
+ * A flush collects the bucket's finished compaction and triggers the next;
+ * it waits for the one in flight when the bucket has more than
+ * num-sorted-run.stop-trigger sorted runs (back-pressure).
  * pm_kv_write_compact asks for one (full or not); full-compaction.delta-commits
  * forces full compactions at prepare; write-only turns compaction off.
- * Results go out in prepare's compact increments (compact_before /
- * compact_after), committed as a COMPACT snapshot after the APPEND one.
+ * Prepare waits for compactions in flight as Java's prepareCommit(wait)
+ * (batch writers always; see prepare_waits in kv_write.c) and collects the
+ * finished ones. Results go out in prepare's compact increments
+ * (compact_before / compact_after), committed as a COMPACT snapshot after
+ * the APPEND one. A failed background compaction deletes its outputs and
+ * fails the writer at the next write / prepare / compact call with its
+ * error (naming the file); free cancels and discards compactions in flight.
  *
  * Not yet: postpone buckets (`bucket` = -2), lookup compaction,
  * changelog producers, deletion vectors, spilling, data-file.thin-mode,
@@ -86,5 +96,9 @@ int pm_kv_write_compact(pm_kv_write *w, const pm_compact_request *req, pm_error 
 /* Totals of the compaction results handed out by prepare so far (tasks = units run). */
 void pm_kv_write_compact_stats(const pm_kv_write *w, pm_kv_compact_stats *out);
 void pm_kv_write_free(pm_kv_write *w); /* NULL ok */
+/* Tests only (process-wide, read by later opens): every collection of a
+ * background compaction waits for it, so compactions still run on the
+ * executor but in the order an inline (threads = 1) writer runs them. */
+void pm_kv_write_test_wait_compactions(int on);
 
 #endif

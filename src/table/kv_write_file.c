@@ -255,7 +255,8 @@ static int file_view_init(pm_kv_write *w, const struct ArrowArray *m, file_view 
 }
 
 /* Manifest-form BinaryRow of the trimmed key of row r of merged batch m. */
-static int key_row(pm_kv_write *w, const struct ArrowArray *m, int64_t r, pm_bytes *out, pm_error *err) {
+static int key_row(pm_kv_write *w, pm_arena *arena, const struct ArrowArray *m, int64_t r, pm_bytes *out,
+                   pm_error *err) {
   pm_value vals[64];
   pm_value *v = w->nk <= 64 ? vals : calloc(w->nk, sizeof *v);
   if (!v) return PM_NOMEM(err);
@@ -266,7 +267,7 @@ static int key_row(pm_kv_write *w, const struct ArrowArray *m, int64_t r, pm_byt
     rc = pm_write_value_at(w->key_fields[k].type, m->children[w->tm.key_cols[k]], r, &v[k], err);
   if (!rc) rc = pm_partition_row_encode((const pm_data_type *const *)w->tm.key_types, v, w->nk, &b, err);
   if (!rc) {
-    out->data = pm_arena_memdup(&w->arena, b.data, b.len);
+    out->data = pm_arena_memdup(arena, b.data, b.len);
     out->len = b.len;
     if (!out->data) rc = PM_NOMEM(err);
   }
@@ -298,6 +299,9 @@ void pm_kv_roll_init(pm_kv_roll *r, pm_kv_write *w, const char *dir, int32_t lev
   r->level = level;
   r->source = source;
   r->out = out;
+  r->arena = &w->arena;
+  r->fed_acc = &w->closed_fed;
+  r->bytes_acc = &w->closed_bytes;
   if (changelog) {
     const pm_kv_changelog *c = w->changelog;
     r->fmt = c->fmt;
@@ -328,7 +332,7 @@ static void roll_drop_current(pm_kv_roll *r) {
 
 static int roll_open(pm_kv_roll *r, pm_error *err) {
   pm_kv_write *w = r->w;
-  snprintf(r->name, sizeof r->name, "%s%s-%lld.%s", r->prefix, w->uuid, (long long)w->file_counter++, r->fmt->name);
+  snprintf(r->name, sizeof r->name, "%s%s-%lld.%s", r->prefix, w->uuid, (long long)atomic_fetch_add(&w->file_counter, 1), r->fmt->name);
   size_t pl = strlen(r->dir) + strlen(r->name) + 2;
   r->path = malloc(pl);
   r->dec = calloc(w->nk + 2 + w->nf + 1, sizeof *r->dec);
@@ -380,23 +384,23 @@ static int roll_close(pm_kv_roll *r, pm_error *err) {
   memset(fm, 0, sizeof *fm);
   r->out->paths[r->out->n++] = r->path;
   r->path = NULL;
-  fm->file_name = pm_arena_strdup(&w->arena, r->name);
+  fm->file_name = pm_arena_strdup(r->arena, r->name);
   if (!fm->file_name) rc = PM_NOMEM(err);
   fm->file_size = (int64_t)res.file_size;
   fm->row_count = res.row_count;
-  w->closed_fed += (uint64_t)r->fed;
-  w->closed_bytes += res.file_size;
+  *r->fed_acc += (uint64_t)r->fed;
+  *r->bytes_acc += res.file_size;
   fm->min_key = r->min_key;
-  fm->max_key.data = pm_arena_memdup(&w->arena, r->max_row.data, r->max_row.len);
+  fm->max_key.data = pm_arena_memdup(r->arena, r->max_row.data, r->max_row.len);
   fm->max_key.len = r->max_row.len;
   if (!fm->max_key.data) rc = PM_NOMEM(err);
   if (!rc)
     rc = pm_write_stats(w->key_fields, nk, r->key_modes, res.columns, res.n_columns < nk ? res.n_columns : nk, r->dec, 0,
-                        &w->arena, &fm->key_stats, NULL, err);
+                        r->arena, &fm->key_stats, NULL, err);
   if (!rc) {
     size_t vc = res.n_columns > nk + 2 ? res.n_columns - nk - 2 : 0;
     rc = pm_write_stats(w->fields, nf, r->value_modes, vc ? res.columns + nk + 2 : NULL, vc, r->dec + nk + 2, w->dense,
-                        &w->arena, &fm->value_stats, &fm->value_stats_cols, err);
+                        r->arena, &fm->value_stats, &fm->value_stats_cols, err);
   }
   fm->min_sequence_number = r->lo;
   fm->max_sequence_number = r->hi;
@@ -433,10 +437,10 @@ static int roll_part(pm_kv_roll *r, const struct ArrowArray *m, const struct Arr
     rc = pm_format_writer_write(r->fw, &part, err);
   }
   pm_array_release(&part);
-  if (!rc && !r->min_key.data) rc = key_row(w, m, start, &r->min_key, err);
+  if (!rc && !r->min_key.data) rc = key_row(w, r->arena, m, start, &r->min_key, err);
   if (!rc) {
     pm_bytes mk;
-    rc = key_row(w, m, start + len - 1, &mk, err);
+    rc = key_row(w, r->arena, m, start + len - 1, &mk, err);
     r->max_row.len = 0;
     if (!rc && pm_buf_append(&r->max_row, mk.data, mk.len)) rc = PM_NOMEM(err);
   }
@@ -465,7 +469,7 @@ int pm_kv_roll_write(pm_kv_roll *r, const struct ArrowArray *m, pm_error *err) {
   double bpr = (double)pm_write_batch_bytes(m, w->fields, w->nf) / (double)n + 9;
   int rc = 0;
   for (int64_t a = 0; !rc && a < n;) {
-    double ratio = pm_write_size_ratio(w->closed_fed, w->closed_bytes); /* learned as files close */
+    double ratio = pm_write_size_ratio(*r->fed_acc, *r->bytes_acc); /* learned as files close */
     double room = (double)w->target - r->fed * ratio;
     int64_t per = room <= bpr * ratio ? 1 : (int64_t)(room / (bpr * ratio));
     if (per > n - a) per = n - a;

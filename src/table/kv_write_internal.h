@@ -5,6 +5,9 @@
 #ifndef PM_TABLE_KV_WRITE_INTERNAL_H
 #define PM_TABLE_KV_WRITE_INTERNAL_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "format/format.h"
 #include "meta/arena.h"
 #include "meta/manifest.h"
@@ -50,6 +53,8 @@ typedef struct pm_kvslot {
   pm_data_file_meta *compact_before; /* files compacted away (writer's arena) */
   size_t n_before, cap_before;
   pm_kv_picker picker;       /* per bucket, as Java's strategy (early full compaction state) */
+  struct pm_kv_ctask *task;  /* the bucket's compaction submitted and not collected yet (at most one, as Java) */
+  int forced;                /* task is a requested compaction (pm_kv_compact_slot): prepare waits for it */
   pm_dv_maintainer *dv;      /* deletion-vector tables: the bucket's vectors (kv_dv.h), else NULL */
   int64_t *rows;             /* routing scratch */
   size_t n_rows, cap_rows;
@@ -100,7 +105,7 @@ struct pm_kv_write {
   struct pm_kv_buckets *buckets; /* dynamic buckets (kv_bucket.h), NULL otherwise */
   struct pm_kv_cross *cross;     /* cross-partition updates (kv_bucket_cross.h), NULL otherwise */
   char uuid[40];
-  int64_t file_counter;
+  atomic_llong file_counter;   /* file names (flushes and background compactions) */
   int restored;
   pm_manifest_entries previous;
   pm_arena arena;
@@ -112,6 +117,18 @@ struct pm_kv_write {
   pm_kv_compact_stats stats;   /* totals of the compactions run */
   int failed;
   pm_error fail;
+  /* background compaction (kv_compact_async.c): one executor job per writer
+   * runs the queued bucket compactions one after another, as Java's single
+   * compaction thread of a writer */
+  int streaming;               /* stream writer: prepare waits only as Java's prepareCommit(false) does */
+  int wait_always;             /* tests: every collection waits (background runs, synchronous order) */
+  pthread_mutex_t cmu;         /* guards the queue, drainer state and the tasks' done flags */
+  pthread_cond_t ccv;          /* a task finished / the drainer stopped */
+  int has_cmu;
+  struct pm_kv_ctask *q_head, *q_tail; /* queued, not started */
+  int draining;                /* a drainer job is running (or about to) */
+  struct pm_task *drain_job;   /* the last drainer's executor handle (waited before the next) */
+  atomic_int task_failed;      /* a finished task failed: the next call surfaces it */
   pm_kv_changelog *changelog; /* changelog-producer = input / lookup, else NULL */
   int lookup;                  /* lookup compaction (changelog lookup, deletion vectors, first-row; SEMANTICS 3.6) */
   int lookup_cl;               /* changelog-producer = lookup: compactions of level-0 files write changelog */
@@ -194,6 +211,11 @@ typedef struct pm_kv_roll {
   const struct ArrowSchema *schema;
   const pm_stats_mode *key_modes, *value_modes;
   const char *prefix;
+  /* where closed files' metas live and what they teach about compression
+   * (pm_kv_roll_init: the writer's arena and counters; a background
+   * compaction points them at its own) */
+  pm_arena *arena;
+  uint64_t *fed_acc, *bytes_acc;
   /* current file */
   pm_format_writer *fw;
   char name[256];
@@ -223,8 +245,60 @@ int pm_kv_levels_setup(pm_kv_write *w, pm_kvslot *s, pm_error *err);
 /* After a flush wrote files[0..n) at level 0: into the levels, then a compaction
  * when the strategy picks one (run to completion before returning). */
 int pm_kv_flushed(pm_kv_write *w, pm_kvslot *s, const pm_data_file_meta *files, size_t n, pm_error *err);
-/* Compacts the slot now (full: a full compaction), after flushing its buffer. */
+/* Java's compact(full): flushes the slot's buffer, waits for its compaction in
+ * flight, then submits a full compaction or the strategy's pick (prepare
+ * waits for it). */
 int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err);
+
+/* ---- background compaction (kv_compact_async.c; Java's MergeTreeCompactManager
+ * with the writer's compaction executor) ----
+ * A task = one picked unit of one bucket (at most one per bucket between
+ * submit and collection). It runs on the writer's drainer job (the library
+ * executor, table/table.h pm_table_executor; inline when the executor is
+ * single-threaded or full) and sees: its input files and the levels above
+ * its output (unchanged until it is collected: the writer only adds
+ * level-0 files meanwhile), the bucket's deletion vectors (only the task
+ * touches them until collected: prepare waits for deletion-vector buckets),
+ * and a private arena / compression counters / the atomic file counter.
+ * The writer collects results in its own thread: levels updated, compact
+ * increment recorded (kv_compact_write.c). A failed or cancelled task
+ * deletes its outputs; its error (naming the file) fails the writer at
+ * collection. */
+typedef struct pm_kv_ctask {
+  pm_kv_write *w;
+  pm_kvslot *s;
+  struct pm_kv_ctask *next; /* the writer's queue */
+  int done;                 /* the run finished (under w->cmu) */
+  atomic_int cancel;        /* stop at the next batch: the run fails, its outputs deleted */
+  int rc;                   /* the run's status and error (read once done) */
+  pm_error err;
+} pm_kv_ctask;
+/* kv_compact_write.c: runs the task's unit (worker or inline). */
+void pm_kv_ctask_run(pm_kv_ctask *ct);
+/* kv_compact_write.c: applies a finished task's result to its slot (levels,
+ * compact increment, stats) and frees it; a failed task: its error. */
+int pm_kv_ctask_apply(pm_kv_write *w, pm_kv_ctask *ct, pm_error *err);
+/* kv_compact_write.c: frees a task (deleting its outputs when not applied). */
+void pm_kv_ctask_free(pm_kv_write *w, pm_kv_ctask *ct);
+/* Queues ct as s->task and starts the drainer when idle (inline when it cannot). */
+int pm_kv_compact_submit(pm_kv_write *w, pm_kvslot *s, pm_kv_ctask *ct, pm_error *err);
+/* Collects the slot's task when finished, or waits for it when blocking. */
+int pm_kv_compact_collect(pm_kv_write *w, pm_kvslot *s, int blocking, pm_error *err);
+/* 1 when the task's result is ready. */
+int pm_kv_ctask_done(pm_kv_write *w, const pm_kv_ctask *ct);
+/* Tasks queued or running are cancelled (queued ones dropped, the running
+ * one stops at its next batch), waited for and discarded; at free. */
+void pm_kv_compact_cancel_all(pm_kv_write *w);
+/* Sets up w's compaction queue (open). */
+int pm_kv_compact_async_init(pm_kv_write *w, pm_error *err);
+void pm_kv_compact_async_free(pm_kv_write *w);
+/* The flush tail of Java's MergeTreeWriter: collect the slot's task (waiting
+ * when the bucket has more than num-sorted-run.stop-trigger sorted runs:
+ * back-pressure), then trigger the strategy. */
+int pm_kv_compact_sync_trigger(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+/* kv_compact_write.c: the strategy's (or a full) pick for the slot, submitted;
+ * nothing when a task is in flight (not full) or nothing is picked. */
+int pm_kv_compact_trigger(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err);
 void pm_kv_slot_compact_free(pm_kv_write *w, pm_kvslot *s);
 /* Counts the slot's compact increment into w->stats as prepare hands it out. */
 void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s);
