@@ -221,7 +221,7 @@ int pm_orphan_clean(pm_table *t, const pm_orphan_options *o, int64_t now_millis,
   if (!rc && s.names.n) {
     /* the referenced files: any error stops the cleanup before the first deletion */
     rc = pm_table_files_walk(t, on_ref, &s, err);
-    if (rc) pm_error_prefix(err, "orphan cleanup of %s stopped, nothing deleted", t->root);
+    if (rc) pm_error_prefix(err, "orphan cleanup of %s stopped, nothing deleted: ", t->root);
   }
   if (res) {
     res->candidates = s.n;

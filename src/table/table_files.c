@@ -70,6 +70,7 @@ typedef struct walk {
   const char *owner; /* snapshot / tag / changelog file being walked */
   pm_table_file_kind owner_kind;
   pm_name_set visited; /* manifest lists, manifests, index manifests read (shared by branches) */
+  int lenient;         /* walking the changelog of a snapshot or tag (walk_changelog_lenient) */
 } walk;
 
 /* Result of a missing referenced file: 1 = skip the rest of this snapshot (its file is gone:
@@ -96,6 +97,10 @@ static int emit(walk *w, pm_table_file_kind kind, const char *path, int64_t size
 /* A read of a file the snapshot references failed with rc: NOT_FOUND while the snapshot
  * file itself is gone too = skip (WALK_SKIP); every other case an error naming the owner. */
 static int missing_or_error(walk *w, int rc, pm_error *err) {
+  if (rc == PAIMON_ERR_NOT_FOUND && w->lenient) { /* being deleted: see walk_changelog_lenient */
+    pm_error_clear(err);
+    return WALK_SKIP;
+  }
   if (rc == PAIMON_ERR_NOT_FOUND) {
     int exists = 1;
     pm_error e2 = {0};
@@ -104,7 +109,7 @@ static int missing_or_error(walk *w, int rc, pm_error *err) {
       return WALK_SKIP;
     }
   }
-  pm_error_prefix(err, "file referenced by %s (branch %s)", w->owner, w->branch);
+  pm_error_prefix(err, "file referenced by %s (branch %s): ", w->owner, w->branch);
   return rc;
 }
 
@@ -125,10 +130,14 @@ static int enter_meta_file(walk *w, const char *name, pm_table_file_kind kind, c
   return emit(w, kind, *path, -1, 0, err);
 }
 
+static int changelog_gone(walk *w, const char *name, int *gone, pm_error *err);
+
 static int walk_manifest(walk *w, const char *name, int changelog, pm_error *err) {
   int added = 0;
   char *path = NULL;
-  int seen;
+  int seen, gone = 0;
+  if (w->lenient) PM_TRY(changelog_gone(w, name, &gone, err));
+  if (gone) return 0;
   int rc = enter_meta_file(w, name, PM_TF_MANIFEST, &path, &seen, err);
   if (rc || seen) goto out;
   pm_manifest_entries es;
@@ -188,10 +197,11 @@ out:
 
 /* A long-lived changelog keeps only what its changelog needs: snapshot expiry deleted the data
  * manifest lists (changelog producer) or the index manifest of its snapshot (Java's orphan
- * cleanup reads those as empty when they are gone). 1 when manifest/<name> is such a file. */
+ * cleanup reads those as empty when they are gone). A tag's changelog (w->lenient) may be
+ * gone or half gone: see walk_changelog_lenient. 1 when manifest/<name> is such a file. */
 static int changelog_gone(walk *w, const char *name, int *gone, pm_error *err) {
   *gone = 0;
-  if (w->owner_kind != PM_TF_CHANGELOG_META) return 0;
+  if (w->owner_kind != PM_TF_CHANGELOG_META && !w->lenient) return 0;
   char sub[1200];
   snprintf(sub, sizeof sub, "manifest/%s", name);
   char *path = pm_table_root_path(w->t, sub);
@@ -254,6 +264,23 @@ out:
   return rc;
 }
 
+/* The changelog manifest list `name` of a snapshot or tag: only what still exists of it is
+ * reported, a missing list, manifest (or one deleted while read) skipped. A tag keeps its data,
+ * not its changelog: the expiry of the tagged snapshot deletes the changelog files, manifests
+ * and list of its snapshot (Java's skipping set holds a tag's base and delta lists only), and so
+ * does the expiry of the long-lived changelog of that id; the tag keeps naming them. So does a
+ * branch's snapshot made from a main snapshot that expired since, and a snapshot a rollback to
+ * such a tag wrote back. An interrupted expiry leaves a list without some of its manifests.
+ * What is gone was reachable only through the list (Java's orphan cleanup reads missing files
+ * as empty). Never fails with NOT_FOUND. */
+static int walk_changelog_lenient(walk *w, const char *name, pm_error *err) {
+  w->lenient = 1;
+  int rc = walk_manifest_list(w, name, 1, err);
+  if (rc == WALK_SKIP) rc = 0;
+  w->lenient = 0;
+  return rc;
+}
+
 /* One snapshot-like JSON file at path (kind: snapshot, tag or changelog). */
 static int walk_snapshot_file(walk *w, pm_table_file_kind kind, const char *path, pm_error *err) {
   pm_buf b;
@@ -273,7 +300,9 @@ static int walk_snapshot_file(walk *w, pm_table_file_kind kind, const char *path
   rc = emit(w, kind, path, -1, 0, err);
   if (!rc) rc = walk_manifest_list(w, s->base_manifest_list, 0, err);
   if (!rc) rc = walk_manifest_list(w, s->delta_manifest_list, 0, err);
-  if (!rc) rc = walk_manifest_list(w, s->changelog_manifest_list, 1, err);
+  /* a snapshot's changelog: what is left of it; a tag's: after the long-lived changelogs */
+  if (!rc && kind == PM_TF_SNAPSHOT) rc = walk_changelog_lenient(w, s->changelog_manifest_list, err);
+  if (!rc && kind == PM_TF_CHANGELOG_META) rc = walk_manifest_list(w, s->changelog_manifest_list, 1, err);
   if (!rc) rc = walk_index_manifest(w, s->index_manifest, err);
   if (!rc && s->statistics) {
     char sub[1200];
@@ -284,6 +313,30 @@ static int walk_snapshot_file(walk *w, pm_table_file_kind kind, const char *path
     free(sp);
   }
   if (rc == WALK_SKIP) rc = 0;
+  w->owner = NULL;
+  pm_snapshot_free(s);
+  return rc;
+}
+
+/* The changelog manifest list of tag file `path` (walk_changelog_lenient), walked after the
+ * branch's snapshots and long-lived changelogs: what a long-lived changelog shares with the tag
+ * was walked strictly by it. */
+static int walk_tag_changelog(walk *w, const char *path, pm_error *err) {
+  pm_buf b;
+  pm_buf_init(&b);
+  int rc = pm_fs_read_file(w->t->fs, path, &b, 0, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) { /* deleted since listed */
+    pm_buf_free(&b);
+    pm_error_clear(err);
+    return 0;
+  }
+  pm_snapshot *s = NULL;
+  if (!rc) rc = pm_snapshot_parse((const char *)b.data, b.len, path, &s, err);
+  pm_buf_free(&b);
+  if (rc) return rc;
+  w->owner = path;
+  w->owner_kind = PM_TF_TAG;
+  rc = walk_changelog_lenient(w, s->changelog_manifest_list, err);
   w->owner = NULL;
   pm_snapshot_free(s);
   return rc;
@@ -328,6 +381,15 @@ static int walk_branch(walk *w, pm_error *err) {
   }
   free(ids);
   free(cdir);
+  if (rc) return rc;
+  rc = pm_tag_list(&sm, &tags, &nt, err);
+  for (size_t i = 0; !rc && i < nt; i++) {
+    char *p = pm_tag_path(&sm, tags[i]);
+    if (!p) rc = PM_NOMEM(err);
+    else rc = walk_tag_changelog(w, p, err);
+    free(p);
+  }
+  pm_free_names(tags, nt);
   return rc;
 }
 

@@ -10,7 +10,13 @@
  * data, manifests and index files under the table root, as Java does.
  * A long-lived changelog's base / delta manifest list or index manifest that is
  * gone is skipped (snapshot expiry deletes those that the changelog does not
- * need, as Java does; Java's orphan cleanup reads them as empty).
+ * need, as Java does; Java's orphan cleanup reads them as empty). Of the
+ * changelog manifest list of a snapshot or tag only what still exists is
+ * reported (a tag's is walked last, after the long-lived changelogs): the expiry
+ * of a tagged snapshot (or of its long-lived changelog) deletes its changelog
+ * files, manifests and list as Java's does and the tag keeps naming them, and so
+ * do a branch's snapshot made from an expired main snapshot and a snapshot a
+ * rollback wrote back from such a tag.
  * Consumers (consumer/consumer-<id>) only pin snapshot ids: the snapshots they
  * pin are snapshot files, visited like any other, so they add no file.
  *

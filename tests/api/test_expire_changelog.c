@@ -17,6 +17,7 @@
 #include "harness.h"
 #include "support/expire_check.h"
 #include "table/expire.h"
+#include "table/orphan_clean.h"
 #include "table/table_files.h"
 
 static char tmp_root[256];
@@ -217,6 +218,67 @@ static void test_decoupled_no_producer(void) {
   paimon_table_free(t);
 }
 
+/* Snapshot expiry (changelog not decoupled) of a tagged snapshot with a changelog, and of the
+ * main snapshot a branch was made from: their changelog files, manifests and list go as Java's
+ * expiry deletes them (a tag and another branch pin base and delta only); the tag and the
+ * branch snapshot keep naming the list. Orphan cleanup then still works (it stopped on the
+ * missing list before: "file referenced by tag/tag-t1 ... cannot open") and deletes nothing the
+ * tag or the branch reads; both read as before; paimon-table check flags only the dangling
+ * changelog pointers (Java leaves the same). */
+static void test_tag_changelog_expired(void) {
+  char dir[1024];
+  const char *opts[] = {"primary-key=id", "bucket=1", "changelog-producer=input", "write-only=true"};
+  paimon_table *t = make_table("cl_tag", opts, 4, dir, sizeof dir);
+  if (!t) return;
+  paimon_error err = {0};
+  commit_rows(t, 1, 0);
+  CHECK_OK(paimon_table_create_tag(t, "t1", 1, NULL, 0, &err), &err);
+  CHECK_OK(paimon_table_create_branch(t, "b1", NULL, 1, 0, &err), &err);
+  for (int b = 2; b <= 4; b++) commit_rows(t, b, 0);
+  ec_record rec;
+  ec_record_all(t, dir, tmp_root, &rec);
+  pm_expire_config c = config(2, 2);
+  c.changelog_decoupled = 0;
+  pm_expire_result r;
+  pm_error e = {0};
+  CHECK_OK(pm_expire_snapshots(t->t, &c, NULL, NULL, &r, &e), &e);
+  CHECK_EQ_INT((int)r.snapshots_expired, 2);
+  pm_snapshot_manager sm = pm_table_snapshots(t->t);
+  pm_snapshot *tag = NULL;
+  CHECK_OK(pm_tag_read(&sm, "t1", &tag, &e), &e);
+  char list[1400] = "";
+  if (tag && tag->changelog_manifest_list) snprintf(list, sizeof list, "%s/manifest/%s", dir, tag->changelog_manifest_list);
+  CHECK_MSG(*list && access(list, F_OK) != 0, "the tagged snapshot's changelog list is deleted as Java does: %s", list);
+  pm_snapshot_free(tag);
+  /* every file written so far is older than now - 1 ms */
+  usleep(3000);
+  pm_orphan_options oo;
+  memset(&oo, 0, sizeof oo);
+  oo.older_than_millis = pm_expire_now_ms() - 1;
+  pm_orphan_result orr;
+  CHECK_OK(pm_orphan_clean(t->t, &oo, 0, &orr, &e), &e);
+  size_t expired = 0;
+  CHECK_EQ_INT((int)ec_verify(t, dir, tmp_root, &rec, &expired, "tag changelog expired"), 3); /* 3, 4, t1 */
+  ec_files after;
+  ec_files_collect(t->t, &after);
+  CHECK_MSG(after.missing == 0, "tag changelog expired: needed file missing: %s", after.first_missing);
+  ec_files_free(&after);
+  paimon_table *bt = NULL;
+  CHECK_OK(paimon_catalog_get_table(cat, "db.cl_tag$branch_b1", &bt, &err), &err);
+  json_t *want = NULL;
+  for (size_t i = 0; i < rec.n; i++)
+    if (!strcmp(rec.items[i].tag, "t1")) want = rec.items[i].rows;
+  json_t *got = bt ? ec_ours(bt, 1, NULL) : NULL;
+  char msg[2048];
+  CHECK_MSG(got && want && ot_rows_match(want, got, msg, sizeof msg), "branch b1 snapshot 1: %s", got ? msg : "unreadable");
+  json_decref(got);
+  paimon_table_free(bt);
+  const char *dangling[] = {"tag/tag-t1: references manifest-list ", "branch/branch-b1/snapshot/snapshot-1: references manifest-list "};
+  CHECK(ot_check_ok_allowing(dir, 0, dangling, 2, "tag changelog expired"));
+  ec_record_free(&rec);
+  paimon_table_free(t);
+}
+
 int main(void) {
   snprintf(tmp_root, sizeof tmp_root, "/tmp/pm_expire_cl_XXXXXX");
   CHECK(mkdtemp(tmp_root) != NULL);
@@ -232,6 +294,7 @@ int main(void) {
   CHECK_OK(paimon_catalog_open(&o, 1, &cat, &err), &err);
   RUN_TEST(test_decoupled_input_producer);
   RUN_TEST(test_decoupled_no_producer);
+  RUN_TEST(test_tag_changelog_expired);
   paimon_catalog_free(cat);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);

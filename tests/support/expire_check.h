@@ -83,8 +83,10 @@ static inline json_t *ec_oracle(const char *dir, long long snap, const char *tag
   return rows;
 }
 
-/* Records every snapshot and tag of the table's branch: both readers must agree. */
-static inline void ec_record_all(const paimon_table *pt, const char *dir, const char *scratch_root, ec_record *r) {
+/* Records every snapshot and tag of the table's branch: both readers must agree (use_oracle 0:
+ * our reader only, for tests that anchor a few of the states with the oracle themselves). */
+static inline void ec_record_all_with(const paimon_table *pt, const char *dir, const char *scratch_root, ec_record *r,
+                                      int use_oracle) {
   memset(r, 0, sizeof *r);
   pm_table *t = pt->t;
   pm_snapshot_manager sm = pm_table_snapshots(t);
@@ -108,10 +110,10 @@ static inline void ec_record_all(const paimon_table *pt, const char *dir, const 
     } else {
       s->snap = ids[i];
     }
-    json_t *o = ec_oracle(dir, s->snap, tag, scratch_root);
     json_t *ours = ec_ours(pt, s->snap, tag);
+    json_t *o = use_oracle ? ec_oracle(dir, s->snap, tag, scratch_root) : json_incref(ours);
     CHECK_MSG(o && ours, "%s %s %lld readable before", dir, tag ? tag : "snapshot", s->snap);
-    if (o && ours) {
+    if (o && ours && use_oracle) {
       char msg[8192];
       CHECK_MSG(ot_rows_match(o, ours, msg, sizeof msg), "%s %s %lld: our read != paimon-table: %s", dir,
                 tag ? tag : "snapshot", s->snap, msg);
@@ -122,6 +124,10 @@ static inline void ec_record_all(const paimon_table *pt, const char *dir, const 
   }
   free(ids);
   pm_free_names(tags, nt);
+}
+
+static inline void ec_record_all(const paimon_table *pt, const char *dir, const char *scratch_root, ec_record *r) {
+  ec_record_all_with(pt, dir, scratch_root, r, 1);
 }
 
 /* Every recorded snapshot that still exists (and every recorded tag) reads as recorded with
@@ -201,6 +207,8 @@ static inline int ec_on_file(void *ctx, const pm_table_file_ref *f, pm_error *er
   ec_files *c = ctx;
   if (f->kind == PM_TF_DATA_FILE || f->kind == PM_TF_EXTRA_FILE) return 0;
   if (f->kind == PM_TF_CHANGELOG_FILE && f->from_delete) return 0;
+  /* a tag needs its data, not its changelog (table_files.h: what is left of it is reported) */
+  if (f->kind == PM_TF_CHANGELOG_FILE && f->owner && strstr(f->owner, "/tag/tag-")) return 0;
   return ec_add(c, f->path, f->owner);
 }
 
