@@ -274,27 +274,16 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
     return refuse(t, pm_core_option_key(PM_CO_DATA_FILE_EXTERNAL_PATHS), err);
   if (co->rowkind_field) return refuse(t, pm_core_option_key(PM_CO_ROWKIND_FIELD), err);
   int first_row = t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW;
+  /* Java's SchemaValidation: deletion vectors only with changelog-producer none / input / lookup */
   if (t->changelog_producer == PM_CHANGELOG_FULL_COMPACTION && t->deletion_vectors)
-    return refuse(t, "changelog-producer = full-compaction and deletion vectors", err);
-  /* changelog-producer = lookup: the merged value of level-0 records and the
-   * looked-up old one is the newest record for deduplicate without
-   * sequence.field and first-row (other engines need the looked-up record
-   * inside the merge: not yet) */
-  if (t->changelog_producer == PM_CHANGELOG_LOOKUP && !first_row &&
-      (t->merge_engine != PM_MERGE_DEDUPLICATE || co->sequence_field))
-    return refuse(t, "changelog-producer = lookup with a merge engine other than deduplicate / first-row, "
-                     "or with sequence.field", err);
-  /* deletion vectors: lookup compaction for deduplicate without sequence.field
-   * (the looked-up old record never changes the merged value; other engines
-   * need it in the merge: not yet) */
+    return refuse(t, "changelog-producer = full-compaction and deletion vectors (Java allows deletion vectors "
+                     "only with changelog-producer none / input / lookup)", err);
+  /* lookup compaction (changelog lookup, deletion vectors) merges the
+   * looked-up record with the level-0 ones (kv_compact_write.c) */
   if (t->deletion_vectors && t->merge_engine == (pm_merge_engine)PM_ENGINE_FIRST_ROW)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                      "table %s.%s: merge-engine = first-row does not use deletion vectors (%s)", t->database, t->name,
                      pm_core_option_key(PM_CO_DV_ENABLED));
-  if (t->deletion_vectors && t->merge_engine != PM_MERGE_DEDUPLICATE)
-    return refuse(t, "deletion vectors and a merge engine other than deduplicate", err);
-  if (t->deletion_vectors && co->sequence_field)
-    return refuse(t, "deletion vectors and sequence.field", err);
   if (t->deletion_vectors && co->write_only)
     return refuse(t, "deletion vectors and write-only = true (level-0 files would stay invisible)", err);
   pm_kv_write *w = calloc(1, sizeof *w);

@@ -16,8 +16,8 @@
  * by DuckDB = every commit's expected changelog. Variants: several levels
  * (small files, lookups into higher levels), deletion vectors, first-row
  * (only +I for new keys; later rows of a key are ignored), first-row without
- * changelog. Refusals: lookup with other engines / sequence.field /
- * row-deduplicate.
+ * changelog, row-deduplicate. Other engines and sequence.field:
+ * test_write_pk_lookup_engines.c; lookup options: test_write_pk_lookup_modes.c.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -77,13 +77,6 @@ static void test_lookup_row_dedup(void) {
   run_case(&(cl_case){"lkdd", opts, 4, 0, 1, 5, 150, 60, 1, 19, 0, 1});
 }
 
-static void test_refusals(void) {
-  const char *a[] = {"changelog-producer=lookup", "merge-engine=partial-update"};
-  refused("rpu", a, 2, "changelog-producer = lookup");
-  const char *b[] = {"changelog-producer=lookup", "sequence.field=n"};
-  refused("rseq", b, 2, "sequence.field");
-}
-
 int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_write_pk_lookup_XXXXXX");
   if (!mkdtemp(wh)) return 1;
@@ -93,7 +86,6 @@ int main(void) {
   RUN_TEST(test_first_row);
   RUN_TEST(test_first_row_lookup_changelog);
   RUN_TEST(test_lookup_row_dedup);
-  RUN_TEST(test_refusals);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   if (!pm_test_failures && system(cmd)) return 1;
