@@ -4,10 +4,12 @@
 #include <string.h>
 
 #include <errno.h>
+#include <signal.h>
 
 #include "cli/cli.h"
 #include "cli/cli_output.h"
 #include "paimon/paimon.h"
+#include "paimon/stream.h"
 
 static void usage(FILE *out) {
   fputs("usage: paimon [-w WAREHOUSE] db list\n"
@@ -28,6 +30,9 @@ static void usage(FILE *out) {
         "              [--option k=v ...]\n"
         "       paimon [-w WAREHOUSE] table read DB.T [--select a,b] [--where EXPR] [--limit N]\n"
         "              [TIME-TRAVEL] [--option k=v ...] [--row-kind] [--format F]\n"
+        "       paimon [-w WAREHOUSE] table stream DB.T [--from latest|earliest|snapshot:N|timestamp:TS]\n"
+        "              [--consumer-id ID] [--select a,b] [--where EXPR] [--option k=v ...] [--row-kind]\n"
+        "              [--format F] [--once]\n"
         "\n"
         "Each subcommand takes only the options shown; any other is an error (exit 2). --where may be\n"
         "repeated: the filters are ANDed. --select may be repeated: the column lists are concatenated.\n"
@@ -43,6 +48,18 @@ static void usage(FILE *out) {
         "             The table cuts text cells past --max-width N display columns (default 40; never\n"
         "             numbers; --no-truncate: never), paths at the start, fits $COLUMNS or the terminal\n"
         "             by leaving out the last columns, and prints NULL for a null.\n"
+        "Streaming (table stream): prints the rows of the start, then the rows of each new commit as it\n"
+        "             arrives, until Ctrl-C (the batch being printed is finished first; exit 0), or with\n"
+        "             --once until everything committed so far is printed. --from: latest = only\n"
+        "             commits after the start; earliest = all rows of the earliest snapshot, then every\n"
+        "             change; snapshot:N = the changes from snapshot N on; timestamp:TS = the changes\n"
+        "             committed at or after TS (epoch millis or 'YYYY-MM-DD HH:MM:SS'); without --from:\n"
+        "             the consumer's saved progress when --consumer-id has one, else all rows of the\n"
+        "             latest snapshot and then the changes (or --option scan.mode=...). With\n"
+        "             --consumer-id the progress is saved after each printed batch (consumer/consumer-ID,\n"
+        "             as Java's consumers; it keeps unread snapshots from expiring). Changes of tables\n"
+        "             with a changelog producer are their changelog (--row-kind shows -U/+U/-D). New\n"
+        "             commits are looked for every second (--option continuous.discovery-interval=D).\n"
         "The warehouse is -w PATH or $PAIMON_WAREHOUSE.\n",
         out);
 }
@@ -193,6 +210,7 @@ enum {
   OPT_OPTION = 1 << 4,
   OPT_ROW_KIND = 1 << 5,
   OPT_FORMAT = 1 << 6,
+  OPT_STREAM = 1 << 7, /* --from --consumer-id --once */
 };
 
 #define MAX_CLAUSES 64
@@ -209,6 +227,9 @@ typedef struct table_args {
   int system_table; /* ident names a system table (db.t$snapshots) */
   paimon_option opts[64];
   size_t n_opts;
+  const char *from;        /* table stream --from */
+  const char *consumer_id; /* table stream --consumer-id */
+  int once;                /* table stream --once */
 } table_args;
 
 static int add_opt(table_args *a, const char *k, const char *v) {
@@ -239,6 +260,7 @@ static int bad_int(const table_args *a, const char *opt, const char *val, int64_
 
 static int allowed_options(const char *sub) {
   if (!strcmp(sub, "read")) return OPT_SELECT | OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_ROW_KIND | OPT_FORMAT;
+  if (!strcmp(sub, "stream")) return OPT_SELECT | OPT_WHERE | OPT_OPTION | OPT_ROW_KIND | OPT_FORMAT | OPT_STREAM;
   if (!strcmp(sub, "explain")) return OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION;
   if (!strcmp(sub, "files") || !strcmp(sub, "partitions")) return OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_FORMAT;
   if (!strcmp(sub, "snapshots")) return OPT_LIMIT | OPT_FORMAT;
@@ -274,11 +296,12 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
                    ? OPT_TIME_TRAVEL
                : !strcmp(arg, "--option") || !strcmp(arg, "-o") ? OPT_OPTION
                : !strcmp(arg, "--row-kind")                     ? OPT_ROW_KIND
+               : !strcmp(arg, "--from") || !strcmp(arg, "--consumer-id") || !strcmp(arg, "--once") ? OPT_STREAM
                : !strcmp(arg, "--format") || !strcmp(arg, "--max-width") || !strcmp(arg, "--no-truncate")
                    ? OPT_FORMAT
                                                                 : 0;
     int rc = 0;
-    int no_value = kind == OPT_ROW_KIND || !strcmp(arg, "--no-truncate");
+    int no_value = kind == OPT_ROW_KIND || !strcmp(arg, "--no-truncate") || !strcmp(arg, "--once");
     if (!kind) {
       fprintf(stderr, "paimon table %s: unknown option %s\n", a->sub, arg);
       rc = 2;
@@ -339,6 +362,20 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
       }
     } else if (kind == OPT_ROW_KIND) {
       a->row_kind = 1;
+    } else if (!strcmp(arg, "--from")) {
+      if (a->from) {
+        fprintf(stderr, "paimon table %s: --from given twice\n", a->sub);
+        rc = 2;
+      }
+      a->from = val;
+    } else if (!strcmp(arg, "--consumer-id")) {
+      if (!*val || strchr(val, '/')) {
+        fprintf(stderr, "paimon table %s: invalid --consumer-id '%s' (a file name: no '/')\n", a->sub, val);
+        rc = 2;
+      }
+      a->consumer_id = val;
+    } else if (!strcmp(arg, "--once")) {
+      a->once = 1;
     } else if (kind == OPT_FORMAT) {
       int j = no_value ? i : i - 1; /* back at the option itself */
       char what[64];
@@ -581,15 +618,192 @@ static int cmd_read_or_explain(paimon_catalog *cat, const table_args *a, int exp
   return rc;
 }
 
+/* ------------------------------------------------------------- stream */
+
+static volatile sig_atomic_t stream_stop;
+static void on_stop_signal(int sig) {
+  (void)sig;
+  stream_stop = 1;
+}
+static int stream_cancel(void *ctx) {
+  (void)ctx;
+  return stream_stop;
+}
+
+static int has_opt(const table_args *a, const char *key) {
+  for (size_t i = 0; i < a->n_opts; i++)
+    if (!strcmp(a->opts[i].key, key)) return 1;
+  return 0;
+}
+
+/* --from and --consumer-id as options of the read builder. */
+static int stream_options(table_args *a) {
+  int rc = 0;
+  if (a->from && (has_opt(a, "scan.mode") || has_opt(a, "scan.snapshot-id") || has_opt(a, "scan.timestamp") ||
+                  has_opt(a, "scan.timestamp-millis"))) {
+    fprintf(stderr, "paimon table stream: --from and --option scan.mode / scan.snapshot-id / scan.timestamp[-millis] "
+                    "both choose the start; give one\n");
+    return 2;
+  }
+  const char *f = a->from;
+  int64_t n = 0;
+  if (!f) {
+  } else if (!strcmp(f, "latest")) {
+    rc = add_opt(a, "scan.mode", "latest");
+  } else if (!strcmp(f, "earliest")) {
+    rc = add_opt(a, "scan.mode", "from-snapshot-full");
+    if (!rc) rc = add_opt(a, "scan.snapshot-id", "0"); /* 0: the earliest snapshot */
+  } else if (!strncmp(f, "snapshot:", 9)) {
+    if (cli_parse_int64(f + 9, 1, &n)) {
+      fprintf(stderr, "paimon table stream: invalid --from '%s' (snapshot:N with N a snapshot id >= 1)\n", f);
+      return 2;
+    }
+    rc = add_opt(a, "scan.mode", "from-snapshot");
+    if (!rc) rc = add_opt(a, "scan.snapshot-id", f + 9);
+  } else if (!strncmp(f, "timestamp:", 10) && f[10]) {
+    rc = add_opt(a, "scan.mode", "from-timestamp");
+    if (!rc) rc = add_opt(a, cli_parse_int64(f + 10, INT64_MIN, &n) ? "scan.timestamp" : "scan.timestamp-millis", f + 10);
+  } else {
+    fprintf(stderr, "paimon table stream: invalid --from '%s' (latest, earliest, snapshot:N or timestamp:TS)\n", f);
+    return 2;
+  }
+  if (!rc && a->consumer_id) {
+    if (has_opt(a, "consumer-id")) {
+      fprintf(stderr, "paimon table stream: --consumer-id and --option consumer-id both given; give one\n");
+      return 2;
+    }
+    rc = add_opt(a, "consumer-id", a->consumer_id);
+    /* an explicit start wins over the consumer's saved progress */
+    if (!rc && a->from && !has_opt(a, "consumer.ignore-progress")) rc = add_opt(a, "consumer.ignore-progress", "true");
+  }
+  if (!rc && !a->once && !has_opt(a, "continuous.discovery-interval"))
+    rc = add_opt(a, "continuous.discovery-interval", "1 s");
+  return rc;
+}
+
+/* Prints one plan's rows: into *shared (JSONL / CSV: one printer for the whole stream, created on
+ * the first plan), or a printer of its own (table view: a table per batch). */
+static int stream_print_plan(paimon_read_builder *rb, const paimon_plan *plan, const paimon_print_options *po,
+                             paimon_printer **shared, paimon_error *err) {
+  struct ArrowArrayStream s;
+  memset(&s, 0, sizeof s);
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  paimon_printer *own = NULL;
+  int rc = paimon_read_plan(rb, plan, &s, err);
+  if (!rc) rc = cli_stream_schema(&s, &schema, err);
+  paimon_printer **pr = po->format == PAIMON_PRINT_TABLE ? &own : shared;
+  if (!rc && !*pr) rc = paimon_printer_new(&schema, po, pr, err);
+  while (!rc) {
+    struct ArrowArray batch;
+    memset(&batch, 0, sizeof batch);
+    rc = cli_stream_next(&s, &batch, err);
+    if (rc || !batch.release) break;
+    if (batch.length > 0) rc = paimon_printer_print(*pr, &batch, stdout, err);
+    batch.release(&batch);
+  }
+  if (!rc && own) rc = paimon_printer_finish(own, stdout, err);
+  paimon_printer_free(own);
+  if (schema.release) schema.release(&schema);
+  if (s.release) s.release(&s);
+  if (!rc && fflush(stdout)) rc = cli_errorf(err, PAIMON_ERR_IO, "cannot write output: %s", strerror(errno));
+  return rc;
+}
+
+static int cmd_stream(paimon_catalog *cat, table_args *a) {
+  int rc = stream_options(a);
+  if (rc) return rc;
+  paimon_table *t = NULL;
+  paimon_read_builder *rb = NULL;
+  paimon_stream_scan *ss = NULL;
+  paimon_printer *shared = NULL;
+  paimon_error err = {0};
+  rc = make_builder(cat, a, &t, &rb);
+  if (!rc && paimon_stream_scan_new(rb, &ss, &err)) rc = fail(&err);
+  int *digits = NULL, nd = 0;
+  paimon_print_options po;
+  paimon_print_options_init(&po);
+  cli_output_apply(&a->out, &po);
+  if (!rc) {
+    struct ArrowSchema schema;
+    memset(&schema, 0, sizeof schema);
+    if (!paimon_read_builder_read_schema(rb, &schema, &err)) {
+      digits = column_digits(t, &schema, &nd);
+      schema.release(&schema);
+    }
+    po.fraction_digits = digits;
+    po.n_fraction_digits = nd;
+  }
+  struct sigaction sa, old_int, old_term;
+  memset(&sa, 0, sizeof sa);
+  sa.sa_handler = on_stop_signal;
+  sigemptyset(&sa.sa_mask);
+  stream_stop = 0;
+  sigaction(SIGINT, &sa, &old_int);
+  sigaction(SIGTERM, &sa, &old_term);
+  int announced = 0, caught_up = 0;
+  for (int first = 1; !rc && !stream_stop && !caught_up; first = 0) {
+    paimon_plan *plan = NULL;
+    if (a->once) {
+      if (paimon_stream_scan_plan(ss, &plan, &err)) rc = fail(&err);
+      if (!rc && !paimon_plan_num_splits(plan) && !first) caught_up = 1; /* everything committed so far is printed */
+    } else {
+      if (!announced) {
+        int64_t next = 0;
+        if (!paimon_stream_scan_plan(ss, &plan, &err)) {
+          announced = 1;
+          if (paimon_stream_scan_checkpoint(ss, &next))
+            fprintf(stderr, "paimon table stream: %s: following from snapshot %lld (Ctrl-C stops)\n", a->ident,
+                    (long long)next);
+          else
+            fprintf(stderr, "paimon table stream: %s: no snapshot yet, waiting for the first commit (Ctrl-C stops)\n",
+                    a->ident);
+        } else {
+          rc = fail(&err);
+        }
+      } else if (paimon_stream_scan_next(ss, stream_cancel, NULL, &plan, &err)) {
+        rc = fail(&err);
+      }
+      if (!rc && !plan && !paimon_stream_scan_finished(ss)) break; /* cancelled */
+      if (!rc && !plan) break;                                      /* end of input */
+    }
+    if (!rc && paimon_plan_num_splits(plan) && stream_print_plan(rb, plan, &po, &shared, &err)) rc = fail(&err);
+    paimon_plan_free(plan);
+    int64_t next = 0;
+    if (!rc && a->consumer_id && paimon_stream_scan_checkpoint(ss, &next) &&
+        paimon_stream_scan_notify_checkpoint_complete(ss, next, &err))
+      rc = fail(&err);
+    if (!rc && paimon_stream_scan_finished(ss)) break;
+  }
+  sigaction(SIGINT, &old_int, NULL);
+  sigaction(SIGTERM, &old_term, NULL);
+  if (!rc && shared && paimon_printer_finish(shared, stdout, &err)) rc = fail(&err);
+  if (!rc && !shared && po.format == PAIMON_PRINT_CSV && ss) {
+    /* nothing streamed: the CSV header alone, as table read prints it for no rows */
+    struct ArrowSchema schema;
+    memset(&schema, 0, sizeof schema);
+    if (!paimon_read_builder_read_schema(rb, &schema, &err)) {
+      if (!paimon_printer_new(&schema, &po, &shared, &err)) paimon_printer_finish(shared, stdout, &err);
+      schema.release(&schema);
+    }
+  }
+  paimon_printer_free(shared);
+  free(digits);
+  paimon_stream_scan_free(ss);
+  paimon_read_builder_free(rb);
+  paimon_table_free(t);
+  return rc;
+}
+
 static int cmd_table(const char *warehouse, int argc, char **argv) {
   if (argc < 2) {
-    fprintf(stderr, "paimon table: missing subcommand (get, read, snapshots, files, partitions, explain, create, drop, rename)\n");
+    fprintf(stderr, "paimon table: missing subcommand (get, read, stream, snapshots, files, partitions, explain, create, drop, rename)\n");
     usage(stderr);
     return 2;
   }
   const char *sub = argv[1];
   if (allowed_options(sub) < 0) {
-    fprintf(stderr, "paimon table: unknown subcommand '%s' (get, read, snapshots, files, partitions, explain, create, drop, rename)\n",
+    fprintf(stderr, "paimon table: unknown subcommand '%s' (get, read, stream, snapshots, files, partitions, explain, create, drop, rename)\n",
             sub);
     return 2;
   }
@@ -602,7 +816,12 @@ static int cmd_table(const char *warehouse, int argc, char **argv) {
   if (!rc) {
     char base[1024];
     const char *sys = split_system_table(a.ident, base, sizeof base);
-    if (!strcmp(sub, "read") && sys) {
+    if (!strcmp(sub, "stream") && sys) {
+      fprintf(stderr, "paimon table stream: %s is a system table (only data tables stream)\n", a.ident);
+      rc = 2;
+    } else if (!strcmp(sub, "stream")) {
+      rc = cmd_stream(cat, &a);
+    } else if (!strcmp(sub, "read") && sys) {
       a.system_table = 1; /* read like a data table: --select, --where, --limit, time travel */
       rc = cmd_read_or_explain(cat, &a, 0);
     } else if (sys) {
