@@ -1560,11 +1560,19 @@ static int check_schema_ids(pm_table *t, manifest_job *jobs, size_t nj, pm_error
   return 0;
 }
 
+/* Postpone tables (Java): batch scans read real buckets only (AbstractBatchTableScan; our
+ * postpone.merge-on-read batch reads aside), stream scans when a changelog producer is set
+ * (DataTableStreamScan). */
+static int stream_real_buckets_only(const pm_table *t) {
+  return t->bucket_mode == PM_BUCKET_POSTPONE && t->changelog_producer != PM_CHANGELOG_NONE;
+}
+
 static int plan_snapshot_levels(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int64_t limit,
-                                int level_min, pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
+                                int level_min, int stream, pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   scan_ctx c;
   int rc = setup_ctx(&c, t, filter, 0, ex, err);
   c.level_min = level_min;
+  if (stream) c.real_buckets_only = stream_real_buckets_only(t);
   manifest_job *jobs = NULL;
   size_t nj = 0;
   const pm_manifest_entry **live = NULL;
@@ -1604,7 +1612,7 @@ static int plan_snapshot_levels(pm_table *t, const pm_predicate *filter, const p
 
 static int plan_snapshot(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int64_t limit,
                          pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
-  return plan_snapshot_levels(t, filter, snap, limit, 0, ex, pb, err);
+  return plan_snapshot_levels(t, filter, snap, limit, 0, 0, ex, pb, err);
 }
 
 int pm_scan_live_files(pm_table *t, const pm_snapshot *snap, const pm_predicate *filter, pm_manifest_entries *out,
@@ -1916,11 +1924,10 @@ static int resolve_incremental(pm_table *t, incr_spec *sp, pm_error *err) {
 
 /* Streaming splits of the ADD entries of manifest lists lists[0..n) (NULL entries are skipped). */
 static int plan_lists(pm_table *t, const pm_predicate *filter, const char *const *lists, size_t n_lists,
-                      int64_t snapshot_id, pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
+                      int64_t snapshot_id, int stream, pm_scan_explain *ex, plan_builder *pb, pm_error *err) {
   scan_ctx c;
   int rc = setup_ctx(&c, t, filter, 1, ex, err);
-  /* a batch scan of a postpone table reads real buckets only (Java's AbstractBatchTableScan) */
-  c.real_buckets_only = t->bucket_mode == PM_BUCKET_POSTPONE;
+  c.real_buckets_only = stream ? stream_real_buckets_only(t) : t->bucket_mode == PM_BUCKET_POSTPONE;
   manifest_job **all_jobs = NULL;
   size_t *all_n = NULL;
   if (!rc && n_lists) {
@@ -1973,7 +1980,7 @@ static int plan_incremental(pm_table *t, const pm_predicate *filter, int64_t sta
     if (!changelog && !strcmp(kind, "APPEND")) lists[i] = snaps[i]->delta_manifest_list;
     if (changelog && strcmp(kind, "OVERWRITE")) lists[i] = snaps[i]->changelog_manifest_list;
   }
-  if (!rc) rc = plan_lists(t, filter, lists, n_snaps, end, ex, pb, err);
+  if (!rc) rc = plan_lists(t, filter, lists, n_snaps, end, 0, ex, pb, err);
   for (size_t i = 0; i < n_snaps && snaps; i++) pm_snapshot_free(snaps[i]);
   free(snaps);
   free(lists);
@@ -2011,7 +2018,7 @@ int pm_scan_plan_stream_full(pm_table *t, const pm_predicate *filter, const pm_s
   plan_builder pb = {0};
   pm_scan_explain ex;
   memset(&ex, 0, sizeof ex);
-  int rc = plan_snapshot_levels(t, filter, snap, -1, level_min, &ex, &pb, err);
+  int rc = plan_snapshot_levels(t, filter, snap, -1, level_min, 1, &ex, &pb, err);
   if (rc) {
     for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
     free(pb.splits);
@@ -2036,7 +2043,7 @@ int pm_scan_plan_stream_delta(pm_table *t, const pm_predicate *filter, const pm_
   pm_scan_explain ex;
   memset(&ex, 0, sizeof ex);
   const char *list = changelog ? snap->changelog_manifest_list : snap->delta_manifest_list;
-  int rc = plan_lists(t, filter, &list, 1, snap->id, &ex, &pb, err);
+  int rc = plan_lists(t, filter, &list, 1, snap->id, 1, &ex, &pb, err);
   if (rc) {
     for (size_t i = 0; i < pb.n; i++) pm_data_split_free(pb.splits[i]);
     free(pb.splits);
