@@ -32,6 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "arrow/arrow.h"
+#include "arrow/compute.h"
 #include "io/fs.h"
 #include "meta/core_options.h"
 #include "table/commit.h"
@@ -120,6 +122,56 @@ int pm_kv_postpone_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
   w->buffered -= s->bytes;
   s->bytes = 0;
   return rc;
+}
+
+/* Java's PostponeBucketWriter.validateRetract: the first retract a postpone
+ * writer gets goes through the merge function (no single-record rule: the
+ * record twice), so an engine that refuses it fails the write, not every
+ * later compaction. Rows: the batch's rows in the table's columns, kinds[r],
+ * keep (NULL: all). */
+int pm_kv_postpone_validate(pm_kv_write *w, const struct ArrowArray *b, const int8_t *kinds, const uint8_t *keep,
+                            pm_error *err) {
+  if (w->retract_validated) return 0;
+  int64_t r = 0;
+  while (r < b->length && (!pm_rowkind_is_retract(kinds[r]) || (keep && !keep[r]))) r++;
+  if (r == b->length) return 0;
+  int64_t idx[2] = {r, r};
+  struct ArrowArray sub, c, out;
+  PM_TRY(pm_take(&w->type, b, idx, 2, &sub, err));
+  int rc = pm_array_init(&c, 2, 1, (int64_t)w->nf + 2, err);
+  if (rc) {
+    pm_array_release(&sub);
+    return rc;
+  }
+  for (size_t f = 0; f < w->nf; f++) pm_array_move(sub.children[f], c.children[f]);
+  pm_array_release(&sub);
+  int64_t *seq = NULL;
+  int8_t *kind = NULL;
+  rc = pm_array_init(c.children[w->nf], 2, 2, 0, err);
+  if (!rc) rc = pm_array_init(c.children[w->nf + 1], 2, 2, 0, err);
+  if (!rc) {
+    seq = pm_aligned_alloc(2 * sizeof *seq);
+    kind = pm_aligned_alloc(8);
+    if (!seq || !kind) rc = PM_NOMEM(err);
+  }
+  if (rc) {
+    pm_aligned_free(seq);
+    pm_aligned_free(kind);
+    pm_array_release(&c);
+    return rc;
+  }
+  seq[0] = 0;
+  seq[1] = 1;
+  kind[0] = kind[1] = kinds[r];
+  pm_array_set_buffer(c.children[w->nf], 1, seq);
+  pm_array_set_buffer(c.children[w->nf + 1], 1, kind);
+  memset(&out, 0, sizeof out);
+  rc = pm_merge_sorted_batch(&w->tm.cfg, &c, &out, err);
+  if (out.release) out.release(&out);
+  pm_array_release(&c);
+  if (rc) return pm_error_prefix(err, "table %s.%s: ", w->t->database, w->t->name);
+  w->retract_validated = 1;
+  return 0;
 }
 
 /* ------------------------------------------------------------ compaction: planning */
@@ -359,7 +411,7 @@ static int replay_file(pm_kv_write *w, pm_kv_write *r, const pm_manifest_entry *
   if (st.release) st.release(&st);
   free(cols);
   pm_arena_free(&sp.arena);
-  if (rc) pm_error_prefix(err, "table %s.%s: postpone file %s", w->t->database, w->t->name, e->file.file_name);
+  if (rc) pm_error_prefix(err, "table %s.%s: postpone file %s: ", w->t->database, w->t->name, e->file.file_name);
   return rc;
 }
 

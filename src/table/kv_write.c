@@ -672,7 +672,9 @@ int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct 
     free(v.sc);
     free(v.ac);
   }
+  if (!rc && w->postpone) rc = pm_kv_postpone_validate(w, &nb, kinds, any_dropped ? keep : NULL, err);
   if (rc) {
+    if (nb.release) nb.release(&nb);
     free(kinds);
     free(keep);
     return rc; /* nothing of the batch was written */

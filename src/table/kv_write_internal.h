@@ -150,6 +150,7 @@ struct pm_kv_write {
   char *commit_user;           /* postpone: the writer's commit user (file names, compaction writers) */
   char *file_prefix;           /* data files' prefix, NULL: data-file.prefix */
   struct pm_kv_postpone *pp;   /* postpone compaction not handed out yet, NULL: none */
+  int retract_validated;       /* postpone: the first retract went through the merge function */
 };
 
 /* kv_write.c: the live files of the latest snapshot into w->previous (once;
@@ -389,6 +390,8 @@ int pm_kv_file_layout(pm_kv_write *w, const pm_format *fmt, const char *def_mode
 typedef struct pm_kv_postpone pm_kv_postpone;
 int pm_kv_postpone_open(pm_kv_write *w, const pm_write_config *cfg, pm_error *err);
 int pm_kv_postpone_flush(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+int pm_kv_postpone_validate(pm_kv_write *w, const struct ArrowArray *b, const int8_t *kinds, const uint8_t *keep,
+                            pm_error *err);
 int pm_kv_postpone_compact(pm_kv_write *w, const pm_compact_request *req, pm_error *err);
 int pm_kv_postpone_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable *c, pm_error *err);
 void pm_kv_postpone_free(pm_kv_postpone *pp); /* NULL ok */

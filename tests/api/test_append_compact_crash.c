@@ -30,6 +30,7 @@
 #include "paimon/compact.h"
 #include "table/catalog.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
+#include "support/compact_crash.h"
 #include "support/compact_table.h"
 
 static char root[256];
@@ -43,34 +44,13 @@ typedef struct layout_case {
   int64_t latest;
 } layout_case;
 
-static paimon_catalog *open_plain(const char *wh) {
-  paimon_option o[] = {{"warehouse", wh}};
-  paimon_catalog *c = NULL;
-  paimon_error err = {0};
-  CHECK_OK(paimon_catalog_open(o, 1, &c, &err), &err);
-  return c;
-}
-
-/* A catalog of warehouse wh over fault fs fs. */
-static paimon_catalog *open_fault(const char *wh, pm_fs *fs) {
-  pm_options o;
-  pm_options_init(&o);
-  pm_error e;
-  pm_error_clear(&e);
-  pm_options_set(&o, "warehouse", wh, &e);
-  paimon_catalog *cat = calloc(1, sizeof *cat);
-  CHECK_OK(pm_catalog_open_with_fs(fs, &o, &cat->c, &e), &e);
-  pm_options_clear(&o);
-  return cat;
-}
-
 static void make_template(layout_case *lc) {
   char wh[512];
   snprintf(wh, sizeof wh, "%s/tpl-%s", root, lc->name);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "mkdir -p '%s'", wh);
   CHECK(system(cmd) == 0);
-  paimon_catalog *cat = open_plain(wh);
+  paimon_catalog *cat = cc_open_plain(wh);
   paimon_table *t = ct_append_table(cat, "t", "p", lc->opts, lc->n_opts);
   lc->rows = json_array();
   for (int i = 0; i < 6; i++) ct_append(t, i * 10, i * 10 + 10, "a", lc->rows);
@@ -105,12 +85,14 @@ static int run_compact(paimon_catalog *cat, paimon_compact_result *r, paimon_err
   return rc;
 }
 
+static int run_cb(paimon_catalog *cat, void *ctx, paimon_error *err) { return run_compact(cat, ctx, err); }
+
 /* Rows of the table equal the model (ours; the oracle with oracle); check (after-crash). */
 /* After a stop the LATEST hint may lag (the snapshot was published, the hint not yet written). */
 static const char *const stale_hint[] = {"snapshot/LATEST: says "};
 
 static void check_state(const layout_case *lc, const char *wh, const char *dir, int oracle, const char *what) {
-  paimon_catalog *cat = open_plain(wh);
+  paimon_catalog *cat = cc_open_plain(wh);
   paimon_table *t = NULL;
   paimon_error err = {0};
   CHECK_OK(paimon_catalog_get_table(cat, "d.t", &t, &err), &err);
@@ -128,83 +110,36 @@ static void check_state(const layout_case *lc, const char *wh, const char *dir, 
 static void count_ops(const layout_case *lc, uint64_t counts[PM_FAULT_OP_COUNT]) {
   char wh[512], dir[600];
   copy_template(lc, "count", wh, sizeof wh, dir, sizeof dir);
-  pm_fs *fs = NULL;
-  pm_error e;
-  CHECK_OK(pm_fault_fs_new(pm_fs_local(), &fs, &e), &e);
-  paimon_catalog *cat = open_fault(wh, fs);
-  pm_fault_fs_disarm(fs);
   paimon_compact_result r;
   paimon_error err = {0};
-  CHECK_OK(run_compact(cat, &r, &err), &err);
+  CHECK_OK(cc_count_ops(wh, run_cb, &r, counts, &err), &err);
   CHECK_MSG(r.metrics.tasks >= 2, "%s: %lld tasks", lc->name, (long long)r.metrics.tasks);
-  for (int op = 0; op < PM_FAULT_OP_COUNT; op++) counts[op] = pm_fault_fs_count(fs, (pm_fault_op)op);
-  paimon_catalog_free(cat);
-  pm_fs_unref(fs);
-}
-
-typedef struct stop {
-  pm_fault_op op;
-  uint64_t nth;
-} stop;
-
-/* Every (op, n) of counts, spread down to at most max. *out malloc'd. */
-static size_t stops_of(const uint64_t counts[PM_FAULT_OP_COUNT], size_t max, stop **out) {
-  size_t total = 0;
-  for (int op = 0; op < PM_FAULT_OP_COUNT; op++) total += counts[op];
-  stop *all = calloc(total + 1, sizeof *all);
-  size_t k = 0;
-  for (int op = 0; op < PM_FAULT_OP_COUNT; op++)
-    for (uint64_t n = 1; n <= counts[op]; n++) all[k++] = (stop){(pm_fault_op)op, n};
-  if (total <= max) {
-    *out = all;
-    return total;
-  }
-  stop *some = calloc(max + 1, sizeof *some);
-  for (size_t i = 0; i < max; i++) some[i] = all[i * total / max];
-  free(all);
-  *out = some;
-  return max;
 }
 
 static void test_crashes(layout_case *lc) {
   uint64_t counts[PM_FAULT_OP_COUNT];
   count_ops(lc, counts);
-  stop *st = NULL;
-  size_t n = stops_of(counts, long_mode ? 500 : 10, &st);
+  cc_stop *st = NULL;
+  size_t n = cc_stops_of(counts, long_mode ? 500 : 10, &st);
   int stopped = 0;
   for (size_t i = 0; i < n; i++) {
     char wh[512], dir[600], what[160];
     copy_template(lc, "crash", wh, sizeof wh, dir, sizeof dir);
     snprintf(what, sizeof what, "%s: stop at %s #%llu", lc->name, pm_fault_op_name(st[i].op),
              (unsigned long long)st[i].nth);
-    fflush(NULL);
-    pid_t pid = fork();
-    if (pid == 0) {
-      pm_fs *fs = NULL;
-      pm_error e;
-      if (pm_fault_fs_new(pm_fs_local(), &fs, &e)) _exit(5);
-      paimon_catalog *cat = open_fault(wh, fs);
-      pm_fault_rule rule = {st[i].op, st[i].nth, 1, PM_FAULT_EXIT, 42};
-      pm_fault_fs_arm(fs, &rule);
-      paimon_compact_result r;
-      paimon_error err = {0};
-      int rc = run_compact(cat, &r, &err);
-      _exit(rc ? 3 : 0);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+    paimon_compact_result cr;
+    int code = cc_crash_run(wh, st[i], run_cb, &cr);
     CHECK_MSG(code == 42 || code == 0, "%s: child exit %d", what, code);
     stopped += code == 42;
     check_state(lc, wh, dir, i % 6 == 0, what);
     /* the compaction again completes */
-    paimon_catalog *cat = open_plain(wh);
+    paimon_catalog *cat = cc_open_plain(wh);
     paimon_compact_result r;
     paimon_error err = {0};
     CHECK_OK(run_compact(cat, &r, &err), &err);
     paimon_catalog_free(cat);
     paimon_table *t = NULL;
-    cat = open_plain(wh);
+    cat = cc_open_plain(wh);
     CHECK_OK(paimon_catalog_get_table(cat, "d.t", &t, &err), &err);
     if (t) ct_check_rows(t, dir, lc->rows, 0, what);
     if (i + 1 == n) { /* a rerun with nothing left to do leaves a lagging hint as it was */
@@ -223,26 +158,17 @@ static void test_crashes(layout_case *lc) {
 static void test_faults(layout_case *lc) {
   uint64_t counts[PM_FAULT_OP_COUNT];
   count_ops(lc, counts);
-  stop *st = NULL;
-  size_t n = stops_of(counts, long_mode ? 500 : 10, &st);
+  cc_stop *st = NULL;
+  size_t n = cc_stops_of(counts, long_mode ? 500 : 10, &st);
   int by[3] = {0, 0, 0};
   for (size_t i = 0; i < n; i++) {
     char wh[512], dir[600], what[160];
     copy_template(lc, "fault", wh, sizeof wh, dir, sizeof dir);
     snprintf(what, sizeof what, "%s: I/O error at %s #%llu", lc->name, pm_fault_op_name(st[i].op),
              (unsigned long long)st[i].nth);
-    pm_fs *fs = NULL;
-    pm_error e;
-    CHECK_OK(pm_fault_fs_new(pm_fs_local(), &fs, &e), &e);
-    paimon_catalog *cat = open_fault(wh, fs);
-    pm_fault_rule rule = {st[i].op, st[i].nth, 1, PM_FAULT_ERROR, 0};
-    pm_fault_fs_arm(fs, &rule);
     paimon_compact_result r;
     paimon_error err = {0};
-    int rc = run_compact(cat, &r, &err);
-    pm_fault_fs_disarm(fs);
-    paimon_catalog_free(cat);
-    pm_fs_unref(fs);
+    int rc = cc_fault_run(wh, st[i], run_cb, &r, &err);
     ct_layout l = ct_files_in(dir, NULL, -1);
     if (!rc) {
       by[0]++;
@@ -261,7 +187,7 @@ static void test_faults(layout_case *lc) {
     /* our reader each time, the oracle's check (and read) every 8th */
     if (i % 8 == 0 || i + 1 == n) check_state(lc, wh, dir, i + 1 == n, what);
     else {
-      paimon_catalog *c2 = open_plain(wh);
+      paimon_catalog *c2 = cc_open_plain(wh);
       paimon_table *t = NULL;
       CHECK_OK(paimon_catalog_get_table(c2, "d.t", &t, &err), &err);
       if (t) ct_check_rows(t, dir, lc->rows, 0, what);

@@ -8,7 +8,8 @@
  *     compaction's changelog (the replayed records);
  *   - partial-update, first-row and deletion vectors: pending rows merge at
  *     compaction with the real buckets' rows as the model says (one flush of
- *     all pending rows per compaction), for our reader and `paimon-table read`.
+ *     all pending rows per compaction), for our reader and `paimon-table read`;
+ *   - a retract a first-row table refuses fails the write (Java's validateRetract).
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -159,6 +160,35 @@ static void test_deletion_vectors(void) {
   run_engine("dv", PKM_DEDUPLICATE, o, 2, 1);
 }
 
+/* Java's validateRetract: the first retract goes through the merge function at the write, so an
+ * engine that refuses it fails the write (nothing committed), not every later compaction. */
+static void test_retract_validation(void) {
+  paimon_catalog *cat = pkw_open_catalog(wh);
+  paimon_error err = {0};
+  const char *fr[] = {"merge-engine=first-row"};
+  paimon_table *t = pp_create(cat, "val_fr", fr, 1);
+  pp_row del[] = {{7, "a", NULL, 0, PKM_DELETE}};
+  CHECK_EQ_INT(pp_write(t, NULL, del, 1, NULL, &err), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.message, "first-row") != NULL, "%s", err.message);
+  paimon_compact_result res;
+  CHECK_OK(paimon_table_compact(t, NULL, &res, &err), &err);
+  CHECK_EQ_INT(res.snapshot_id, -1); /* nothing was committed */
+  paimon_table_free(t);
+  /* ignore-delete drops the retract before the check (first-row keeps x) */
+  const char *ig[] = {"merge-engine=first-row", "ignore-delete=true"};
+  t = pp_create(cat, "val_ig", ig, 2);
+  pp_row rows[] = {{7, "a", "x", 1, PKM_INSERT}, {7, "a", NULL, 0, PKM_DELETE}, {7, "a", "y", 2, PKM_INSERT}};
+  CHECK_OK(pp_write(t, NULL, rows, 3, NULL, &err), &err);
+  CHECK_OK(paimon_table_compact(t, NULL, &res, &err), &err);
+  json_t *ours = ow_read_ours(t, &err);
+  CHECK_MSG(ours && json_array_size(ours) == 1, "%s", err.message);
+  if (ours && json_array_size(ours) == 1)
+    CHECK(!strcmp(json_string_value(json_object_get(json_array_get(ours, 0), "v")), "x"));
+  json_decref(ours);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
 int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_pk_postpone_modes_XXXXXX");
   if (!mkdtemp(wh)) return 1;
@@ -166,6 +196,7 @@ int main(void) {
   RUN_TEST(test_partial_update);
   RUN_TEST(test_first_row);
   RUN_TEST(test_deletion_vectors);
+  RUN_TEST(test_retract_validation);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   if (!pm_test_failures && !getenv("PM_KEEP") && system(cmd)) return 1;
