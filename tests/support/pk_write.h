@@ -71,9 +71,10 @@ typedef struct pkw_how {
   paimon_compact_metrics *metrics;
 } pkw_how;
 
-/* Writes the parts with one batch writer and commits them; returns the status. */
-static inline int pkw_write_commit(paimon_table *t, const pkw_how *how, const pkw_part *parts, size_t n,
-                                   paimon_error *err) {
+/* Writes the parts with one batch writer and commits them with watermark (may be NULL: none);
+ * returns the status. */
+static inline int pkw_write_commit_wm(paimon_table *t, const pkw_how *how, const pkw_part *parts, size_t n,
+                                      const int64_t *watermark, paimon_error *err) {
   paimon_write_builder *wb = NULL;
   paimon_table_write *w = NULL;
   paimon_commit_messages *m = NULL;
@@ -98,6 +99,7 @@ static inline int pkw_write_commit(paimon_table *t, const pkw_how *how, const pk
   if (!rc && how->compact >= 0) rc = paimon_table_write_compact(w, NULL, 0, -1, how->compact, err);
   if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
   if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
+  if (!rc && watermark) paimon_table_commit_with_watermark(c, *watermark);
   if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, err);
   if (how->metrics) paimon_table_write_compact_metrics(w, how->metrics);
   paimon_commit_messages_free(m);
@@ -105,6 +107,12 @@ static inline int pkw_write_commit(paimon_table *t, const pkw_how *how, const pk
   paimon_table_write_free(w);
   paimon_write_builder_free(wb);
   return rc;
+}
+
+/* pkw_write_commit_wm without a watermark. */
+static inline int pkw_write_commit(paimon_table *t, const pkw_how *how, const pkw_part *parts, size_t n,
+                                   paimon_error *err) {
+  return pkw_write_commit_wm(t, how, parts, n, NULL, err);
 }
 
 #endif
