@@ -19,7 +19,11 @@
  *     and the COMPACT snapshot of a batch leaves it without its compaction,
  *     as Java's filterCommitted does: its level-0 files are compacted, and
  *     their changelog produced, when a later batch writes their bucket.)
- * make test: 7 stop points with lookup, 4 with full-compaction; PAIMON_LONG_TESTS=1: every operation of a batch.
+ * Also lookup with merge-engine = partial-update (remove-record-on-delete;
+ * the driver sets every column, so the model stays deduplicate's): its
+ * lookup compaction writes the looked-up records as temporary files.
+ * make test: 7 stop points with lookup, 4 with full-compaction, 4 with
+ * partial-update; PAIMON_LONG_TESTS=1: every operation of a batch.
  */
 #include <jansson.h>
 #include <stdlib.h>
@@ -177,6 +181,7 @@ static json_t *read_with(paimon_table *t, const paimon_option *opts, size_t n, i
 typedef struct pk_table {
   char wh[512], state[512], dir[600];
   const char *producer;
+  const char *const *extra; /* further --option values (NULL-terminated), or NULL */
   long long next;
   od_begun begun;
   long long latest_read;
@@ -189,8 +194,18 @@ static void run_driver(pk_table *t, const char *rule, long long from, long long 
   snprintf(rows, sizeof rows, "%d", ROWS);
   snprintf(opt, sizeof opt, "\"changelog-producer\" : \"%s\"", t->producer);
   snprintf(out, sizeof out, "%s/../driver.out", t->wh);
-  const char *flags[] = {"--state", t->state, "--user", USER, "--layout", "pk", "--upsert", keys, "--rows", rows,
-                         "--option", opt, rule ? "--rule" : NULL, rule, NULL};
+  const char *flags[24] = {"--state", t->state, "--user", USER, "--layout", "pk", "--upsert", keys, "--rows", rows,
+                           "--option", opt};
+  size_t nf = 12;
+  for (size_t i = 0; t->extra && t->extra[i] && nf < 20; i++) {
+    flags[nf++] = "--option";
+    flags[nf++] = t->extra[i];
+  }
+  if (rule) {
+    flags[nf++] = "--rule";
+    flags[nf++] = rule;
+  }
+  flags[nf] = NULL;
   od_run_range(flags, t->wh, from, to, out, -1, &t->begun, o);
 }
 
@@ -269,12 +284,13 @@ static void verify(pk_table *t, const od_out *o, const char *what, int final) {
   free(s);
 }
 
-static void crash_stops(const char *producer, size_t want_points) {
+static void crash_stops(const char *label, const char *producer, const char *const *extra, size_t want_points) {
   pk_table t;
   memset(&t, 0, sizeof t);
   t.producer = producer;
-  snprintf(t.wh, sizeof t.wh, "%s/%s/wh", tmp_root, producer);
-  snprintf(t.state, sizeof t.state, "%s/%s/state", tmp_root, producer);
+  t.extra = extra;
+  snprintf(t.wh, sizeof t.wh, "%s/%s/wh", tmp_root, label);
+  snprintf(t.state, sizeof t.state, "%s/%s/state", tmp_root, label);
   snprintf(t.dir, sizeof t.dir, "%s/db.db/t", t.wh);
   t.latest_read = -1;
   CHECK(oc_mkdirs(t.wh) == 0 && oc_mkdirs(t.state) == 0);
@@ -326,15 +342,32 @@ static void crash_stops(const char *producer, size_t want_points) {
   CHECK(stops >= (int)(want < np ? want : np) - 1);
 }
 
-static void test_lookup_crash_stops(void) { crash_stops("lookup", 7); }
-static void test_full_compaction_crash_stops(void) { crash_stops("full-compaction", 4); }
+static void test_lookup_crash_stops(void) { crash_stops("lookup", "lookup", NULL, 7); }
+static void test_full_compaction_crash_stops(void) { crash_stops("full-compaction", "full-compaction", NULL, 4); }
+/* partial-update (remove-record-on-delete; every column set, so the model is deduplicate's):
+ * the lookup compaction merges the looked-up records through temporary files */
+static void test_partial_update_lookup_crash_stops(void) {
+  static const char *const extra[] = {"\"merge-engine\" : \"partial-update\"",
+                                      "\"partial-update.remove-record-on-delete\" : \"true\"", NULL};
+  crash_stops("partial-update", "lookup", extra, 4);
+}
 
+/* test_write_pk_lookup_engines_crash.c includes this file with PK_CL_CRASH_ENGINES defined:
+ * the partial-update case runs there (each binary within the time budget). */
 int main(void) {
+#ifdef PK_CL_CRASH_ENGINES
+  int go = od_test_begin("write_pk_eng_crash", ot_available(), tmp_root, sizeof tmp_root, &long_mode);
+#else
   int go = od_test_begin("write_pk_cl_crash", ot_available(), tmp_root, sizeof tmp_root, &long_mode);
+#endif
   if (go < 0) return 1;
   if (!go) TEST_MAIN_END();
+#ifdef PK_CL_CRASH_ENGINES
+  RUN_TEST(test_partial_update_lookup_crash_stops);
+#else
   RUN_TEST(test_lookup_crash_stops);
   RUN_TEST(test_full_compaction_crash_stops);
+#endif
   od_test_end(tmp_root, pm_test_failures);
   TEST_MAIN_END();
 }
