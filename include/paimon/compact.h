@@ -15,6 +15,13 @@
  *   - primary-key tables: every selected bucket with the table's universal compaction
  *     strategy, or full into the max level (Java's TableWrite.compact); write-only is
  *     ignored, as Java's compact procedure does;
+ *   - primary-key tables with postpone buckets (bucket -2), as Java's compact action: the
+ *     partitions with pending bucket-postpone files (or real level-0 files) get real buckets
+ *     (the partition's existing count, else postpone.default-bucket-num, else estimated from
+ *     postpone.target-row-num-per-bucket / postpone.target-size-per-bucket); the pending
+ *     records are replayed in file creation order into those buckets, merged with their rows,
+ *     the buckets compacted, and the postpone files removed in the same COMPACT commit; a
+ *     bucket selection is PAIMON_ERR_INVALID_ARGUMENT; tasks = real buckets written;
  *   - append tables with bucket -1: Java's AppendCompactCoordinator (small files packed per
  *     partition; full plans the same way); fixed buckets: Java's BucketedAppendCompactManager
  *     per bucket (minor: compaction.min.file-num files in sequence order; full: the small

@@ -343,6 +343,7 @@ static int real_writer(pm_kv_write *w, const pp_plan *p, const pm_snapshot *snap
   if (rc) return rc;
   /* restore from the planned snapshot, not whatever is latest by now */
   r->restored = 1;
+  r->postpone_rewrite = 1;
   for (size_t i = 0; !rc && i < p->live.n; i++) rc = pm_manifest_entries_push(&r->previous, &p->live.items[i], err);
   if (!rc && r->dv) rc = pm_kv_dv_index_entries(r->t, snap, &r->dv_index, err);
   if (!rc) rc = pm_kv_write_row_kind_column(r, PM_READ_ROW_KIND_COLUMN, err);

@@ -800,7 +800,7 @@ int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committa
   int delta_set = w->t->co.set[PM_CO_FULL_COMPACTION_DELTA_COMMITS];
   int32_t delta = delta_set ? w->t->co.full_compaction_delta_commits : -1;
   if (w->full_cl && delta < 1) delta = 1;
-  if (w->compaction && delta > 0 && (identifier == INT64_MAX || identifier % delta == 0)) {
+  if (w->compaction && delta > 0 && !w->postpone_rewrite && (identifier == INT64_MAX || identifier % delta == 0)) {
     for (size_t i = 0; i < w->n_slots; i++) {
       int rc = pm_kv_compact_slot(w, w->slots[i], 1, err);
       if (rc) return fail_with(w, rc, err);

@@ -47,9 +47,13 @@
  * fails the writer at the next write / prepare / compact call with its
  * error (naming the file); free cancels and discards compactions in flight.
  *
- * Not yet: postpone buckets (`bucket` = -2), lookup compaction,
- * changelog producers, deletion vectors, spilling, data-file.thin-mode,
- * external paths (all PAIMON_ERR_UNSUPPORTED at open).
+ * Postpone buckets (`bucket` = -2, kv_postpone.c): rows go unsorted and
+ * unmerged into bucket-postpone files (sequence -1, Avro, stats none, Java's
+ * data-u-<user>-s-<id>-w- prefix); pm_kv_write_compact assigns them real
+ * buckets (postpone.default-bucket-num or the partition's count) through
+ * real-bucket writers, committed as compact increments at prepare.
+ *
+ * Not yet: data-file.thin-mode, external paths (PAIMON_ERR_UNSUPPORTED at open).
  *
  * Failure: as the append writer (write.h): after an error inside write or
  * prepare the writer is failed; free deletes files never handed out.

@@ -151,6 +151,8 @@ struct pm_kv_write {
   char *file_prefix;           /* data files' prefix, NULL: data-file.prefix */
   struct pm_kv_postpone *pp;   /* postpone compaction not handed out yet, NULL: none */
   int retract_validated;       /* postpone: the first retract went through the merge function */
+  int postpone_rewrite;        /* a postpone compaction's real-bucket writer: no full-compaction.delta-commits
+                                  at prepare (Java's compact action writes with a plain TableWriteImpl) */
 };
 
 /* kv_write.c: the live files of the latest snapshot into w->previous (once;
