@@ -1560,6 +1560,55 @@ static int diff_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   }
 }
 
+/* A streaming IncrementalSplit (the changes of an OVERWRITE, Java's IncrementalChangelogReadProvider):
+ * the before files merged with every row turned into a -D (ReverseReader), then the after files merged. */
+typedef struct changes_reader {
+  read_ctx *c;
+  batch_source side[2];
+  int phase;
+} changes_reader;
+
+static void changes_close(void *ctx) {
+  changes_reader *r = ctx;
+  if (!r) return;
+  for (int k = 0; k < 2; k++)
+    if (r->side[k].ctx) r->side[k].close(r->side[k].ctx);
+  free(r);
+}
+
+static int changes_next(void *ctx, struct ArrowArray *out, pm_error *err) {
+  changes_reader *r = ctx;
+  memset(out, 0, sizeof *out);
+  while (r->phase < 2) {
+    batch_source *src = &r->side[r->phase];
+    if (!src->ctx) {
+      r->phase++;
+      continue;
+    }
+    PM_TRY(src->next(src->ctx, out, err));
+    if (!out->release) {
+      r->phase++;
+      continue;
+    }
+    if (r->phase == DIFF_BEFORE) {
+      struct ArrowArray *k = out->children[r->c->col_kind];
+      int8_t *kinds = (int8_t *)k->buffers[1];
+      for (int64_t i = 0; i < out->length; i++) {
+        if (pm_rowkind_is_retract(kinds[k->offset + i])) {
+          pm_array_release(out);
+          return pm_errorf(err, PAIMON_ERR_CORRUPT,
+                           "%s: the removed files of an overwrite read a retract record (a reversed read needs "
+                           "+I / +U records)",
+                           r->c->t->root);
+        }
+        kinds[k->offset + i] = PM_ROWKIND_DELETE;
+      }
+    }
+    return 0;
+  }
+  return 0;
+}
+
 /* Reads one IncrementalSplit given as its before / after halves. Append
  * tables read the after files only (Java RawFileSplitRead ignores before
  * files); PK tables merge both sides and compare them (SEMANTICS §5.4). */
@@ -1567,6 +1616,21 @@ static int diff_open(read_ctx *c, const pm_data_split *before, const pm_data_spl
                      pm_error *err) {
   memset(out, 0, sizeof *out);
   if (!c->has_pk) return split_open(c, after, out, err);
+  if (before->is_streaming) {
+    changes_reader *q = calloc(1, sizeof *q);
+    if (!q) return PM_NOMEM(err);
+    q->c = c;
+    int rc = before->n_data_files ? merge_open(c, before, &q->side[DIFF_BEFORE], err) : 0;
+    if (!rc && after->n_data_files) rc = merge_open(c, after, &q->side[DIFF_AFTER], err);
+    if (rc) {
+      changes_close(q);
+      return rc;
+    }
+    out->ctx = q;
+    out->next = changes_next;
+    out->close = changes_close;
+    return 0;
+  }
   diff_reader *r = calloc(1, sizeof *r);
   if (!r) return PM_NOMEM(err);
   r->c = c;
@@ -2043,6 +2107,7 @@ static int diff_half(pm_table *t, const pm_incremental_split *x, int after, pm_d
   d->data_files = after ? x->after_files : x->before_files;
   d->n_data_files = after ? x->n_after_files : x->n_before_files;
   d->deletion_files = after ? x->after_deletion_files : x->before_deletion_files;
+  d->is_streaming = x->is_streaming; /* diff_open: a streaming pair is an overwrite's changes */
   char *pdir = NULL, *bpath = NULL;
   const uint8_t *pdata = x->partition.data ? x->partition.data : (const uint8_t *)"";
   int rc = pm_scan_partition_dir(t, pdata, x->partition.len, &pdir, err);
@@ -2070,9 +2135,9 @@ int pm_read_incremental_splits(pm_table *t, pm_split *const *splits, size_t n, c
                      i, (int)splits[i]->type);
       break;
     }
-    if (splits[i]->incremental.is_streaming) {
-      rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: split %zu is a streaming IncrementalSplit (changelog read)",
-                     t->root, i);
+    if (splits[i]->incremental.is_streaming != splits[0]->incremental.is_streaming) {
+      rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "%s: split %zu: streaming and batch IncrementalSplits cannot be read in one call", t->root, i);
       break;
     }
     rc = diff_half(t, &splits[i]->incremental, 0, &pairs[2 * i], err);

@@ -2162,7 +2162,7 @@ typedef struct diff_builder {
  * files present on both sides removed from both (as Java's deduplicate). */
 static int diff_bucket_split(pm_table *t, int64_t snapshot_id, const pm_manifest_entry **before, size_t nb,
                              const pm_manifest_entry **after, size_t na, const diff_side *sb, const diff_side *sa,
-                             diff_builder *db, pm_error *err) {
+                             int streaming, diff_builder *db, pm_error *err) {
   const pm_manifest_entry *first = na ? after[0] : before[0];
   int32_t total = first->total_buckets;
   /* deduplicate (quadratic only in the files of one bucket; buckets are small) */
@@ -2195,7 +2195,7 @@ static int diff_bucket_split(pm_table *t, int64_t snapshot_id, const pm_manifest
     x->partition.data = pm_arena_memdup(&s->arena, first->partition.data, first->partition.len + 1);
     x->bucket = first->bucket;
     x->total_buckets = total;
-    x->is_streaming = 0;
+    x->is_streaming = streaming;
     if (!x->partition.data) rc = PM_NOMEM(err);
     if (!rc)
       rc = diff_copy_files(t, bpath, before, kb, &sb->dv, &s->arena, &x->before_files, &x->before_deletion_files, err);
@@ -2203,6 +2203,7 @@ static int diff_bucket_split(pm_table *t, int64_t snapshot_id, const pm_manifest
     if (!rc)
       rc = diff_copy_files(t, bpath, after, ka, &sa->dv, &s->arena, &x->after_files, &x->after_deletion_files, err);
     if (!rc) x->n_after_files = ka;
+    if (!rc && streaming) x->before_deletion_files = x->after_deletion_files = NULL; /* as Java: none */
   }
   free(bpath);
   if (!rc && db->n == db->cap) {
@@ -2242,7 +2243,7 @@ static int plan_diff(pm_table *t, const pm_predicate *filter, const pm_snapshot 
       while (ie < sb.n && same_group(sb.live[ie], sb.live[i])) ie++;
     if (cg >= 0)
       while (je < sa.n && same_group(sa.live[je], sa.live[j])) je++;
-    rc = diff_bucket_split(t, after->id, sb.live + i, ie - i, sa.live + j, je - j, &sb, &sa, db, err);
+    rc = diff_bucket_split(t, after->id, sb.live + i, ie - i, sa.live + j, je - j, &sb, &sa, 0, db, err);
     i = ie;
     j = je;
   }
@@ -2250,6 +2251,80 @@ static int plan_diff(pm_table *t, const pm_predicate *filter, const pm_snapshot 
   diff_side_clear(&sa);
   scan_ctx_clear(&c);
   return rc;
+}
+
+/* Java SnapshotReaderImpl.readChanges (streaming OVERWRITE of a primary-key table): the DELETE
+ * entries of snap's delta are the before files, its ADD entries the after files, one streaming
+ * IncrementalSplit per (partition, bucket), files on both sides dropped. */
+int pm_scan_plan_stream_changes(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, pm_plan **out,
+                                pm_error *err) {
+  *out = NULL;
+  PM_TRY(pm_table_options_ok(t, err));
+  double t0 = now_ms();
+  pm_plan *plan = calloc(1, sizeof *plan);
+  if (!plan) return PM_NOMEM(err);
+  scan_ctx c;
+  diff_side empty;
+  memset(&empty, 0, sizeof empty);
+  pm_index_entries_init(&empty.dv.entries);
+  diff_builder db = {0};
+  manifest_job *jobs = NULL;
+  size_t nj = 0, total = 0, nb = 0, na = 0;
+  const pm_manifest_entry **before = NULL, **after = NULL;
+  int rc = setup_ctx(&c, t, filter, 1, &plan->explain, err);
+  const char *list = snap->delta_manifest_list;
+  if (!rc && list) rc = read_manifests(&c, &list, 1, 0, &jobs, &nj, err);
+  for (size_t k = 0; !rc && k < nj; k++) total += jobs[k].entries.n;
+  if (!rc) {
+    before = calloc(total + 1, sizeof *before);
+    after = calloc(total + 1, sizeof *after);
+    if (!before || !after) rc = PM_NOMEM(err);
+  }
+  for (size_t k = 0; !rc && k < nj; k++)
+    for (size_t e = 0; e < jobs[k].entries.n; e++) {
+      const pm_manifest_entry *me = &jobs[k].entries.items[e];
+      if (me->kind == PM_FILE_ADD) after[na++] = me;
+      else before[nb++] = me;
+    }
+  if (!rc) {
+    qsort(before, nb, sizeof *before, cmp_group);
+    qsort(after, na, sizeof *after, cmp_group);
+  }
+  size_t i = 0, j = 0;
+  while (!rc && (i < nb || j < na)) {
+    int cg = i >= nb ? 1 : j >= na ? -1 : cmp_group(&before[i], &after[j]);
+    size_t ie = i, je = j;
+    if (cg <= 0)
+      while (ie < nb && same_group(before[ie], before[i])) ie++;
+    if (cg >= 0)
+      while (je < na && same_group(after[je], after[j])) je++;
+    rc = diff_bucket_split(t, snap->id, before + i, ie - i, after + j, je - j, &empty, &empty, 1, &db, err);
+    i = ie;
+    j = je;
+  }
+  free(before);
+  free(after);
+  free_jobs(jobs, nj);
+  scan_ctx_clear(&c);
+  diff_side_clear(&empty);
+  if (rc) {
+    for (size_t k = 0; k < db.n; k++) pm_split_free(db.splits[k]);
+    free(db.splits);
+    free(plan);
+    return rc;
+  }
+  plan->snapshot_id = snap->id;
+  plan->has_snapshot = 1;
+  plan->incremental_splits = db.splits;
+  plan->n_incremental_splits = db.n;
+  snprintf(plan->explain.scan_kind, sizeof plan->explain.scan_kind, "stream-overwrite-changes");
+  plan->explain.snapshot_id = snap->id;
+  plan->explain.splits = db.n;
+  for (size_t k = 0; k < db.n; k++)
+    plan->explain.files_planned += db.splits[k]->incremental.n_before_files + db.splits[k]->incremental.n_after_files;
+  plan->explain.millis = now_ms() - t0;
+  *out = plan;
+  return 0;
 }
 
 /* ------------------------------------------------------ entry point */

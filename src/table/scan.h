@@ -109,6 +109,12 @@ int pm_scan_plan_stream_full(pm_table *t, const pm_predicate *filter, const pm_s
                              pm_plan **out, pm_error *err);
 int pm_scan_plan_stream_delta(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, int changelog,
                               pm_plan **out, pm_error *err);
+/* The changes of an OVERWRITE snapshot of a primary-key table (Java's readChanges): one streaming
+ * IncrementalSplit per (partition, bucket) of its delta, DELETE entries as before files and ADD
+ * entries as after files (in plan->incremental_splits; read: the before rows as -D, then the after
+ * rows, each side merged). */
+int pm_scan_plan_stream_changes(pm_table *t, const pm_predicate *filter, const pm_snapshot *snap, pm_plan **out,
+                                pm_error *err);
 
 /* The snapshot the options select for a batch scan (NULL when the table is
  * empty and no selector is set). *out owned by caller (pm_snapshot_free). */

@@ -135,10 +135,6 @@ int pm_stream_scan_new(pm_table *t, const pm_predicate *filter, pm_stream_scan *
   s->t = pm_table_retain(t);
   int rc = filter ? pm_pred_copy(filter, &s->filter, err) : 0;
   if (!rc) rc = resolve_start(s, err);
-  if (!rc && pm_table_has_pk(t) && t->co.streaming_read_overwrite)
-    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                   "stream scan of %s.%s: streaming-read-overwrite = true on a primary-key table is not supported yet",
-                   t->database, t->name);
   const char *cid = t->co.consumer_id;
   if (!rc && cid && (!*cid || strchr(cid, '/') || !strcmp(cid, ".") || !strcmp(cid, "..")))
     rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "option consumer-id = '%s' is not a valid file name", cid);
@@ -152,7 +148,7 @@ int pm_stream_scan_new(pm_table *t, const pm_predicate *filter, pm_stream_scan *
     s->level_min = levels - 1;
   }
   s->changelog = t->changelog_producer != PM_CHANGELOG_NONE;
-  s->read_overwrite = !pm_table_has_pk(t) && t->co.streaming_read_append_overwrite;
+  s->read_overwrite = pm_table_has_pk(t) ? t->co.streaming_read_overwrite : t->co.streaming_read_append_overwrite;
   *out = s;
   return 0;
 }
@@ -373,8 +369,8 @@ static int next_plan(pm_stream_scan *s, pm_plan **out, pm_error *err) {
       return empty_plan(out, err);
     }
     const char *kind = snap->commit_kind ? snap->commit_kind : "";
-    int scan_it = -1; /* -1: skip; 0: delta; 1: changelog */
-    if (!strcmp(kind, "OVERWRITE") && s->read_overwrite) scan_it = 0;
+    int scan_it = -1; /* -1: skip; 0: delta; 1: changelog; 2: an overwrite's changes (primary keys) */
+    if (!strcmp(kind, "OVERWRITE") && s->read_overwrite) scan_it = pm_table_has_pk(s->t) ? 2 : 0;
     else if (s->changelog && snap->changelog_manifest_list) scan_it = 1;
     else if (!s->changelog && !strcmp(kind, "APPEND")) scan_it = 0;
     if (scan_it < 0) {
@@ -383,12 +379,13 @@ static int next_plan(pm_stream_scan *s, pm_plan **out, pm_error *err) {
       continue;
     }
     pm_plan *p = NULL;
-    rc = pm_scan_plan_stream_delta(s->t, s->filter, snap, scan_it, &p, err);
+    rc = scan_it == 2 ? pm_scan_plan_stream_changes(s->t, s->filter, snap, &p, err)
+                      : pm_scan_plan_stream_delta(s->t, s->filter, snap, scan_it, &p, err);
     if (!rc) take_watermark(s, snap);
     pm_snapshot_free(snap);
     if (rc) return rc;
     s->next++;
-    if (!p->n_splits) {
+    if (!p->n_splits && !p->n_incremental_splits) {
       pm_plan_free(p);
       continue;
     }

@@ -32,8 +32,7 @@
  * incremental-between*), tags, watermarks and scan.version as the start,
  * from-snapshot[-full] without scan.snapshot-id, from-timestamp without a time,
  * from-file-creation-time without scan.file-creation-time-millis;
- * UNSUPPORTED: from-creation-timestamp, streaming-read-overwrite on
- * primary-key tables (the retract/add pair read of Java's readChanges).
+ * UNSUPPORTED: from-creation-timestamp.
  * Full plans read merged batch splits; with changelog-producer lookup only
  * levels > 0, with full-compaction only the top level.
  *
@@ -41,7 +40,9 @@
  * input at the first snapshot whose watermark exceeds it;
  * `streaming.read.snapshot.delay` waits for snapshots younger than it;
  * OVERWRITE snapshots of append tables with streaming-read-append-overwrite
- * give their added files; changelog-producer none reads the delta manifests
+ * give their added files, of primary-key tables with streaming-read-overwrite
+ * their changes (Java's readChanges: streaming IncrementalSplits, the
+ * removed files' rows as -D, then the added files' rows); changelog-producer none reads the delta manifests
  * of APPEND snapshots, any other producer the changelog manifests of every
  * snapshot that has them; everything else is skipped. Splits are streaming
  * DataSplits (primary-key files read raw with their row kinds).
