@@ -40,6 +40,7 @@ paimon_status paimon_write_builder_new_commit(const paimon_write_builder *wb, pa
     return (paimon_status)PM_NOMEM(err);
   }
   c->t = pm_table_retain(t);
+  c->signal = pm_write_signal_retain(wb->signal);
   *out = c;
   return PAIMON_OK;
 }
@@ -48,6 +49,7 @@ void paimon_table_commit_free(paimon_table_commit *c) {
   if (!c) return;
   pm_commit_free(c->c);
   pm_table_free(c->t);
+  pm_write_signal_release(c->signal);
   pm_api_spec_free(&c->spec);
   pm_api_spec_free(&c->into);
   free(c->commit_user);
@@ -148,6 +150,8 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
     rc = pm_commit_append(c->c, &view, 0, snapshot_id, err);
   }
   pm_api_view_free(&view);
+  /* the builder's writers refresh their levels (table/write.h pm_write_signal) */
+  if (rc == PAIMON_ERR_CONFLICT || pm_commit_compaction_dropped(c->c)) pm_write_signal_bump(c->signal);
   done(c, rc);
   maintain(c, rc, commit_identifier);
   return (paimon_status)rc;

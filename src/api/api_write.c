@@ -32,6 +32,7 @@ paimon_status paimon_write_builder_new_write(const paimon_write_builder *wb, pai
     return (paimon_status)rc;
   }
   w->streaming = wb->streaming;
+  pm_table_write_watch(w->w, wb->signal);
   *out = w;
   return PAIMON_OK;
 }

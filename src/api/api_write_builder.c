@@ -16,6 +16,7 @@ paimon_status paimon_write_builder_new(const paimon_table *table, int streaming,
     wb->streaming = streaming ? 1 : 0;
     rc = pm_table_reopen(table->t, NULL, &dyn, &wb->t, err);
   }
+  if (!rc && !(wb->signal = pm_write_signal_new())) rc = PM_NOMEM(err);
   pm_options_clear(&dyn);
   if (!rc) rc = pm_table_options_ok(wb->t, err);
   if (!rc) {
@@ -40,6 +41,7 @@ void paimon_write_builder_free(paimon_write_builder *wb) {
   if (!wb) return;
   pm_table_free(wb->t);
   pm_table_free(wb->t_static);
+  pm_write_signal_release(wb->signal);
   free(wb->commit_user);
   pm_api_spec_free(&wb->spec);
   pm_api_spec_free(&wb->into);

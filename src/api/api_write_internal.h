@@ -8,6 +8,7 @@
 #include "paimon/write.h"
 #include "table/commit.h"
 #include "table/partition_expire.h"
+#include "table/write.h"
 #include "util/str.h"
 
 /* A static overwrite / partition spec in text form (owned copies). */
@@ -26,6 +27,7 @@ struct paimon_write_builder {
   pm_api_spec spec;  /* its static spec (n = 0: whole table / dynamic) */
   pm_table *t_static; /* t with dynamic-partition-overwrite = false, for a static spec (owned) */
   pm_api_spec into;   /* with_partition: every new file must belong to it (n = 0: none) */
+  pm_write_signal *signal; /* shared with its writers and commits (table/write.h) */
 };
 
 /* Commit messages: the committables of one or more writers (merge keeps
@@ -45,6 +47,7 @@ struct paimon_table_commit {
   pm_api_spec spec;
   pm_api_spec into; /* the builder's with_partition spec */
   char *commit_user;          /* the builder's (owned copy) */
+  pm_write_signal *signal;     /* the builder's (a reference): bumped when a compaction is dropped */
   pm_pexpire_gate expire_gate; /* automatic partition expiry (table/partition_expire.h) */
   int maint_rc;                /* first failure of the maintenance after the last commit */
   pm_error maint_err;

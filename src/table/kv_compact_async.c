@@ -136,3 +136,34 @@ void pm_kv_compact_cancel_all(pm_kv_write *w) {
     s->task = NULL;
   }
 }
+
+void pm_kv_write_watch(pm_kv_write *w, pm_write_signal *s) {
+  pm_write_signal_release(w->signal);
+  w->signal = pm_write_signal_retain(s);
+  w->signal_seen = pm_write_signal_value(s);
+}
+
+int pm_kv_write_check_signal(pm_kv_write *w, pm_error *err) {
+  if (!w->signal) return 0;
+  uint64_t v = pm_write_signal_value(w->signal);
+  if (v == w->signal_seen) return 0;
+  w->signal_seen = v;
+  return pm_kv_write_refresh(w, err);
+}
+
+int pm_kv_write_refresh(pm_kv_write *w, pm_error *err) {
+  if (!w->compaction || w->ignore_previous) return 0; /* no levels / nothing restored */
+  pm_kv_compact_cancel_all(w); /* results on the old levels are discarded (outputs deleted) */
+  atomic_store(&w->task_failed, 0);
+  pm_manifest_entries_clear(&w->previous);
+  pm_manifest_entries_init(&w->previous);
+  pm_index_entries_clear(&w->dv_index);
+  pm_index_entries_init(&w->dv_index);
+  w->restored = 0;
+  int rc = pm_kv_restore_previous(w, err);
+  for (size_t i = 0; !rc && i < w->n_slots; i++) rc = pm_kv_slot_refresh(w, w->slots[i], err);
+  if (rc)
+    return pm_error_prefix(err, "table %s.%s: refreshing the writer after a dropped compaction: ", w->t->database,
+                           w->t->name);
+  return 0;
+}

@@ -824,6 +824,30 @@ int pm_kv_compact_slot(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err) {
   return rc;
 }
 
+int pm_kv_slot_refresh(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
+  if (!s->has_levels) return 0;
+  /* the compaction results not handed out: never committed, their outputs are ours */
+  for (size_t i = 0; i < s->compact_after.n; i++) {
+    pm_error e;
+    if (s->compact_after.paths[i] && !in_before(s, s->compact_after.items[i].file_name))
+      pm_fs_delete(w->t->fs, s->compact_after.paths[i], &e);
+    free(s->compact_after.paths[i]);
+  }
+  s->compact_after.n = 0;
+  files_drop(w, &s->compact_cl, 1);
+  s->n_before = 0;
+  pm_kv_levels_free(&s->levels);
+  s->has_levels = 0;
+  pm_dv_maintainer_free(s->dv);
+  s->dv = NULL;
+  int64_t next = 0;
+  PM_TRY(pm_write_slot_restore(w->t, &w->previous, s->part, s->part_len, s->bucket, &next, err));
+  if (next > s->next_seq) s->next_seq = next;
+  PM_TRY(pm_kv_levels_setup(w, s, err));
+  /* the level-0 files flushed since the last prepare stay the writer's */
+  return pm_kv_levels_update(&s->levels, NULL, 0, s->out.items, s->out.n, err);
+}
+
 /* ------------------------------------------------------------ entry points */
 
 void pm_kv_compact_handed(pm_kv_write *w, const pm_kvslot *s) {
@@ -862,6 +886,7 @@ int pm_kv_write_compact(pm_kv_write *w, const pm_compact_request *req, pm_error 
   }
   if (!w->compaction) return 0;
   PM_TRY(pm_kv_restore_previous(w, err));
+  PM_TRY(pm_kv_write_check_signal(w, err));
   if (atomic_load(&w->task_failed))
     for (size_t i = 0; i < w->n_slots; i++) {
       pm_kvslot *s = w->slots[i];

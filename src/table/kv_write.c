@@ -627,6 +627,7 @@ static int surface_task_failure(pm_kv_write *w, pm_error *err) {
 int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, int kind,
                       pm_error *err) {
   if (w->failed) return failed(w, err);
+  PM_TRY(pm_kv_write_check_signal(w, err));
   PM_TRY(surface_task_failure(w, err));
   if (kind < 0 || kind > 3) return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "row kind %d is not 0..3", kind);
   int64_t col = -1;
@@ -786,6 +787,8 @@ static int prepare_waits(const pm_kv_write *w, const pm_kvslot *s) {
 int pm_kv_write_prepare(pm_kv_write *w, int64_t identifier, pm_manifest_committable **out, pm_error *err) {
   *out = NULL;
   if (w->failed) return failed(w, err);
+  int src = pm_kv_write_check_signal(w, err);
+  if (src) return fail_with(w, src, err);
   for (size_t i = 0; i < w->n_slots; i++) {
     /* Java's flushWriteBuffer: the flush, then collect + trigger (also with nothing buffered) */
     pm_kvslot *s = w->slots[i];
@@ -899,6 +902,7 @@ void pm_kv_write_free(pm_kv_write *w) {
   free(w->commit_user);
   free(w->file_prefix);
   pm_kv_compact_async_free(w);
+  pm_write_signal_release(w->signal);
   pm_table_free(w->t);
   free(w);
 }
@@ -940,4 +944,8 @@ int pm_table_write_row_kind_column(pm_table_write *w, const char *column, pm_err
                      "table %s.%s is an append table: a row-kind column is for primary-key tables", w->t->database,
                      w->t->name);
   return pm_kv_write_row_kind_column(w->kv, column, err);
+}
+
+void pm_table_write_watch(pm_table_write *w, pm_write_signal *s) {
+  if (w && w->kv) pm_kv_write_watch(w->kv, s);
 }

@@ -100,6 +100,9 @@ int pm_kv_write_compact(pm_kv_write *w, const pm_compact_request *req, pm_error 
 /* Totals of the compaction results handed out by prepare so far (tasks = units run). */
 void pm_kv_write_compact_stats(const pm_kv_write *w, pm_kv_compact_stats *out);
 void pm_kv_write_free(pm_kv_write *w); /* NULL ok */
+/* The write builder's signal (write.h; retained): when it changes the
+ * writer refreshes its levels before its next call (pm_kv_write_refresh). */
+void pm_kv_write_watch(pm_kv_write *w, pm_write_signal *s);
 /* Tests only (process-wide, read by later opens): every collection of a
  * background compaction waits for it, so compactions still run on the
  * executor but in the order an inline (threads = 1) writer runs them. */

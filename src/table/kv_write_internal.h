@@ -129,6 +129,8 @@ struct pm_kv_write {
   int draining;                /* a drainer job is running (or about to) */
   struct pm_task *drain_job;   /* the last drainer's executor handle (waited before the next) */
   atomic_int task_failed;      /* a finished task failed: the next call surfaces it */
+  pm_write_signal *signal;     /* the builder's (write.h): a change = refresh the levels */
+  uint64_t signal_seen;
   pm_kv_changelog *changelog; /* changelog-producer = input / lookup, else NULL */
   int lookup;                  /* lookup compaction (changelog lookup, deletion vectors, first-row; SEMANTICS 3.6) */
   int lookup_cl;               /* changelog-producer = lookup: compactions of level-0 files write changelog */
@@ -292,6 +294,16 @@ int pm_kv_ctask_done(pm_kv_write *w, const pm_kv_ctask *ct);
 /* Tasks queued or running are cancelled (queued ones dropped, the running
  * one stops at its next batch), waited for and discarded; at free. */
 void pm_kv_compact_cancel_all(pm_kv_write *w);
+/* Java's writer restore after a dropped compaction: tasks discarded, the
+ * latest snapshot's live files re-read, each slot's levels (and deletion
+ * vectors) rebuilt from them plus its level-0 files not handed out yet; its
+ * compaction results not handed out are deleted; sequence numbers never go
+ * back. Buffers stay. */
+int pm_kv_write_refresh(pm_kv_write *w, pm_error *err);
+/* kv_compact_write.c: the slot's part of it (w->previous already re-read). */
+int pm_kv_slot_refresh(pm_kv_write *w, pm_kvslot *s, pm_error *err);
+/* At the start of write / prepare / compact: refresh when the signal changed. */
+int pm_kv_write_check_signal(pm_kv_write *w, pm_error *err);
 /* Sets up w's compaction queue (open). */
 int pm_kv_compact_async_init(pm_kv_write *w, pm_error *err);
 void pm_kv_compact_async_free(pm_kv_write *w);

@@ -75,6 +75,18 @@
 #include "table/table.h"
 #include "util/error.h"
 
+/* A counter shared by the writers and committers of one write builder
+ * (reference-counted, thread-safe): a commit whose compaction is dropped, or
+ * that conflicts, bumps it; a primary-key writer that sees it changed
+ * refreshes its buckets from the latest snapshot before its next call (Java's
+ * writer restore after a failed commit). NULL: none (value 0). */
+typedef struct pm_write_signal pm_write_signal;
+pm_write_signal *pm_write_signal_new(void); /* NULL on OOM */
+pm_write_signal *pm_write_signal_retain(pm_write_signal *s); /* NULL ok */
+void pm_write_signal_release(pm_write_signal *s);           /* NULL ok */
+void pm_write_signal_bump(pm_write_signal *s);              /* NULL ok */
+uint64_t pm_write_signal_value(const pm_write_signal *s);
+
 typedef struct pm_write_config {
   const char *commit_user;   /* borrowed for the call (may be NULL) */
   int streaming;             /* 0 batch, 1 stream */
@@ -129,6 +141,9 @@ int pm_table_write_compact_stats(const pm_table_write *w, struct pm_kv_compact_s
 /* Primary-key writers: pm_kv_write_spill_to / pm_kv_write_spill_stats (0 for append writers). */
 int pm_table_write_spill_to(pm_table_write *w, const char *tmp_dir, pm_fs *fs, pm_error *err);
 int pm_table_write_spill_stats(const pm_table_write *w, int64_t *runs, uint64_t *bytes, int64_t *live);
+/* Primary-key writers watch s (retained; replaces any earlier one; see
+ * pm_write_signal); append writers ignore it. */
+void pm_table_write_watch(pm_table_write *w, pm_write_signal *s);
 /* Rows written since open (for callers' counters). */
 int64_t pm_table_write_rows(const pm_table_write *w);
 void pm_table_write_free(pm_table_write *w); /* NULL ok */

@@ -28,7 +28,11 @@
  *     after the writer's restore) fails the next write or prepare with the
  *     error naming the file, every later call returns it, the writer's free
  *     leaves no file behind (the bucket directories as before), the table
- *     reads as committed, and the same rows written again commit.
+ *     reads as committed, and the same rows written again commit;
+ *   - a stream writer whose compaction is dropped (a truncate committed
+ *     first) refreshes its levels (the builder's commit tells it): its next
+ *     full compaction commits (COMPACT, every file at the max level), the
+ *     model, check and read agree.
  */
 #include <dirent.h>
 #include <jansson.h>
@@ -480,11 +484,101 @@ static void test_background_failure(void) {
   pm_fs_unref(fs);
 }
 
+/* ------------------------------------------------------------ refresh after a dropped compaction */
+
+static const char *latest_kind(pm_table *t, char *buf, size_t cap) {
+  pm_error err;
+  pm_snapshot_manager sm = pm_table_snapshots(t);
+  pm_snapshot *sn = NULL;
+  CHECK_OK(pm_snapshot_read_latest_checked(&sm, &sn, &err), &err);
+  snprintf(buf, cap, "%s", sn && sn->commit_kind ? sn->commit_kind : "?");
+  pm_snapshot_free(sn);
+  return buf;
+}
+
+/* A stream writer's compaction is dropped (a truncate committed first); its commit object's
+ * builder tells the writer, which re-reads its buckets (Java's writer restore): its next
+ * compaction commits instead of conflicting again. */
+static void test_refresh_after_dropped(void) {
+  paimon_catalog *cat = NULL;
+  paimon_error err = {0};
+  paimon_option o[] = {{"warehouse", wh}};
+  CHECK_OK(paimon_catalog_open(o, 1, &cat, &err), &err);
+  paimon_table *t = make_table(cat, "refresh");
+  pm_table *pt = ((struct paimon_table *)t)->t;
+  pkm_config mc = {PKM_DEDUPLICATE, 3, MODEL_COLS, 1, 0, 0, 0, 0, NULL};
+  pkm_model *m = pkm_new(&mc);
+  rng = 7;
+  paimon_write_builder *wb = NULL;
+  paimon_table_write *w = NULL;
+  paimon_table_commit *c = NULL;
+  CHECK_OK(paimon_write_builder_new(t, 1, NULL, 0, &wb, &err), &err);
+  CHECK_OK(paimon_write_builder_new_write(wb, &w, &err), &err);
+  CHECK_OK(paimon_write_builder_new_commit(wb, &c, &err), &err);
+  for (int id = 1; id <= 4; id++) {
+    if (id == 3) { /* the concurrent truncate */
+      paimon_write_builder *tb = NULL;
+      paimon_table_commit *tc = NULL;
+      CHECK_OK(paimon_write_builder_new(t, 0, NULL, 0, &tb, &err), &err);
+      CHECK_OK(paimon_write_builder_new_commit(tb, &tc, &err), &err);
+      CHECK_OK(paimon_table_commit_truncate_table(tc, PAIMON_BATCH_COMMIT_IDENTIFIER, NULL, &err), &err);
+      paimon_table_commit_free(tc);
+      paimon_write_builder_free(tb);
+      pkm_free(m);
+      m = pkm_new(&mc);
+    }
+    batch b;
+    make_batch(&b, m);
+    CHECK_OK(write_batch(t, w, &b, &err), &err);
+    free_batch(&b);
+    CHECK_OK(paimon_table_write_compact(w, NULL, 0, -1, 1, &err), &err);
+    paimon_commit_messages *msgs = NULL;
+    CHECK_OK(paimon_table_write_prepare_commit(w, id, &msgs, &err), &err);
+    CHECK_OK(paimon_table_commit_commit(c, msgs, id, NULL, &err), &err);
+    paimon_commit_messages_free(msgs);
+    char kind[32], what[64];
+    latest_kind(pt, kind, sizeof kind);
+    if (id == 3) {
+      /* data published, compaction dropped (its inputs were truncated) */
+      CHECK_EQ_INT(paimon_table_commit_compaction_dropped(c), PAIMON_ERR_CONFLICT);
+      CHECK_MSG(!strcmp(kind, "APPEND"), "commit 3: %s", kind);
+    } else {
+      /* commit 4: the writer re-read its buckets, its full compaction commits */
+      CHECK_EQ_INT(paimon_table_commit_compaction_dropped(c), PAIMON_OK);
+      CHECK_MSG(!strcmp(kind, "COMPACT"), "commit %d: %s", id, kind);
+    }
+    snprintf(what, sizeof what, "refresh: commit %d", id);
+    check_model(t, m, what);
+  }
+  /* after commit 4's full compaction: one sorted run at the max level */
+  pm_error perr;
+  pm_snapshot_manager sm = pm_table_snapshots(pt);
+  pm_snapshot *sn = NULL;
+  CHECK_OK(pm_snapshot_read_latest_checked(&sm, &sn, &perr), &perr);
+  pm_manifest_entries e;
+  pm_manifest_entries_init(&e);
+  if (sn) CHECK_OK(pm_scan_live_files(pt, sn, NULL, &e, &perr), &perr);
+  for (size_t i = 0; i < e.n; i++) CHECK_EQ_INT(e.items[i].file.level, 2); /* num-levels = trigger + 1 */
+  pm_manifest_entries_clear(&e);
+  pm_snapshot_free(sn);
+  ot_check_ok(table_dir("refresh"), 0, "refresh");
+  json_t *want = pkm_rows(m);
+  ot_read_equals(table_dir("refresh"), NULL, want, "refresh");
+  json_decref(want);
+  paimon_table_commit_free(c);
+  paimon_table_write_free(w);
+  paimon_write_builder_free(wb);
+  pkm_free(m);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
 int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_write_pk_async_XXXXXX");
   if (!mkdtemp(wh)) return 1;
   RUN_TEST(test_background_equals_inline);
   RUN_TEST(test_background_failure);
+  RUN_TEST(test_refresh_after_dropped);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   if (!pm_test_failures && system(cmd)) return 1;
