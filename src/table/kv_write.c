@@ -310,7 +310,8 @@ int pm_kv_write_open(pm_table *t, const pm_write_config *cfg, pm_kv_write **out,
   w->buffer_limit = (uint64_t)co->write_buffer_size;
   w->compaction = !co->write_only && !postpone;
   w->dv = t->deletion_vectors;
-  w->lookup = w->dv || first_row || t->changelog_producer == PM_CHANGELOG_LOOKUP;
+  /* Java's LookupStrategy.needLookup, the reader's lookup rule (read.c) */
+  w->lookup = w->dv || first_row || t->changelog_producer == PM_CHANGELOG_LOOKUP || co->force_lookup;
   w->lookup_cl = t->changelog_producer == PM_CHANGELOG_LOOKUP && !w->ignore_previous;
   w->full_cl = t->changelog_producer == PM_CHANGELOG_FULL_COMPACTION;
   pm_index_entries_init(&w->dv_index);

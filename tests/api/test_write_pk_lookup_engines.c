@@ -49,12 +49,21 @@ static void test_sequence_field(void) {
   ec_run("lkseq", EC_SEQ, opts, 4, 1, 6, 150, 300, 47);
 }
 
+/* force-lookup: lookup compaction without changelog (Java's LookupStrategy.needLookup), as the
+ * reader's lookup rule (only the newest level > 0 record merges) expects */
+static void test_force_lookup(void) {
+  const char *opts[] = {"force-lookup=true", "merge-engine=partial-update", "target-file-size=2 kb",
+                        "num-sorted-run.compaction-trigger=3"};
+  ec_run("flpu", EC_PARTIAL, opts, 4, 0, 5, 150, 300, 53);
+}
+
 int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_write_pk_lookup_eng_XXXXXX");
   if (!mkdtemp(wh)) return 1;
   RUN_TEST(test_partial_update);
   RUN_TEST(test_aggregation);
   RUN_TEST(test_sequence_field);
+  RUN_TEST(test_force_lookup);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   if (!pm_test_failures && system(cmd)) return 1;
