@@ -41,6 +41,11 @@ int pm_error_prefix(pm_error *err, const char *fmt, ...) {
   if (n < 0) return (int)err->code;
   size_t plen = (size_t)n < sizeof prefix ? (size_t)n : sizeof prefix - 1;
   if (plen && strstr(err->message, prefix)) return (int)err->code; /* context already given */
+  if (plen && prefix[plen - 1] != ' ' && plen + 2 < sizeof prefix) { /* "context: message" */
+    prefix[plen++] = ':';
+    prefix[plen++] = ' ';
+    prefix[plen] = '\0';
+  }
   size_t cap = sizeof err->message;
   if (plen >= cap) plen = cap - 1;
   size_t olen = strnlen(err->message, cap - 1);

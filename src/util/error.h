@@ -11,9 +11,11 @@ typedef paimon_error pm_error;
 int pm_errorf(pm_error *err, paimon_status code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Prepends context ("file.parquet: ") to an error already set; returns its code.
- * Use when a lower layer failed and this layer knows where. A message that
- * already contains the context text is left as is (one path, one prefix). */
+/* Prepends context to an error already set: "CONTEXT: message" (": " is added
+ * unless the context ends with a space, so "file.parquet" and "file.parquet: "
+ * give the same); returns its code. Use when a lower layer failed and this
+ * layer knows where. A message that already contains the context text is left
+ * as is (one path, one prefix). */
 int pm_error_prefix(pm_error *err, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 

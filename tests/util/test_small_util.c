@@ -1,10 +1,25 @@
 /* util/tz.h, util/str.h, util/utf8.h: the shared small mechanisms. */
 #include <stdlib.h>
 
+#include <string.h>
+
 #include "harness.h"
+#include "util/error.h"
 #include "util/str.h"
 #include "util/tz.h"
 #include "util/utf8.h"
+
+static void test_error_prefix(void) {
+  pm_error e = {0};
+  pm_errorf(&e, PAIMON_ERR_IO, "injected I/O error");
+  CHECK(pm_error_prefix(&e, "file %s", "a.parquet") == PAIMON_ERR_IO);
+  CHECK_MSG(!strcmp(e.message, "file a.parquet: injected I/O error"), "got '%s'", e.message);
+  pm_error_prefix(&e, "table %s: ", "db.t"); /* the caller's own separator is kept */
+  CHECK_MSG(!strcmp(e.message, "table db.t: file a.parquet: injected I/O error"), "got '%s'", e.message);
+  pm_error_prefix(&e, "file %s", "a.parquet"); /* context already given: unchanged */
+  CHECK_MSG(!strcmp(e.message, "table db.t: file a.parquet: injected I/O error"), "got '%s'", e.message);
+  CHECK(pm_error_prefix(NULL, "x") == PAIMON_ERR_INTERNAL);
+}
 
 static void test_tz(void) {
   pm_error err;
@@ -78,6 +93,7 @@ static void test_utf8(void) {
 }
 
 int main(void) {
+  RUN_TEST(test_error_prefix);
   RUN_TEST(test_tz);
   RUN_TEST(test_str);
   RUN_TEST(test_utf8);
