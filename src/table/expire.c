@@ -716,3 +716,25 @@ int pm_tag_delete_clean(pm_table *t, const char *name, pm_fdel_stats *st, pm_err
   sv_clear(&pins);
   return rc;
 }
+
+int pm_long_lived_changelog_read(pm_table *t, int64_t id, pm_snapshot **out, pm_error *err) {
+  return read_changelog(t, id, out, err);
+}
+
+int pm_long_lived_changelog_earliest(pm_table *t, int64_t *id, pm_error *err) {
+  *id = 0;
+  char *dir = pm_table_meta_path(t, "changelog");
+  if (!dir) return PM_NOMEM(err);
+  int64_t *ids = NULL;
+  size_t n = 0;
+  int rc = pm_meta_list_ids(t->fs, dir, "changelog-", &ids, &n, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) {
+    pm_error_clear(err);
+    rc = 0;
+  }
+  for (size_t i = 0; !rc && i < n; i++)
+    if (!*id || ids[i] < *id) *id = ids[i];
+  free(ids);
+  free(dir);
+  return rc;
+}

@@ -93,6 +93,12 @@ int pm_expire_after_commit(pm_table *t, int64_t committed_id, pm_expire_result *
  * was deleted; files that could not be deleted: PAIMON_ERR_IO after the tag is gone. */
 int pm_tag_delete_clean(pm_table *t, const char *name, pm_fdel_stats *st, pm_error *err);
 
+/* Long-lived changelog changelog/changelog-<id> (decoupled changelog lifecycle), parsed as a
+ * snapshot; missing = PAIMON_ERR_NOT_FOUND. *out owned by the caller (pm_snapshot_free). */
+int pm_long_lived_changelog_read(pm_table *t, int64_t id, pm_snapshot **out, pm_error *err);
+/* Smallest id among changelog/changelog-<id>; *id = 0 when there is none. */
+int pm_long_lived_changelog_earliest(pm_table *t, int64_t *id, pm_error *err);
+
 /* Current wall-clock time in ms since the epoch. */
 int64_t pm_expire_now_ms(void);
 

@@ -9,6 +9,7 @@
 #include "meta/consumer.h"
 #include "meta/core_options.h"
 #include "meta/snapshot.h"
+#include "table/expire.h"
 
 /* Java's NextSnapshotFetcher.RANGE_CHECK_INTERVAL */
 #define RANGE_CHECK_INTERVAL 16
@@ -35,7 +36,8 @@ struct pm_stream_scan {
   int32_t delta_commits;
   int level_min;          /* full phase of lookup / full-compaction changelog tables */
   int changelog;          /* follow-ups read changelog manifests */
-  int read_overwrite;     /* OVERWRITE snapshots give their added files (append tables) */
+  int read_overwrite;     /* OVERWRITE snapshots give their changes */
+  int decoupled;          /* changelog lifecycle decoupled: expired snapshots live on as changelog/changelog-<id> */
   int64_t next;           /* 0 = null */
   int has_wm;
   int64_t wm;
@@ -148,6 +150,9 @@ int pm_stream_scan_new(pm_table *t, const pm_predicate *filter, pm_stream_scan *
     s->level_min = levels - 1;
   }
   s->changelog = t->changelog_producer != PM_CHANGELOG_NONE;
+  pm_expire_config ec;
+  pm_error e2 = {0};
+  if (!pm_expire_config_from_options(t, &ec, &e2)) s->decoupled = ec.changelog_decoupled;
   s->read_overwrite = pm_table_has_pk(t) ? t->co.streaming_read_overwrite : t->co.streaming_read_append_overwrite;
   *out = s;
   return 0;
@@ -297,7 +302,8 @@ static int first_plan(pm_stream_scan *s, pm_plan **out, pm_error *err) {
       s->next = s->start_snapshot ? l + 1 : 1;
       break;
     case START_FROM_SNAPSHOT:
-      PM_TRY(pm_snapshot_earliest_id(&sm, &e, err));
+      if (s->decoupled) PM_TRY(pm_long_lived_changelog_earliest(s->t, &e, err));
+      if (!e) PM_TRY(pm_snapshot_earliest_id(&sm, &e, err));
       if (!e) return empty_plan(out, err);
       s->next = s->start_id > e ? s->start_id : e;
       break;
@@ -337,6 +343,7 @@ static int range_check(pm_stream_scan *s, pm_error *err) {
                        s->t->database, s->t->name, (long long)s->next, (long long)l);
     return 0;
   }
+  if (s->decoupled) return 0; /* Java: no expiry error when the changelog lifecycle is decoupled */
   return pm_errorf(err, PAIMON_ERR_NOT_FOUND,
                    "stream scan of %s.%s: the next snapshot %lld has expired (snapshots now range over [%lld, %lld]); "
                    "retain snapshots longer (snapshot.time-retained, snapshot.num-retained.min) or read with a "
@@ -351,6 +358,10 @@ static int next_plan(pm_stream_scan *s, pm_plan **out, pm_error *err) {
     if (s->finished) return empty_plan(out, err);
     pm_snapshot *snap = NULL;
     int rc = pm_snapshot_read(&sm, s->next, &snap, err);
+    if (rc == PAIMON_ERR_NOT_FOUND && s->decoupled) { /* an expired snapshot's long-lived changelog */
+      pm_error_clear(err);
+      rc = pm_long_lived_changelog_read(s->t, s->next, &snap, err);
+    }
     if (rc == PAIMON_ERR_NOT_FOUND) {
       pm_error_clear(err);
       if (++s->misses % RANGE_CHECK_INTERVAL == 0) PM_TRY(range_check(s, err));

@@ -49,6 +49,10 @@
  * A snapshot that does not exist yet gives an empty plan; on every 16th
  * consecutive miss the range is checked as Java's NextSnapshotFetcher does:
  * an expired snapshot (id < earliest) or an id past latest + 1 is an error.
+ * With a decoupled changelog lifecycle (changelog.num-retained.* /
+ * changelog.time-retained longer than the snapshots'), an expired snapshot
+ * is read from its long-lived changelog/changelog-<id> and from-snapshot
+ * starts count from the earliest of those, as Java does.
  *
  * Ownership: pm_stream_scan_new takes a reference to t and copies filter.
  */
