@@ -2192,7 +2192,10 @@ static int diff_bucket_split(pm_table *t, int64_t snapshot_id, const pm_manifest
     pm_incremental_split *x = &s->incremental;
     x->snapshot_id = snapshot_id;
     x->partition.len = first->partition.len;
-    x->partition.data = pm_arena_memdup(&s->arena, first->partition.data, first->partition.len + 1);
+    /* len + 1 bytes (never empty), copying only the len the entry holds */
+    uint8_t *pd = pm_arena_alloc(&s->arena, first->partition.len + 1);
+    if (pd && first->partition.len) memcpy(pd, first->partition.data, first->partition.len);
+    x->partition.data = pd;
     x->bucket = first->bucket;
     x->total_buckets = total;
     x->is_streaming = streaming;
