@@ -202,6 +202,25 @@ int pm_schema_validate_create(const pm_table_schema *s, pm_error *err) {
   if (!rc) rc = check_sequence_fields(s, &co, err);
   if (!rc && !s->n_primary_keys && co.changelog_producer != PM_CHANGELOG_NONE)
     rc = bad(err, "option '%s' needs a primary key%s", pm_core_option_key(PM_CO_CHANGELOG_PRODUCER), "");
+  /* SchemaValidation: an overwrite read as changes would be read twice beside the changelog a
+   * lookup / full-compaction producer writes for it */
+  if (!rc && co.streaming_read_overwrite &&
+      (co.changelog_producer == PM_CHANGELOG_LOOKUP || co.changelog_producer == PM_CHANGELOG_FULL_COMPACTION))
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                   "option '%s' = true cannot be used with '%s' = %s: it would read duplicated changes",
+                   pm_core_option_key(PM_CO_STREAMING_READ_OVERWRITE), pm_core_option_key(PM_CO_CHANGELOG_PRODUCER),
+                   co.changelog_producer == PM_CHANGELOG_LOOKUP ? "lookup" : "full-compaction");
+  if (!rc && co.streaming_read_overwrite && !s->n_primary_keys)
+    rc = bad(err, "option '%s' needs a primary key; an append table uses '%s'",
+             pm_core_option_key(PM_CO_STREAMING_READ_OVERWRITE),
+             pm_core_option_key(PM_CO_STREAMING_READ_APPEND_OVERWRITE));
+  if (!rc && co.set[PM_CO_FULL_COMPACTION_DELTA_COMMITS] && co.changelog_producer == PM_CHANGELOG_LOOKUP)
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                   "option '%s' cannot be used with '%s' = lookup; use '%s' = full-compaction for periodic "
+                   "full compaction with changelog, or remove '%s'",
+                   pm_core_option_key(PM_CO_FULL_COMPACTION_DELTA_COMMITS),
+                   pm_core_option_key(PM_CO_CHANGELOG_PRODUCER), pm_core_option_key(PM_CO_CHANGELOG_PRODUCER),
+                   pm_core_option_key(PM_CO_FULL_COMPACTION_DELTA_COMMITS));
   if (!rc && co.snapshot_num_retained_min > co.snapshot_num_retained_max)
     rc = bad(err, "option '%s' must not be larger than '%s'", pm_core_option_key(PM_CO_SNAPSHOT_NUM_RETAINED_MIN),
              pm_core_option_key(PM_CO_SNAPSHOT_NUM_RETAINED_MAX));

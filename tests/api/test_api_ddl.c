@@ -464,6 +464,50 @@ static void test_concurrent_creates(void) {
   if (ot_available()) CHECK(ot_check_ok(path, 0, "concurrent create"));
 }
 
+/* Option combinations Java's SchemaValidation refuses at create time: the
+ * status, a message naming the option, and no table directory left behind. */
+static void test_refused_combinations(void) {
+  static const struct {
+    int pk;
+    const char *opts[3][2];
+    paimon_status want;
+    const char *needle;
+  } cases[] = {
+      {1, {{"streaming-read-overwrite", "true"}, {"changelog-producer", "lookup"}}, PAIMON_ERR_UNSUPPORTED,
+       "duplicated changes"},
+      {1, {{"streaming-read-overwrite", "true"}, {"changelog-producer", "full-compaction"}}, PAIMON_ERR_UNSUPPORTED,
+       "duplicated changes"},
+      {0, {{"streaming-read-overwrite", "true"}}, PAIMON_ERR_INVALID_ARGUMENT, "streaming-read-append-overwrite"},
+      {1, {{"full-compaction.delta-commits", "2"}, {"changelog-producer", "lookup"}}, PAIMON_ERR_UNSUPPORTED,
+       "full-compaction.delta-commits"},
+      {0, {{"changelog-producer", "input"}}, PAIMON_ERR_INVALID_ARGUMENT, "changelog-producer"},
+      {1, {{"merge-engine", "first-row"}, {"changelog-producer", "input"}}, PAIMON_ERR_INVALID_ARGUMENT,
+       "first-row"},
+  };
+  paimon_error err = {0};
+  CHECK_OK(paimon_catalog_create_database(cat, "v", NULL, 0, 0, &err), &err);
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    paimon_schema_builder *b = NULL;
+    CHECK_OK(paimon_schema_builder_new(&b, &err), &err);
+    CHECK_OK(paimon_schema_builder_column(b, "k", "INT NOT NULL", NULL, &err), &err);
+    CHECK_OK(paimon_schema_builder_column(b, "v", "STRING", NULL, &err), &err);
+    if (cases[i].pk) {
+      const char *pk[] = {"k"};
+      CHECK_OK(paimon_schema_builder_primary_key(b, pk, 1, &err), &err);
+    }
+    for (size_t j = 0; j < 3 && cases[i].opts[j][0]; j++)
+      CHECK_OK(paimon_schema_builder_option(b, cases[i].opts[j][0], cases[i].opts[j][1], &err), &err);
+    paimon_status rc = paimon_catalog_create_table(cat, "v.t", b, 0, &err);
+    CHECK_MSG(rc == cases[i].want, "case %zu: status %d (%s), expected %d", i, (int)rc, err.message, (int)cases[i].want);
+    CHECK_MSG(strstr(err.message, cases[i].needle) != NULL, "case %zu: message '%s' lacks '%s'", i, err.message,
+              cases[i].needle);
+    paimon_schema_builder_free(b);
+    char path[600];
+    snprintf(path, sizeof path, "%s/v.db/t", wh);
+    CHECK_MSG(access(path, F_OK) != 0, "case %zu: %s exists", i, path);
+  }
+}
+
 int main(void) {
   open_wh();
   RUN_TEST(test_fixture_schemas_reproduced);
@@ -472,6 +516,7 @@ int main(void) {
   RUN_TEST(test_databases);
   RUN_TEST(test_drop_and_rename);
   RUN_TEST(test_concurrent_creates);
+  RUN_TEST(test_refused_combinations);
   paimon_catalog_free(cat);
   char cmd[600];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
