@@ -67,6 +67,10 @@ int pm_schema_spec_build(const pm_schema_spec *s, int64_t time_millis, pm_table_
  * shared part (meta/schema_change_internal.h pm_schema_validate); the two
  * should become one. */
 int pm_schema_validate_create(const pm_table_schema *s, pm_error *err);
+/* The changelog-producer / streaming-read-overwrite / first-row combinations Java's
+ * SchemaValidation refuses (create and alter). */
+struct pm_core_options;
+int pm_schema_validate_producer(const pm_table_schema *s, const struct pm_core_options *co, pm_error *err);
 
 /* Reorders options as a java.util.HashMap<String,String> filled in their
  * order iterates them (meta/java_hashmap.h): the order Jackson writes a

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "meta/core_options.h"
+#include "meta/schema_build.h"
 #include "meta/schema_change_internal.h"
 
 static const char *tn(const char *t) { return t ? t : "table"; }
@@ -177,6 +178,7 @@ int pm_schema_alter_validate(const pm_table_schema *s, const char *table, pm_err
   if (!rc && !s->n_primary_keys && co.changelog_producer != PM_CHANGELOG_NONE)
     rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "alter %s: cannot set %s on a table without primary keys",
                    tn(table), pm_core_option_key(PM_CO_CHANGELOG_PRODUCER));
+  if (!rc && (rc = pm_schema_validate_producer(s, &co, err)) != 0) pm_error_prefix(err, "alter %s", tn(table));
   if (!rc && co.snapshot_num_retained_min > co.snapshot_num_retained_max)
     rc = pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "alter %s: %s should not be larger than %s", tn(table),
                    pm_core_option_key(PM_CO_SNAPSHOT_NUM_RETAINED_MIN), pm_core_option_key(PM_CO_SNAPSHOT_NUM_RETAINED_MAX));

@@ -166,6 +166,36 @@ static int check_sequence_fields(const pm_table_schema *s, const pm_core_options
   return rc;
 }
 
+/* SchemaValidation's changelog-producer combinations, shared by create and alter. */
+int pm_schema_validate_producer(const pm_table_schema *s, const pm_core_options *c, pm_error *err) {
+  const pm_core_options co = *c;
+  int rc = 0;
+  /* SchemaValidation: an overwrite read as changes would be read twice beside the changelog a
+   * lookup / full-compaction producer writes for it */
+  if (co.streaming_read_overwrite &&
+      (co.changelog_producer == PM_CHANGELOG_LOOKUP || co.changelog_producer == PM_CHANGELOG_FULL_COMPACTION))
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                   "option '%s' = true cannot be used with '%s' = %s: it would read duplicated changes",
+                   pm_core_option_key(PM_CO_STREAMING_READ_OVERWRITE), pm_core_option_key(PM_CO_CHANGELOG_PRODUCER),
+                   co.changelog_producer == PM_CHANGELOG_LOOKUP ? "lookup" : "full-compaction");
+  if (!rc && co.streaming_read_overwrite && !s->n_primary_keys)
+    rc = bad(err, "option '%s' needs a primary key; an append table uses '%s'",
+             pm_core_option_key(PM_CO_STREAMING_READ_OVERWRITE),
+             pm_core_option_key(PM_CO_STREAMING_READ_APPEND_OVERWRITE));
+  if (!rc && co.set[PM_CO_FULL_COMPACTION_DELTA_COMMITS] && co.changelog_producer == PM_CHANGELOG_LOOKUP)
+    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                   "option '%s' cannot be used with '%s' = lookup; use '%s' = full-compaction for periodic "
+                   "full compaction with changelog, or remove '%s'",
+                   pm_core_option_key(PM_CO_FULL_COMPACTION_DELTA_COMMITS),
+                   pm_core_option_key(PM_CO_CHANGELOG_PRODUCER), pm_core_option_key(PM_CO_CHANGELOG_PRODUCER),
+                   pm_core_option_key(PM_CO_FULL_COMPACTION_DELTA_COMMITS));
+  if (!rc && co.merge_engine == PM_MERGE_FIRST_ROW && co.changelog_producer != PM_CHANGELOG_NONE &&
+      co.changelog_producer != PM_CHANGELOG_LOOKUP)
+    rc = bad(err, "option '%s': merge-engine first-row supports only 'none' and 'lookup'%s",
+             pm_core_option_key(PM_CO_CHANGELOG_PRODUCER), "");
+  return rc;
+}
+
 int pm_schema_validate_create(const pm_table_schema *s, pm_error *err) {
   /* TableSchema: the primary key must not be the partition key */
   if (s->n_primary_keys) {
@@ -202,33 +232,11 @@ int pm_schema_validate_create(const pm_table_schema *s, pm_error *err) {
   if (!rc) rc = check_sequence_fields(s, &co, err);
   if (!rc && !s->n_primary_keys && co.changelog_producer != PM_CHANGELOG_NONE)
     rc = bad(err, "option '%s' needs a primary key%s", pm_core_option_key(PM_CO_CHANGELOG_PRODUCER), "");
-  /* SchemaValidation: an overwrite read as changes would be read twice beside the changelog a
-   * lookup / full-compaction producer writes for it */
-  if (!rc && co.streaming_read_overwrite &&
-      (co.changelog_producer == PM_CHANGELOG_LOOKUP || co.changelog_producer == PM_CHANGELOG_FULL_COMPACTION))
-    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                   "option '%s' = true cannot be used with '%s' = %s: it would read duplicated changes",
-                   pm_core_option_key(PM_CO_STREAMING_READ_OVERWRITE), pm_core_option_key(PM_CO_CHANGELOG_PRODUCER),
-                   co.changelog_producer == PM_CHANGELOG_LOOKUP ? "lookup" : "full-compaction");
-  if (!rc && co.streaming_read_overwrite && !s->n_primary_keys)
-    rc = bad(err, "option '%s' needs a primary key; an append table uses '%s'",
-             pm_core_option_key(PM_CO_STREAMING_READ_OVERWRITE),
-             pm_core_option_key(PM_CO_STREAMING_READ_APPEND_OVERWRITE));
-  if (!rc && co.set[PM_CO_FULL_COMPACTION_DELTA_COMMITS] && co.changelog_producer == PM_CHANGELOG_LOOKUP)
-    rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                   "option '%s' cannot be used with '%s' = lookup; use '%s' = full-compaction for periodic "
-                   "full compaction with changelog, or remove '%s'",
-                   pm_core_option_key(PM_CO_FULL_COMPACTION_DELTA_COMMITS),
-                   pm_core_option_key(PM_CO_CHANGELOG_PRODUCER), pm_core_option_key(PM_CO_CHANGELOG_PRODUCER),
-                   pm_core_option_key(PM_CO_FULL_COMPACTION_DELTA_COMMITS));
+  if (!rc) rc = pm_schema_validate_producer(s, &co, err);
   if (!rc && co.snapshot_num_retained_min > co.snapshot_num_retained_max)
     rc = bad(err, "option '%s' must not be larger than '%s'", pm_core_option_key(PM_CO_SNAPSHOT_NUM_RETAINED_MIN),
              pm_core_option_key(PM_CO_SNAPSHOT_NUM_RETAINED_MAX));
   if (!rc) rc = check_field_names(s, err);
-  if (!rc && co.merge_engine == PM_MERGE_FIRST_ROW && co.changelog_producer != PM_CHANGELOG_NONE &&
-      co.changelog_producer != PM_CHANGELOG_LOOKUP)
-    rc = bad(err, "option '%s': merge-engine first-row supports only 'none' and 'lookup'%s",
-             pm_core_option_key(PM_CO_CHANGELOG_PRODUCER), "");
   if (!rc && co.row_tracking) {
     if (s->n_primary_keys) rc = bad(err, "option '%s': a row-tracking table cannot have a primary key%s",
                                     pm_core_option_key(PM_CO_ROW_TRACKING), "");

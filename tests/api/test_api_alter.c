@@ -135,6 +135,11 @@ static void test_refusals(void) {
   CHECK_OK(paimon_schema_change_set_option("snapshot.num-retained.min", "many", &ch, &err), &err);
   CHECK_EQ_INT(alter1(cat, "db.t", ch, &err), PAIMON_ERR_INVALID_ARGUMENT);
   CHECK_MSG(strstr(err.message, "snapshot.num-retained.min") != NULL, "%s", err.message);
+  /* an option combination Java's SchemaValidation refuses (append table) */
+  CHECK_OK(paimon_schema_change_set_option("streaming-read-overwrite", "true", &ch, &err), &err);
+  CHECK_EQ_INT(alter1(cat, "db.t", ch, &err), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK_MSG(strstr(err.message, "alter db.t") && strstr(err.message, "streaming-read-append-overwrite"), "%s",
+            err.message);
   /* a narrowing Java refuses: INT -> DATE */
   CHECK_OK(paimon_schema_change_update_column_type("a", "DATE", &ch, &err), &err);
   CHECK_EQ_INT(alter1(cat, "db.t", ch, &err), PAIMON_ERR_INVALID_ARGUMENT);
