@@ -996,6 +996,11 @@ class TableWrite(_Closeable):
                          for k, v in r.items()})
         self.write_pylist(recs)
 
+    def compact(self, partition=None, bucket=-1, full_compaction=False):
+        """Primary-key tables: compacts buckets in this writer (Java TableWrite.compact); the results are
+        committed by the next prepare_commit + commit."""
+        _native.write_compact(self._h, _options(partition), bucket, full_compaction)
+
     def prepare_commit(self, commit_identifier=None):
         if commit_identifier is None:
             if self._streaming:

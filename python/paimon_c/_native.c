@@ -1236,6 +1236,22 @@ static PyObject *write_jsonl(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* Compaction in the writer (primary-key tables): partition spec dict or None, bucket (-1 all), full. */
+static PyObject *write_compact(PyObject *self, PyObject *args) {
+  PyObject *h, *spec;
+  int bucket, full;
+  if (!PyArg_ParseTuple(args, "OOip", &h, &spec, &bucket, &full)) return NULL;
+  GET(w, paimon_table_write, h, H_WRITE);
+  optv o;
+  if (optv_from(spec, &o)) return NULL;
+  paimon_error err;
+  paimon_status st;
+  Py_BEGIN_ALLOW_THREADS st = paimon_table_write_compact(w, o.v, o.n, bucket, full, &err);
+  Py_END_ALLOW_THREADS optv_free(&o);
+  if (st) return raise_err(st, &err);
+  Py_RETURN_NONE;
+}
+
 static PyObject *write_prepare_commit(PyObject *self, PyObject *args) {
   PyObject *h;
   long long ident;
@@ -1470,6 +1486,7 @@ static PyMethodDef methods[] = {
     M(write_stream, ""),
     M(write_array, ""),
     M(write_jsonl, ""),
+    M(write_compact, ""),
     M(write_prepare_commit, ""),
     M(messages_info, ""),
     M(messages_serialize, ""),

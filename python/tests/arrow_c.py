@@ -88,3 +88,72 @@ def utf8_values(array):
         j = array.offset + i
         out.append(ctypes.string_at(data + off[j], off[j + 1] - off[j]).decode() if off[j + 1] > off[j] else "")
     return out
+
+
+_capsule_new = ctypes.pythonapi.PyCapsule_New
+_capsule_new.restype = ctypes.py_object
+_capsule_new.argtypes = [c_void_p, c_char_p, c_void_p]
+_SCHEMA_NAME = b"arrow_schema"
+_ARRAY_NAME = b"arrow_array"
+
+
+class CtypesBatch:
+    """An Arrow record batch struct<id: int32, name: utf8> built with ctypes (a producer that shares
+    no code with paimon_c), exposed through __arrow_c_array__. Memory is owned by this object; the
+    release callbacks only mark the structs released, and count how often they ran."""
+
+    def __init__(self, ids, names):
+        n = len(ids)
+        self.released = []
+        self._keep = []
+        # schema
+        self._cs = [ArrowSchema() for _ in range(3)]
+        fmt = [b"+s", b"i", b"u"]
+        nm = [b"", b"id", b"name"]
+        rel = CFUNCTYPE(None, POINTER(ArrowSchema))(self._release_schema)
+        self._keep += [rel]
+        kids = (POINTER(ArrowSchema) * 2)(ctypes.pointer(self._cs[1]), ctypes.pointer(self._cs[2]))
+        self._keep.append(kids)
+        for i, s in enumerate(self._cs):
+            s.format, s.name, s.flags = fmt[i], nm[i], 2 if i else 0
+            s.release = rel
+        self._cs[0].n_children = 2
+        self._cs[0].children = kids
+        # arrays
+        valid_ids = bytes([sum(1 << b for b in range(8) if i * 8 + b < n and ids[i * 8 + b] is not None)
+                           for i in range((n + 7) // 8 or 1)])
+        ibuf = (ctypes.c_int32 * max(n, 1))(*[0 if v is None else v for v in ids])
+        enc = [s.encode() for s in names]
+        offs = [0]
+        for e in enc:
+            offs.append(offs[-1] + len(e))
+        obuf = (ctypes.c_int32 * (n + 1))(*offs)
+        dbuf = ctypes.create_string_buffer(b"".join(enc) or b"\0")
+        vbuf = ctypes.create_string_buffer(valid_ids)
+        self._keep += [ibuf, obuf, dbuf, vbuf]
+        arel = CFUNCTYPE(None, POINTER(ArrowArray))(self._release_array)
+        self._keep.append(arel)
+        self._ca = [ArrowArray() for _ in range(3)]
+        b0 = (c_void_p * 1)(None)
+        b1 = (c_void_p * 2)(ctypes.cast(vbuf, c_void_p), ctypes.cast(ibuf, c_void_p))
+        b2 = (c_void_p * 3)(None, ctypes.cast(obuf, c_void_p), ctypes.cast(dbuf, c_void_p))
+        self._keep += [b0, b1, b2]
+        akids = (POINTER(ArrowArray) * 2)(ctypes.pointer(self._ca[1]), ctypes.pointer(self._ca[2]))
+        self._keep.append(akids)
+        for a, bufs, nb in zip(self._ca, (b0, b1, b2), (1, 2, 3)):
+            a.length, a.n_buffers, a.buffers, a.release = n, nb, bufs, arel
+        self._ca[1].null_count = sum(v is None for v in ids)
+        self._ca[0].n_children = 2
+        self._ca[0].children = akids
+
+    def _release_schema(self, p):
+        self.released.append("schema")
+        p.contents.release = CFUNCTYPE(None, POINTER(ArrowSchema))()
+
+    def _release_array(self, p):
+        self.released.append("array")
+        p.contents.release = CFUNCTYPE(None, POINTER(ArrowArray))()
+
+    def __arrow_c_array__(self, requested_schema=None):
+        return (_capsule_new(ctypes.addressof(self._cs[0]), _SCHEMA_NAME, None),
+                _capsule_new(ctypes.addressof(self._ca[0]), _ARRAY_NAME, None))
