@@ -1,0 +1,117 @@
+/*
+ * The SQLite virtual-table module over libpaimon's public API (the include/paimon headers only).
+ * Internal to src/sql: built into build/libpaimon_sqlite.so (loadable extension) and linked
+ * into `paimon sql`. Every file includes this header; psql_module.c holds the
+ * SQLITE_EXTENSION_INIT1 definition of the API pointer.
+ *
+ * Model: paimon_attach('warehouse=...') opens a catalog and, per Paimon database, ATTACHes an
+ * in-memory SQLite database of the same name holding one `paimon` virtual table per Paimon
+ * table (plus its system tables "t$snapshots", ... and branches "t$branch_b"). A cursor reads
+ * through a read builder and an Arrow C stream; values are converted when SQLite asks (xColumn).
+ */
+#ifndef PM_SQL_PSQL_H
+#define PM_SQL_PSQL_H
+
+#include <sqlite3ext.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "paimon/paimon.h"
+
+SQLITE_EXTENSION_INIT3
+
+/* --------------------------------------------------------------- arrow types (psql_value.c) */
+
+/* A parsed Arrow field (format string + children), enough to convert values. */
+typedef struct psql_type {
+  char kind;      /* 'b' bool, 'i' signed int, 'u' unsigned int, 'f' float32, 'g' float64,
+                     'd' decimal128, 'D' date32, 'M' date64, 't' time, 'T' timestamp,
+                     's' utf8, 'S' large utf8, 'y' binary, 'Y' large binary, 'w' fixed binary,
+                     'l' list, 'L' large list, 'W' fixed list, 'r' struct, 'm' map, 'n' null,
+                     '?' other (read as NULL) */
+  int bytes;      /* integer width in bytes; fixed binary / fixed list width */
+  int unit;       /* time / timestamp: 0 s, 1 ms, 2 us, 3 ns */
+  int zoned;      /* timestamp with a time zone */
+  int precision, scale; /* decimal */
+  int digits;     /* time / timestamp fraction digits to print (-1: from the unit) */
+  char *name;
+  int n_children;
+  struct psql_type *children;
+} psql_type;
+
+int psql_type_from_schema(const struct ArrowSchema *s, psql_type *out, char **err);
+void psql_type_free(psql_type *t);
+/* SQLite declared type for a column ("INTEGER", "REAL", "TEXT", "BLOB"). */
+const char *psql_type_decl(const psql_type *t);
+/* Fraction digits of the precision in a Paimon type string ("TIMESTAMP(3)" -> 3), or -1. */
+int psql_paimon_type_digits(const char *paimon_type);
+
+/* Sets the SQLite result to value `row` of `a` (typed by t). */
+void psql_result_value(sqlite3_context *ctx, const psql_type *t, const struct ArrowArray *a, int64_t row);
+
+/* A growable byte buffer. */
+typedef struct psql_buf {
+  char *data;
+  size_t len, cap;
+  int oom;
+} psql_buf;
+void psql_buf_put(psql_buf *b, const char *s, size_t n);
+void psql_buf_puts(psql_buf *b, const char *s);
+void psql_buf_printf(psql_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void psql_buf_free(psql_buf *b);
+/* Appends a double quoted SQL identifier. */
+void psql_buf_ident(psql_buf *b, const char *s);
+
+/* ------------------------------------------------------------------ module (psql_module.c) */
+
+/* One paimon_attach(): a catalog and the SQLite schemas made for its databases. */
+typedef struct psql_attach {
+  paimon_catalog *catalog;
+  char **cat_keys, **cat_values; /* catalog options */
+  size_t n_cat;
+  char **read_keys, **read_values; /* dynamic options of every table read through it */
+  size_t n_read;
+  char **schemas, **databases; /* SQLite schema name -> Paimon database */
+  size_t n_schemas;
+  struct psql_attach *next;
+} psql_attach;
+
+/* Per connection (the module's client data). */
+typedef struct psql_conn {
+  sqlite3 *db;
+  psql_attach *attaches;
+  int no_pushdown; /* paimon_pushdown(0): plan every read without filters (tests) */
+} psql_conn;
+
+/* The virtual table: one Paimon table (data, branch or system table). */
+typedef struct psql_vtab {
+  sqlite3_vtab base;
+  psql_conn *conn;
+  psql_attach *attach;
+  char *ident;    /* "db.t", "db.t$branch_b", "db.t$snapshots" */
+  int system;     /* a system table */
+  paimon_table *table;
+  int n_cols;
+  char **col_names;
+  psql_type *col_types; /* from the table's Arrow schema */
+  char **col_paimon;    /* Paimon type strings (NULL for system tables) */
+  int64_t next_rowid;
+} psql_vtab;
+
+/* Sets the vtab's error message (sqlite3_mprintf'd). Returns SQLITE_ERROR. */
+int psql_vtab_error(psql_vtab *vt, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Looks up the attach owning SQLite schema `schema`; *database gets the Paimon database. */
+psql_attach *psql_find_schema(psql_conn *c, const char *schema, const char **database);
+
+/* ------------------------------------------------------------------ cursor (psql_cursor.c) */
+
+int psql_best_index(sqlite3_vtab *vt, sqlite3_index_info *info);
+int psql_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out);
+int psql_close(sqlite3_vtab_cursor *cur);
+int psql_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int argc, sqlite3_value **argv);
+int psql_next(sqlite3_vtab_cursor *cur);
+int psql_eof(sqlite3_vtab_cursor *cur);
+int psql_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i);
+int psql_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
+
+#endif

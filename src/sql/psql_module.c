@@ -1,0 +1,454 @@
+/*
+ * The `paimon` module and its entry point: paimon_attach('warehouse=...', ...) makes each
+ * Paimon database a SQLite schema (an attached in-memory database of the same name) holding
+ * a virtual table per table, per system table ("t$snapshots", ...) and per branch
+ * ("t$branch_b"). xCreate / xConnect open the Paimon table and declare its columns.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "sql/psql.h"
+#include "paimon/sqlite.h"
+
+SQLITE_EXTENSION_INIT1
+
+static const char *const SYSTEM_TABLES[] = {"snapshots", "schemas",  "options",  "files",
+                                            "partitions", "tags",    "branches", "manifests"};
+#define N_SYSTEM_TABLES (sizeof SYSTEM_TABLES / sizeof SYSTEM_TABLES[0])
+
+/* Catalog option keys (everything else given to paimon_attach is a read option). */
+static int is_catalog_key(const char *k) {
+  return !strcmp(k, "warehouse") || !strcmp(k, "metastore") || !strcmp(k, "path-rewrite");
+}
+
+static char *dupstr(const char *s) {
+  size_t n = strlen(s);
+  char *d = malloc(n + 1);
+  if (d) memcpy(d, s, n + 1);
+  return d;
+}
+
+int psql_vtab_error(psql_vtab *vt, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  sqlite3_free(vt->base.zErrMsg);
+  vt->base.zErrMsg = sqlite3_vmprintf(fmt, ap);
+  va_end(ap);
+  return SQLITE_ERROR;
+}
+
+static void attach_free(psql_attach *a) {
+  if (!a) return;
+  paimon_catalog_free(a->catalog);
+  for (size_t i = 0; i < a->n_cat; i++) free(a->cat_keys[i]), free(a->cat_values[i]);
+  for (size_t i = 0; i < a->n_read; i++) free(a->read_keys[i]), free(a->read_values[i]);
+  for (size_t i = 0; i < a->n_schemas; i++) free(a->schemas[i]), free(a->databases[i]);
+  free(a->cat_keys);
+  free(a->cat_values);
+  free(a->read_keys);
+  free(a->read_values);
+  free(a->schemas);
+  free(a->databases);
+  free(a);
+}
+
+psql_attach *psql_find_schema(psql_conn *c, const char *schema, const char **database) {
+  for (psql_attach *a = c->attaches; a; a = a->next)
+    for (size_t i = 0; i < a->n_schemas; i++)
+      if (!sqlite3_stricmp(a->schemas[i], schema)) {
+        if (database) *database = a->databases[i];
+        return a;
+      }
+  return NULL;
+}
+
+/* ------------------------------------------------------------------- the vtab */
+
+static void vtab_free(psql_vtab *vt) {
+  if (!vt) return;
+  paimon_table_free(vt->table);
+  for (int i = 0; i < vt->n_cols; i++) {
+    free(vt->col_names[i]);
+    if (vt->col_paimon) paimon_free_string(vt->col_paimon[i]);
+    psql_type_free(&vt->col_types[i]);
+  }
+  free(vt->col_names);
+  free(vt->col_paimon);
+  free(vt->col_types);
+  free(vt->ident);
+  sqlite3_free(vt->base.zErrMsg);
+  free(vt);
+}
+
+/* Opens vt->ident and fills the column list. */
+static int vtab_open(psql_vtab *vt, char **pzErr) {
+  paimon_error e;
+  const char *dollar = strchr(vt->ident, '$');
+  vt->system = dollar && strncmp(dollar, "$branch_", 8) != 0;
+  if (dollar && !vt->system && strchr(dollar + 1, '$')) vt->system = 1; /* t$branch_b$snapshots */
+  paimon_status st = vt->system ? paimon_catalog_get_system_table(vt->attach->catalog, vt->ident, &vt->table, &e)
+                                : paimon_catalog_get_table(vt->attach->catalog, vt->ident, &vt->table, &e);
+  if (st) {
+    *pzErr = sqlite3_mprintf("paimon: %s", e.message);
+    return SQLITE_ERROR;
+  }
+  struct ArrowSchema s;
+  if (paimon_table_arrow_schema(vt->table, &s, &e)) {
+    *pzErr = sqlite3_mprintf("paimon: %s", e.message);
+    return SQLITE_ERROR;
+  }
+  int rc = SQLITE_OK;
+  int n = (int)s.n_children;
+  vt->col_names = calloc((size_t)n + 1, sizeof *vt->col_names);
+  vt->col_types = calloc((size_t)n + 1, sizeof *vt->col_types);
+  vt->col_paimon = calloc((size_t)n + 1, sizeof *vt->col_paimon);
+  if (!vt->col_names || !vt->col_types || !vt->col_paimon) rc = SQLITE_NOMEM;
+  for (int i = 0; i < n && !rc; i++) {
+    vt->col_names[i] = dupstr(s.children[i]->name ? s.children[i]->name : "");
+    rc = psql_type_from_schema(s.children[i], &vt->col_types[i], pzErr);
+    vt->n_cols = i + 1;
+    if (!rc && !vt->system && paimon_table_column_type(vt->table, (size_t)i, &vt->col_paimon[i], &e) == PAIMON_OK) {
+      int d = psql_paimon_type_digits(vt->col_paimon[i]);
+      if (d >= 0) vt->col_types[i].digits = d;
+    }
+  }
+  if (s.release) s.release(&s);
+  return rc;
+}
+
+static int declare(sqlite3 *db, psql_vtab *vt, char **pzErr) {
+  psql_buf b = {0};
+  psql_buf_puts(&b, "CREATE TABLE x(");
+  for (int i = 0; i < vt->n_cols; i++) {
+    if (i) psql_buf_puts(&b, ", ");
+    psql_buf_ident(&b, vt->col_names[i]);
+    psql_buf_puts(&b, " ");
+    psql_buf_puts(&b, psql_type_decl(&vt->col_types[i]));
+  }
+  psql_buf_puts(&b, ")");
+  if (b.oom) {
+    psql_buf_free(&b);
+    return SQLITE_NOMEM;
+  }
+  int rc = sqlite3_declare_vtab(db, b.data);
+  if (rc) *pzErr = sqlite3_mprintf("paimon: cannot declare %s: %s", vt->ident, sqlite3_errmsg(db));
+  psql_buf_free(&b);
+  return rc;
+}
+
+/* argv: module, schema, table name, args... */
+static int psql_connect(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                        char **pzErr) {
+  psql_conn *c = aux;
+  const char *database = NULL;
+  psql_attach *a = psql_find_schema(c, argv[1], &database);
+  if (!a) {
+    *pzErr = sqlite3_mprintf("paimon: schema %s is not a Paimon database (run SELECT paimon_attach(...) first)",
+                             argv[1]);
+    return SQLITE_ERROR;
+  }
+  psql_vtab *vt = calloc(1, sizeof *vt);
+  if (!vt) return SQLITE_NOMEM;
+  vt->conn = c;
+  vt->attach = a;
+  {
+    size_t n = strlen(database) + strlen(argv[2]) + 2;
+    vt->ident = malloc(n);
+    if (vt->ident) snprintf(vt->ident, n, "%s.%s", database, argv[2]);
+  }
+  int rc = vt->ident ? vtab_open(vt, pzErr) : SQLITE_NOMEM;
+  if (!rc) rc = declare(db, vt, pzErr);
+  if (rc) {
+    vtab_free(vt);
+    return rc;
+  }
+  (void)argc;
+  *out = &vt->base;
+  return SQLITE_OK;
+}
+
+static int psql_create(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
+                       char **pzErr) {
+  /* paimon_attach creates the entries of existing tables with the single argument `attach` */
+  if (argc == 4 && !strcmp(argv[3], "attach")) return psql_connect(db, aux, argc, argv, out, pzErr);
+  *pzErr = sqlite3_mprintf("paimon: CREATE VIRTUAL TABLE ... USING paimon(columns) is not supported yet");
+  return SQLITE_ERROR;
+}
+
+static int psql_disconnect(sqlite3_vtab *v) {
+  vtab_free((psql_vtab *)v);
+  return SQLITE_OK;
+}
+
+static sqlite3_module MODULE = {
+    .iVersion = 3,
+    .xCreate = psql_create,
+    .xConnect = psql_connect,
+    .xBestIndex = psql_best_index,
+    .xDisconnect = psql_disconnect,
+    .xDestroy = psql_disconnect,
+    .xOpen = psql_open,
+    .xClose = psql_close,
+    .xFilter = psql_filter,
+    .xNext = psql_next,
+    .xEof = psql_eof,
+    .xColumn = psql_column,
+    .xRowid = psql_rowid,
+};
+
+/* ------------------------------------------------------------- paimon_attach */
+
+static int exec_ddl(sqlite3 *db, psql_buf *b, sqlite3_context *ctx) {
+  if (b->oom) {
+    sqlite3_result_error_nomem(ctx);
+    return SQLITE_NOMEM;
+  }
+  char *msg = NULL;
+  int rc = sqlite3_exec(db, b->data, NULL, NULL, &msg);
+  if (rc) {
+    char *m = sqlite3_mprintf("paimon_attach: %s: %s", b->data, msg ? msg : sqlite3_errstr(rc));
+    sqlite3_result_error(ctx, m, -1);
+    sqlite3_free(m);
+  }
+  sqlite3_free(msg);
+  return rc;
+}
+
+/* CREATE VIRTUAL TABLE entries of the tables of `database`, their branches and system tables. */
+static int create_entries(sqlite3 *db, psql_attach *a, const char *schema, const char *database, sqlite3_context *ctx,
+                          int64_t *n_tables) {
+  paimon_error e;
+  char **tables = NULL;
+  size_t nt = 0;
+  if (paimon_catalog_list_tables(a->catalog, database, &tables, &nt, &e)) {
+    char *m = sqlite3_mprintf("paimon_attach: %s", e.message);
+    sqlite3_result_error(ctx, m, -1);
+    sqlite3_free(m);
+    return SQLITE_ERROR;
+  }
+  int rc = SQLITE_OK;
+  for (size_t i = 0; i < nt && !rc; i++) {
+    char **names = NULL;
+    size_t nn = 0;
+    /* the table, its branches, then the system tables of each */
+    char ident[4096];
+    snprintf(ident, sizeof ident, "%s.%s", database, tables[i]);
+    paimon_table *t = NULL;
+    char **branches = NULL;
+    size_t nb = 0;
+    if (paimon_catalog_get_table(a->catalog, ident, &t, &e) == PAIMON_OK)
+      (void)paimon_table_list_branches(t, &branches, &nb, &e);
+    paimon_table_free(t);
+    nn = (1 + nb) * (1 + N_SYSTEM_TABLES);
+    names = calloc(nn, sizeof *names);
+    size_t k = 0;
+    for (size_t bi = 0; names && bi <= nb; bi++) {
+      const char *base = bi == 0 ? tables[i] : NULL;
+      char *bname = bi == 0 ? sqlite3_mprintf("%s", base) : sqlite3_mprintf("%s$branch_%s", tables[i], branches[bi - 1]);
+      names[k++] = bname;
+      for (size_t s = 0; s < N_SYSTEM_TABLES; s++) names[k++] = sqlite3_mprintf("%s$%s", bname, SYSTEM_TABLES[s]);
+    }
+    for (size_t j = 0; names && j < k && !rc; j++) {
+      if (!names[j]) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      psql_buf b = {0};
+      psql_buf_puts(&b, "CREATE VIRTUAL TABLE IF NOT EXISTS ");
+      psql_buf_ident(&b, schema);
+      psql_buf_puts(&b, ".");
+      psql_buf_ident(&b, names[j]);
+      psql_buf_puts(&b, " USING paimon(attach)");
+      rc = exec_ddl(db, &b, ctx);
+      psql_buf_free(&b);
+    }
+    if (!names) rc = SQLITE_NOMEM;
+    for (size_t j = 0; names && j < k; j++) sqlite3_free(names[j]);
+    free(names);
+    paimon_free_strings(branches, nb);
+    (*n_tables)++;
+  }
+  paimon_free_strings(tables, nt);
+  return rc;
+}
+
+static int push_opt(char ***keys, char ***values, size_t *n, const char *k, size_t klen, const char *v) {
+  char **nk = realloc(*keys, (*n + 1) * sizeof *nk);
+  if (!nk) return SQLITE_NOMEM;
+  *keys = nk;
+  char **nv = realloc(*values, (*n + 1) * sizeof *nv);
+  if (!nv) return SQLITE_NOMEM;
+  *values = nv;
+  char *kk = malloc(klen + 1);
+  char *vv = dupstr(v);
+  if (!kk || !vv) {
+    free(kk);
+    free(vv);
+    return SQLITE_NOMEM;
+  }
+  memcpy(kk, k, klen);
+  kk[klen] = 0;
+  nk[*n] = kk;
+  nv[*n] = vv;
+  (*n)++;
+  return SQLITE_OK;
+}
+
+/* paimon_attach('key=value', ...): catalog options (warehouse, metastore, path-rewrite),
+ * 'database=NAME' (attach only that database), 'schema=NAME' (its SQLite schema name; one
+ * database only), anything else a read option of every table (e.g. scan.snapshot-id=3).
+ * Returns the number of tables attached. */
+static void fn_attach(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  psql_conn *c = sqlite3_user_data(ctx);
+  psql_attach *a = calloc(1, sizeof *a);
+  if (!a) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  const char *only_db = NULL, *schema_name = NULL;
+  int rc = SQLITE_OK;
+  for (int i = 0; i < argc && !rc; i++) {
+    const char *arg = (const char *)sqlite3_value_text(argv[i]);
+    const char *eq = arg ? strchr(arg, '=') : NULL;
+    if (!eq || eq == arg) {
+      char *m = sqlite3_mprintf("paimon_attach: argument %d is not key=value: %s", i + 1, arg ? arg : "NULL");
+      sqlite3_result_error(ctx, m, -1);
+      sqlite3_free(m);
+      attach_free(a);
+      return;
+    }
+    size_t kl = (size_t)(eq - arg);
+    if (kl == 8 && !strncmp(arg, "database", 8)) only_db = eq + 1;
+    else if (kl == 6 && !strncmp(arg, "schema", 6)) schema_name = eq + 1;
+    else {
+      char key[256];
+      snprintf(key, sizeof key, "%.*s", (int)kl, arg);
+      rc = is_catalog_key(key) ? push_opt(&a->cat_keys, &a->cat_values, &a->n_cat, arg, kl, eq + 1)
+                               : push_opt(&a->read_keys, &a->read_values, &a->n_read, arg, kl, eq + 1);
+    }
+  }
+  if (rc) {
+    attach_free(a);
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  paimon_option *opts = calloc(a->n_cat + 1, sizeof *opts);
+  for (size_t i = 0; opts && i < a->n_cat; i++) opts[i].key = a->cat_keys[i], opts[i].value = a->cat_values[i];
+  paimon_error e;
+  if (!opts || paimon_catalog_open(opts, a->n_cat, &a->catalog, &e)) {
+    char *m = opts ? sqlite3_mprintf("paimon_attach: %s", e.message) : NULL;
+    if (m) sqlite3_result_error(ctx, m, -1);
+    else sqlite3_result_error_nomem(ctx);
+    sqlite3_free(m);
+    free(opts);
+    attach_free(a);
+    return;
+  }
+  free(opts);
+  char **dbs = NULL;
+  size_t nd = 0;
+  if (only_db) {
+    dbs = calloc(1, sizeof *dbs);
+    if (dbs) dbs[0] = dupstr(only_db), nd = 1;
+  } else if (paimon_catalog_list_databases(a->catalog, &dbs, &nd, &e)) {
+    char *m = sqlite3_mprintf("paimon_attach: %s", e.message);
+    sqlite3_result_error(ctx, m, -1);
+    sqlite3_free(m);
+    attach_free(a);
+    return;
+  }
+  if (schema_name && nd != 1) {
+    sqlite3_result_error(ctx, "paimon_attach: schema=NAME needs exactly one database (database=NAME)", -1);
+    paimon_free_strings(dbs, nd);
+    attach_free(a);
+    return;
+  }
+  {
+    /* SQLite attaches at most SQLITE_LIMIT_ATTACHED databases (10 in Debian's build) */
+    int used = 0;
+    sqlite3_stmt *q = NULL;
+    if (sqlite3_prepare_v2(c->db, "PRAGMA database_list", -1, &q, NULL) == SQLITE_OK)
+      while (sqlite3_step(q) == SQLITE_ROW) {
+        const char *nm = (const char *)sqlite3_column_text(q, 1);
+        if (nm && strcmp(nm, "main") && strcmp(nm, "temp")) used++;
+      }
+    sqlite3_finalize(q);
+    int limit = sqlite3_limit(c->db, SQLITE_LIMIT_ATTACHED, -1);
+    if ((int64_t)nd > (int64_t)limit - used) {
+      char *m = sqlite3_mprintf("paimon_attach: the warehouse has %d databases and SQLite can attach %d more "
+                                "(SQLITE_LIMIT_ATTACHED %d): attach some with 'database=NAME'",
+                                (int)nd, limit - used, limit);
+      sqlite3_result_error(ctx, m, -1);
+      sqlite3_free(m);
+      paimon_free_strings(dbs, nd);
+      attach_free(a);
+      return;
+    }
+  }
+  a->schemas = calloc(nd + 1, sizeof *a->schemas);
+  a->databases = calloc(nd + 1, sizeof *a->databases);
+  for (size_t i = 0; a->schemas && a->databases && i < nd; i++) {
+    a->schemas[i] = dupstr(schema_name ? schema_name : dbs[i]);
+    a->databases[i] = dupstr(dbs[i]);
+    a->n_schemas = i + 1;
+  }
+  paimon_free_strings(dbs, nd);
+  for (size_t i = 0; i < a->n_schemas; i++)
+    if (psql_find_schema(c, a->schemas[i], NULL)) {
+      char *m = sqlite3_mprintf("paimon_attach: schema %s is already attached", a->schemas[i]);
+      sqlite3_result_error(ctx, m, -1);
+      sqlite3_free(m);
+      attach_free(a);
+      return;
+    }
+  a->next = c->attaches;
+  c->attaches = a;
+  int64_t n_tables = 0;
+  for (size_t i = 0; i < a->n_schemas && !rc; i++) {
+    psql_buf b = {0};
+    psql_buf_puts(&b, "ATTACH ':memory:' AS ");
+    psql_buf_ident(&b, a->schemas[i]);
+    rc = exec_ddl(c->db, &b, ctx);
+    psql_buf_free(&b);
+    if (!rc) rc = create_entries(c->db, a, a->schemas[i], a->databases[i], ctx, &n_tables);
+  }
+  if (rc) return; /* the error is set; what was attached stays usable */
+  sqlite3_result_int64(ctx, n_tables);
+}
+
+/* paimon_pushdown(on): 0 plans reads without pushed filters or limits (comparisons in tests). */
+static void fn_pushdown(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  psql_conn *c = sqlite3_user_data(ctx);
+  (void)argc;
+  c->no_pushdown = !sqlite3_value_int(argv[0]);
+  sqlite3_result_int(ctx, !c->no_pushdown);
+}
+
+static void conn_free(void *p) {
+  psql_conn *c = p;
+  if (!c) return;
+  while (c->attaches) {
+    psql_attach *n = c->attaches->next;
+    attach_free(c->attaches);
+    c->attaches = n;
+  }
+  free(c);
+}
+
+PAIMON_SQLITE_EXPORT int sqlite3_paimonsqlite_init(sqlite3 *db, char **pzErrMsg, const sqlite3_api_routines *pApi) {
+  SQLITE_EXTENSION_INIT2(pApi);
+  psql_conn *c = calloc(1, sizeof *c);
+  if (!c) return SQLITE_NOMEM;
+  c->db = db;
+  int rc = sqlite3_create_module_v2(db, "paimon", &MODULE, c, conn_free);
+  if (rc) {
+    *pzErrMsg = sqlite3_mprintf("paimon: cannot register the module: %s", sqlite3_errmsg(db));
+    return rc;
+  }
+  if (!rc) rc = sqlite3_create_function(db, "paimon_attach", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_attach, NULL, NULL);
+  if (!rc) rc = sqlite3_create_function(db, "paimon_pushdown", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_pushdown, NULL, NULL);
+  if (rc && pzErrMsg) *pzErrMsg = sqlite3_mprintf("paimon: cannot register functions: %s", sqlite3_errmsg(db));
+  return rc;
+}
