@@ -46,7 +46,7 @@ def version():
 building = any(a.startswith(("build", "bdist", "install", "develop", "editable", "dist_info")) for a in sys.argv[1:])
 extra_objects = [find_libpaimon()] if building else []
 sanitize = os.environ.get("PAIMON_C_SANITIZE") == "1"
-cflags = ["-std=c11", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-Wno-missing-field-initializers",
+cflags = ["-std=c11", "-fvisibility=hidden", "-Wall", "-Wextra", "-Werror", "-Wno-unused-parameter", "-Wno-missing-field-initializers",
           "-Wno-cast-function-type"]
 ldflags = ["-Wl,--exclude-libs,ALL"]
 if sanitize:
@@ -55,7 +55,7 @@ if sanitize:
 
 ext = Extension(
     "paimon_c._native",
-    sources=["paimon_c/_native.c", "paimon_c/_convert.c"],
+    sources=["paimon_c/_native.c", "paimon_c/_read.c", "paimon_c/_write.c", "paimon_c/_convert.c"],
     include_dirs=[os.path.join(ROOT, "include")],
     define_macros=[("Py_LIMITED_API", "0x03090000"), ("_DEFAULT_SOURCE", None), ("_POSIX_C_SOURCE", "200809L")],
     py_limited_api=True,

@@ -29,6 +29,63 @@ enum {
   H_KIND_COUNT
 };
 
+/* A Python object owning (or, for plan splits, borrowing) one C handle. */
+typedef struct {
+  PyObject_HEAD void *ptr;
+  int kind;
+  PyObject *owner; /* keeps the handle this one was made from alive */
+} Handle;
+
+extern PyTypeObject *pc_HandleType;
+
+/* Wraps ptr (never NULL) as a new Handle keeping `owner` alive; frees ptr if that fails. */
+PyObject *pc_wrap(void *ptr, int kind, PyObject *owner);
+/* The pointer of a live handle of `kind` (H_SPLIT also takes plan splits), else NULL + exception. */
+void *pc_get(PyObject *o, int kind);
+/* Frees the handle's C object now (idempotent). */
+void pc_handle_release(Handle *h);
+void pc_stream_free(struct ArrowArrayStream *s);
+/* Raises the exception registered for status st with err's message; returns NULL. */
+PyObject *pc_raise(paimon_status st, const paimon_error *err);
+/* UTF-8 of a str, valid while *hold lives (the caller releases *hold). */
+const char *pc_utf8(PyObject *o, PyObject **hold);
+/* A list of str as a new list, freeing the C array. */
+PyObject *pc_strings_to_list(char **names, size_t n);
+
+/* String list/tuple (or None) as a C array; holds are collected in *holds (a list). */
+typedef struct {
+  const char **v;
+  size_t n;
+  PyObject *holds;
+} strv;
+
+int pc_strv_from(PyObject *seq, strv *out);
+void pc_strv_free(strv *s);
+
+/* A dict of str -> str (or None) as paimon_option[]. */
+typedef struct {
+  paimon_option *v;
+  size_t n;
+  PyObject *holds;
+} optv;
+
+int pc_optv_from(PyObject *dict, optv *out);
+void pc_optv_free(optv *o);
+
+#define GET(var, type, obj, kind)    \
+  type *var = pc_get((obj), (kind));    \
+  if (!var) return NULL
+
+#define CALL(expr)                        \
+  do {                                    \
+    paimon_status st_;                    \
+    Py_BEGIN_ALLOW_THREADS st_ = (expr);  \
+    Py_END_ALLOW_THREADS if (st_) return pc_raise(st_, &err); \
+  } while (0)
+
+extern PyMethodDef pc_read_methods[];
+extern PyMethodDef pc_write_methods[];
+
 /* Arrow batches to Python rows (_convert.c). Returns a new list of dicts
  * (one per row) or NULL with an exception set. */
 PyObject *pc_batch_to_rows(const struct ArrowSchema *schema, const struct ArrowArray *batch);

@@ -142,7 +142,8 @@ def test_overwrite_abort_truncate(catalog, warehouse):
     t.create_tag("before-truncate", 3)
     assert [r["id"] for r in by_id(read_all(t, options={"scan.tag-name": "before-truncate"}))] == [2, 3, 4]
     assert [r["id"] for r in by_id(read_all(t, options={"scan.snapshot-id": "1"}))] == [1, 2]
-    oracle_check(table_dir(warehouse, "db.t"))
+    if os.environ.get("PAIMON_LONG_TESTS") == "1":  # the oracle costs ~1.2 s a call: long mode only here
+        oracle_check(table_dir(warehouse, "db.t"))
 
 
 def test_stream_write_commits(catalog):
