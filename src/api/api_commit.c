@@ -77,7 +77,9 @@ paimon_status paimon_table_commit_with_row_id_check(paimon_table_commit *c, int 
                      PAIMON_ROW_ID_CHECK_MATERIALIZE_DV == PM_ROWID_CHECK_MATERIALIZE_DV &&
                      PAIMON_ROW_ID_CHECK_OFF == PM_ROWID_CHECK_OFF,
                  "row id check modes");
-  return (paimon_status)pm_commit_set_rowid_check(c->c, mode, from_snapshot, err);
+  int rc = pm_commit_set_rowid_check(c->c, mode, from_snapshot, err);
+  if (!rc) c->rowid_check_set = mode != PAIMON_ROW_ID_CHECK_OFF;
+  return (paimon_status)rc;
 }
 
 /* Batch commits happen once per committer (Java's BatchTableCommit). */
@@ -143,12 +145,16 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
   PM_TRY(pm_api_messages_view(m, commit_identifier, &view, err));
   pm_partition_spec into = {(const char *const *)c->into.keys, (const char *const *)c->into.values, c->into.n};
   int rc = pm_commit_check_in_partition(c->c, &into, &view, err);
+  /* row-id updates (update.h): the DML row-id check from their planning snapshot */
+  int auto_check = !rc && !c->rowid_check_set && m->check_from_snapshot > 0;
+  if (auto_check) rc = pm_commit_set_rowid_check(c->c, PM_ROWID_CHECK_DML, m->check_from_snapshot, err);
   if (!rc && c->overwrite) {
     pm_partition_spec spec = {(const char *const *)c->spec.keys, (const char *const *)c->spec.values, c->spec.n};
     rc = pm_commit_overwrite(c->c, c->spec.n ? &spec : NULL, &view, snapshot_id, err);
   } else if (!rc) {
     rc = pm_commit_append(c->c, &view, 0, snapshot_id, err);
   }
+  if (auto_check) pm_commit_set_rowid_check(c->c, PM_ROWID_CHECK_OFF, 0, NULL);
   pm_api_view_free(&view);
   /* the builder's writers refresh their levels (table/write.h pm_write_signal) */
   if (rc == PAIMON_ERR_CONFLICT || pm_commit_compaction_dropped(c->c)) pm_write_signal_bump(c->signal);

@@ -125,6 +125,9 @@ paimon_status paimon_commit_messages_merge(paimon_commit_messages *dst, paimon_c
   if (!parts) return (paimon_status)PM_NOMEM(err);
   dst->parts = parts;
   for (size_t i = 0; i < s->n_parts; i++) dst->parts[dst->n_parts++] = s->parts[i];
+  if (s->check_from_snapshot > 0 &&
+      (dst->check_from_snapshot <= 0 || s->check_from_snapshot < dst->check_from_snapshot))
+    dst->check_from_snapshot = s->check_from_snapshot;
   s->n_parts = 0;
   paimon_commit_messages_free(s);
   *src = NULL;

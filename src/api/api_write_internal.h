@@ -36,6 +36,9 @@ struct paimon_write_builder {
 struct paimon_commit_messages {
   pm_manifest_committable **parts;
   size_t n_parts;
+  /* > 0: row-id updates planned on this snapshot (update.h): their commit runs
+   * the DML row-id check from it (the smallest of merged messages) */
+  int64_t check_from_snapshot;
 };
 
 struct paimon_table_commit {
@@ -49,6 +52,7 @@ struct paimon_table_commit {
   char *commit_user;          /* the builder's (owned copy) */
   pm_write_signal *signal;     /* the builder's (a reference): bumped when a compaction is dropped */
   pm_pexpire_gate expire_gate; /* automatic partition expiry (table/partition_expire.h) */
+  int rowid_check_set;         /* with_row_id_check called with a mode other than OFF */
   int maint_rc;                /* first failure of the maintenance after the last commit */
   pm_error maint_err;
 };

@@ -180,6 +180,26 @@ static int stats_modes(pm_table_write *w, pm_error *err) {
   return pm_write_stats_modes(w->t, w->fields, w->n_fields, w->nested_none, &w->modes, err);
 }
 
+/* w->fields = the table columns named by cols (table order; each once). */
+static int write_columns(pm_table_write *w, const char *const *cols, size_t n, pm_error *err) {
+  const pm_table_schema *sc = w->t->schema;
+  w->own_fields = calloc(n + 1, sizeof *w->own_fields);
+  if (!w->own_fields) return PM_NOMEM(err);
+  size_t k = 0;
+  for (size_t i = 0; i < sc->n_fields; i++)
+    for (size_t j = 0; j < n; j++)
+      if (cols[j] && !strcmp(cols[j], sc->fields[i].name)) {
+        w->own_fields[k++] = sc->fields[i];
+        break;
+      }
+  if (k != n)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: write columns: %zu names for %zu distinct columns",
+                     w->t->database, w->t->name, n, k);
+  w->fields = w->own_fields;
+  w->n_fields = k;
+  return 0;
+}
+
 static int key_columns(pm_table_write *w, char **names, size_t n, int **cols, const pm_data_type ***types,
                        const char *what, pm_error *err) {
   *cols = calloc(n + 1, sizeof **cols);
@@ -199,7 +219,24 @@ static int key_columns(pm_table_write *w, char **names, size_t n, int **cols, co
   return 0;
 }
 
+static int write_open(pm_table *t, const pm_write_config *cfg, const char *const *cols, size_t n_cols,
+                      pm_table_write **out, pm_error *err);
+
 int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write **out, pm_error *err) {
+  return write_open(t, cfg, NULL, 0, out, err);
+}
+
+int pm_table_write_open_cols(pm_table *t, const pm_write_config *cfg, const char *const *cols, size_t n,
+                             pm_table_write **out, pm_error *err) {
+  *out = NULL;
+  if (!n || pm_table_has_pk(t))
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "table %s.%s: write columns need an append table and a column",
+                     t->database, t->name);
+  return write_open(t, cfg, cols, n, out, err);
+}
+
+static int write_open(pm_table *t, const pm_write_config *cfg, const char *const *cols, size_t n_cols,
+                      pm_table_write **out, pm_error *err) {
   *out = NULL;
   PM_TRY(pm_table_options_ok(t, err));
   if (pm_table_has_pk(t)) { /* primary-key tables: table/kv_write.h */
@@ -236,6 +273,7 @@ int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write 
   if (co->file_compression && !strcasecmp(co->file_compression, "zstd")) w->wo.compression_level = co->file_zstd_level;
   w->fields = t->schema->fields;
   w->n_fields = t->schema->n_fields;
+  if (!rc && n_cols) rc = write_columns(w, cols, n_cols, err);
   w->nested_none = w->fmt && strcmp(w->fmt->name, "avro") != 0;
   w->dense = co->metadata_stats_dense_store;
   w->fixed = t->bucket_mode == PM_BUCKET_FIXED;
@@ -250,8 +288,9 @@ int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write 
     rc = pm_write_nested_ids(w->schema.children[i], w->fields[i].type, w->fields[i].id, 0, err);
   if (!rc) rc = pm_type_from_schema(&w->schema, &w->type, err);
   if (!rc) rc = stats_modes(w, err);
-  w->n_part = t->n_partition_keys;
-  if (!rc) rc = key_columns(w, t->partition_keys, t->n_partition_keys, &w->part_col, &w->part_types, "partition key",
+  w->n_part = w->own_fields ? 0 : t->n_partition_keys;
+  if (w->own_fields) w->fixed = 0, w->target = UINT64_MAX; /* callers route and roll */
+  if (!rc) rc = key_columns(w, t->partition_keys, w->n_part, &w->part_col, &w->part_types, "partition key",
                             err);
   if (!rc && w->fixed) {
     w->n_bkey = t->n_bucket_keys;
@@ -461,6 +500,7 @@ void pm_table_write_free(pm_table_write *w) {
   free(w->modes);
   free(w->part_col);
   free(w->part_types);
+  free(w->own_fields);
   free(w->bkey_col);
   free(w->bkey_types);
   free(w->commit_user);

@@ -101,6 +101,12 @@ typedef struct pm_table_write pm_table_write;
  * append tables with dynamic / postpone buckets are PAIMON_ERR_UNSUPPORTED;
  * invalid options fail naming the key. cfg may be NULL (batch defaults). */
 int pm_table_write_open(pm_table *t, const pm_write_config *cfg, pm_table_write **out, pm_error *err);
+/* Append tables: a writer of only the table columns cols[0, n) (Java's
+ * withWriteType; kept in table order, every file's _WRITE_COLS), with no
+ * routing and no rolling: the caller writes whole files into slots itself
+ * (table/rowid_update.c). cols borrowed for the call. */
+int pm_table_write_open_cols(pm_table *t, const pm_write_config *cfg, const char *const *cols, size_t n,
+                             pm_table_write **out, pm_error *err);
 /* Writes one batch (both borrowed; see the input rules above). */
 int pm_table_write_arrow(pm_table_write *w, const struct ArrowSchema *s, const struct ArrowArray *a, pm_error *err);
 /* Closes every open file and returns one message per (partition, bucket) that

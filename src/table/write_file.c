@@ -457,6 +457,13 @@ int pm_wfile_close(pm_table_write *w, pm_wslot *s, pm_error *err) {
   m->file_source = PM_SOURCE_APPEND;
   m->write_cols.is_null = 1;
   m->write_cols_sequences_is_null = 1;
+  if (!rc && w->own_fields) { /* Java's withWriteType: the file's columns */
+    const char **v = pm_arena_alloc(&w->arena, (w->n_fields + 1) * sizeof *v);
+    if (!v) rc = PM_NOMEM(err);
+    for (size_t i = 0; !rc && i < w->n_fields; i++)
+      if (!(v[i] = pm_arena_strdup(&w->arena, w->fields[i].name))) rc = PM_NOMEM(err);
+    if (!rc) m->write_cols = (pm_str_list){v, (int32_t)w->n_fields, 0};
+  }
   if (!rc)
     rc = pm_write_stats(w->fields, w->n_fields, w->modes, res.columns, res.n_columns, f->dec, w->dense, &w->arena,
                         &m->value_stats, &m->value_stats_cols, err);

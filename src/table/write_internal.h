@@ -150,8 +150,9 @@ struct pm_table_write {
   char *commit_user;
   const pm_format *fmt;
   pm_format_write_options wo;
-  const pm_data_field *fields; /* the table's columns (t->schema) */
+  const pm_data_field *fields; /* the table's columns (t->schema), or the write columns */
   size_t n_fields;
+  pm_data_field *own_fields;   /* write columns (cfg->write_cols): fields, owned; NULL otherwise */
   struct ArrowSchema schema;   /* the files' schema (field ids) */
   pm_type type;                /* parsed schema, for take */
   pm_stats_mode *modes;        /* per column */
