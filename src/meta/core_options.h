@@ -258,6 +258,10 @@ typedef enum pm_co_id {
   PM_CO_FULL_COMPACTION_DELTA_COMMITS,
   PM_CO_COMPACTION_SMALL_FILE_RATIO,
   PM_CO_COMPACTION_FORCE_REWRITE_ALL_FILES,
+  PM_CO_COMPACTION_FORCE_UP_LEVEL_0,
+  PM_CO_COMPACTION_OFFPEAK_START_HOUR,
+  PM_CO_COMPACTION_OFFPEAK_END_HOUR,
+  PM_CO_COMPACTION_OFFPEAK_RATIO,
   PM_CO_COMPACTION_MIN_FILE_NUM,
   PM_CO_COMPACTION_FILE_NUM_LIMIT,
   PM_CO_COMPACTION_DELETE_RATIO_THRESHOLD,
@@ -424,6 +428,9 @@ typedef struct pm_core_options {
   int32_t full_compaction_delta_commits; /* unset: none */
   double compaction_small_file_ratio;    /* 0.7 */
   int compaction_force_rewrite_all_files;
+  int compaction_force_up_level_0;       /* every level-0 file joins a pick (ForceUpLevel0Compaction) */
+  int32_t compaction_offpeak_start_hour, compaction_offpeak_end_hour; /* -1: no off-peak hours */
+  int32_t compaction_offpeak_ratio;      /* added to compaction.size-ratio in off-peak hours, 0 */
   /* append compaction (AppendCompactCoordinator, BucketedAppendCompactManager) */
   int32_t compaction_min_file_num;       /* compaction.min.file-num, 5 */
   int32_t compaction_file_num_limit;     /* compaction.file-num-limit, 100000 */

@@ -60,6 +60,8 @@ typedef struct pm_kv_picker {
   int64_t last_full_ms;        /* last full compaction (EarlyFullCompaction state) */
   int lookup_interval;         /* lookup-compact = gentle: force level 0 up every this many empty picks, else 0 */
   int lookup_count;            /* empty picks since the last forced one (ForceUpLevel0Compaction's counter) */
+  int offpeak_start, offpeak_end; /* compaction.offpeak.start/end.hour (local time), -1 or equal: none */
+  int offpeak_ratio;           /* compaction.offpeak-ratio: added to size_ratio in those hours */
 } pm_kv_picker;
 
 /* Picker state with the given options (early full compaction disabled when

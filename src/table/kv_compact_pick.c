@@ -1,6 +1,8 @@
 /* Universal compaction picking (kv_compact.h). */
 #include "table/kv_compact.h"
 
+#include <time.h>
+
 void pm_kv_picker_init(pm_kv_picker *p, int trigger, int max_size_amp, int size_ratio, int64_t opt_interval_ms,
                        int64_t total_threshold, int64_t incr_threshold, int64_t last_full_ms) {
   p->trigger = trigger;
@@ -13,6 +15,20 @@ void pm_kv_picker_init(pm_kv_picker *p, int trigger, int max_size_amp, int size_
   p->last_full_ms = last_full_ms;
   p->lookup_interval = 0;
   p->lookup_count = 0;
+  p->offpeak_start = p->offpeak_end = -1;
+  p->offpeak_ratio = 0;
+}
+
+/* Java's OffPeakHours.currentRatio at the local hour of now_ms. */
+static int offpeak_ratio(const pm_kv_picker *p, int64_t now_ms) {
+  if (p->offpeak_start < 0 || p->offpeak_end < 0 || p->offpeak_start == p->offpeak_end) return 0;
+  time_t secs = (time_t)(now_ms / 1000);
+  struct tm tm;
+  if (!localtime_r(&secs, &tm)) return 0;
+  int h = tm.tm_hour, in;
+  if (p->offpeak_start <= p->offpeak_end) in = p->offpeak_start <= h && h < p->offpeak_end;
+  else in = h < p->offpeak_end || p->offpeak_start <= h;
+  return in ? p->offpeak_ratio : 0;
 }
 
 static int early_enabled(const pm_kv_picker *p) {
@@ -86,8 +102,9 @@ static int size_ratio_pick(pm_kv_picker *p, int max_level, const pm_kv_run_info 
   int64_t size = 0;
   for (size_t i = 0; i < count; i++) size += runs[i].size;
   int triggered = forced || count > 1;
+  double ratio = (double)p->size_ratio + (double)offpeak_ratio(p, now_ms);
   for (size_t i = count; i < n; i++) {
-    double grown = (double)size * (100.0 + (double)p->size_ratio) / 100.0;
+    double grown = (double)size * (100.0 + ratio) / 100.0;
     if (grown < (double)runs[i].size && (!triggered || runs[i].level > 1)) break;
     size += runs[i].size;
     count++;

@@ -98,6 +98,9 @@ int pm_kv_levels_setup(pm_kv_write *w, pm_kvslot *s, pm_error *err) {
                     co->set[PM_CO_COMPACTION_INCREMENTAL_SIZE_THRESHOLD] ? co->compaction_incremental_size_threshold
                                                                           : -1,
                     last_full);
+  s->picker.offpeak_start = co->compaction_offpeak_start_hour;
+  s->picker.offpeak_end = co->compaction_offpeak_end_hour;
+  s->picker.offpeak_ratio = co->compaction_offpeak_ratio;
   /* lookup-compact = gentle: level 0 forced up only every lookup-compact.max-interval
    * empty picks (at least num-sorted-run.compaction-trigger; default twice it) */
   if (w->lookup && co->lookup_compact == PM_LOOKUP_COMPACT_GENTLE) {
@@ -761,8 +764,9 @@ int pm_kv_compact_trigger(pm_kv_write *w, pm_kvslot *s, int full, pm_error *err)
                              w->t->co.compaction_force_rewrite_all_files || (s->dv && pm_dv_maintainer_count(s->dv)),
                              &u);
   } else {
-    /* lookup tables (changelog lookup, deletion vectors, first-row): Java's ForceUpLevel0Compaction */
-    picked = w->lookup ? pm_kv_pick_lookup(&s->picker, n_levels, info, n, t_now, &u)
+    /* lookup tables (changelog lookup, deletion vectors, first-row) and
+     * compaction.force-up-level-0: Java's ForceUpLevel0Compaction */
+    picked = w->lookup || w->t->co.compaction_force_up_level_0 ? pm_kv_pick_lookup(&s->picker, n_levels, info, n, t_now, &u)
                        : pm_kv_pick(&s->picker, n_levels, info, n, t_now, &u);
     picked = picked && pm_kv_unit_useful(&u, info);
   }

@@ -284,6 +284,35 @@ static void test_delta_commits_and_write_only(void) {
   paimon_catalog_free(cat);
 }
 
+/* compaction.force-up-level-0 = true on a deduplicate table without lookup:
+ * every commit's level-0 file is compacted up at once (ForceUpLevel0Compaction),
+ * where the plain universal pick (trigger 5) leaves them at level 0. */
+static void test_force_up_level0(void) {
+  paimon_catalog *cat = open_catalog(wh);
+  const char *o1[] = {"compaction.force-up-level-0=true"};
+  paimon_table *t1 = make_table(cat, "forceup", o1, 1), *t2 = make_table(cat, "noforce", NULL, 0);
+  paimon_error err = {0};
+  json_t *model = json_object();
+  for (int c = 0; c < 3; c++) {
+    char *add = rows(c * 4, c * 4 + 10, "f");
+    wpart p[] = {{add, 0}};
+    CHECK_OK(write_commit(t1, p, 1, -1, NULL, &err), &err);
+    CHECK_OK(write_commit(t2, p, 1, -1, NULL, &err), &err);
+    model_apply(model, add, 0);
+    free(add);
+    layout l1 = live_layout(table_dir("forceup"), 5), l2 = live_layout(table_dir("noforce"), 5);
+    CHECK_EQ_STR(l1.latest_kind, "COMPACT");
+    CHECK_EQ_INT(l1.level0, 0);
+    CHECK_EQ_INT(l2.level0, c + 1);
+  }
+  check_model(t1, table_dir("forceup"), model, 1, "force-up-level-0");
+  check_model(t2, table_dir("noforce"), model, 0, "no force-up");
+  json_decref(model);
+  paimon_table_free(t1);
+  paimon_table_free(t2);
+  paimon_catalog_free(cat);
+}
+
 /* A compaction prepared, then an overwrite of the same bucket commits first:
  * the compaction's commit is CONFLICT and publishes nothing. Two compactions
  * of the same files: the second one conflicts too. */
@@ -538,6 +567,7 @@ int main(void) {
   RUN_TEST(test_full_compaction);
   RUN_TEST(test_upgrade);
   RUN_TEST(test_delta_commits_and_write_only);
+  RUN_TEST(test_force_up_level0);
   RUN_TEST(test_conflicts);
   RUN_TEST(test_conflict_after_data);
   RUN_TEST(test_java_table);

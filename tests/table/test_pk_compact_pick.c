@@ -4,6 +4,8 @@
  * never to level 0, early full compaction by interval / total size, full
  * compaction requests, force-up of level 0, dropDelete), each case worked
  * out from the rules. */
+#include <time.h>
+
 #include "harness.h"
 #include "table/kv_compact.h"
 #include "table/partition.h"
@@ -302,6 +304,32 @@ static void test_levels(void) {
   pm_dtype_free(int_type);
 }
 
+/* compaction.offpeak.*: in the off-peak hours (local time, [start, end), wrapping past
+ * midnight when start > end) offpeak-ratio is added to the size ratio. */
+static void test_offpeak_hours(void) {
+  setenv("TZ", "UTC", 1);
+  tzset();
+  pm_kv_run_info r[16];
+  pm_kv_unit u;
+  /* 10 * (100 + 0) / 100 < 15: no size-ratio pick; with 60 more: 16 >= 15, both runs */
+  static const rs a[] = {{0, 10}, {3, 15}};
+  const int64_t hour = 3600 * 1000;
+  static const struct {
+    int start, end, h, picked;
+  } cases[] = {{2, 5, 3, 1}, {2, 5, 5, 0}, {2, 5, 1, 0}, {22, 4, 23, 1}, {22, 4, 0, 1},
+               {22, 4, 4, 0}, {22, 4, 12, 0}, {7, 7, 7, 0}, {-1, 5, 3, 0}};
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    pm_kv_picker p = plain(200, 0, 2);
+    p.offpeak_start = cases[i].start;
+    p.offpeak_end = cases[i].end;
+    p.offpeak_ratio = 60;
+    int got = PICK(p, 4, a, cases[i].h * hour, &u);
+    CHECK_MSG(got == cases[i].picked, "offpeak %d-%d at %d:00: picked %d", cases[i].start, cases[i].end, cases[i].h,
+              got);
+    if (got) CHECK_EQ_INT(u.n_runs, 2);
+  }
+}
+
 int main(void) {
   RUN_TEST(test_size_amplification);
   RUN_TEST(test_size_ratio_and_run_count);
@@ -311,5 +339,6 @@ int main(void) {
   RUN_TEST(test_full_and_useful);
   RUN_TEST(test_force_level0_and_drop_delete);
   RUN_TEST(test_levels);
+  RUN_TEST(test_offpeak_hours);
   TEST_MAIN_END();
 }
