@@ -1085,3 +1085,5 @@ void pm_catalog_options_clear(pm_catalog_options *co) {
 const char *pm_field_option_prefix(void) { return "fields."; }
 
 const char *pm_table_default_option_prefix(void) { return "table-default."; }
+
+const char *pm_file_index_option_prefix(void) { return "file-index."; }

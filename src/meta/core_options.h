@@ -542,5 +542,7 @@ void pm_catalog_options_clear(pm_catalog_options *co);
 const char *pm_field_option_prefix(void);
 /* Prefix of catalog options that are defaults of every new table ("table-default."). */
 const char *pm_table_default_option_prefix(void);
+/* Prefix of the data-file index options ("file-index."). */
+const char *pm_file_index_option_prefix(void);
 
 #endif
