@@ -124,6 +124,20 @@ class Schema:
         self.options = dict(options or {})
         self.comment = comment
 
+    _arrow = None
+
+    @classmethod
+    def from_pyarrow_schema(cls, pa_schema, partition_keys=None, primary_keys=None, options=None, comment=None):
+        """Columns from any object with __arrow_c_schema__ (a pyarrow.Schema, a paimon_c.ArrowStream, ...),
+        mapped to Paimon types as libpaimon's read side maps them back (string -> STRING,
+        timestamp[us] -> TIMESTAMP(6), ...)."""
+        if not hasattr(pa_schema, "__arrow_c_schema__"):
+            raise TypeError("from_pyarrow_schema takes an object implementing __arrow_c_schema__")
+        s = cls([], partition_keys, primary_keys, options, comment)
+        s._arrow = pa_schema
+        s.fields = None
+        return s
+
     def to_json(self):
         fields = []
         for f in self.fields:
@@ -175,7 +189,12 @@ class Catalog(_Closeable):
     def create_table(self, identifier, schema, ignore_if_exists=False):
         if not isinstance(schema, Schema):
             raise TypeError("create_table takes a paimon_c.Schema")
-        _native.catalog_create_table(self._h, _identifier(identifier), schema.to_json(), ignore_if_exists)
+        if schema._arrow is not None:
+            _native.catalog_create_table_arrow(self._h, _identifier(identifier), schema._arrow.__arrow_c_schema__(),
+                                               schema.primary_keys, schema.partition_keys, _options(schema.options),
+                                               schema.comment, ignore_if_exists)
+        else:
+            _native.catalog_create_table(self._h, _identifier(identifier), schema.to_json(), ignore_if_exists)
 
     def drop_table(self, identifier, ignore_if_not_exists=False):
         _native.catalog_drop_table(self._h, _identifier(identifier), ignore_if_not_exists)

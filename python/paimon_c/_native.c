@@ -347,6 +347,46 @@ static PyObject *catalog_create_table(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* Creates a table from an Arrow schema capsule ("arrow_schema", only read) plus keys, options, comment. */
+static PyObject *catalog_create_table_arrow(PyObject *self, PyObject *args) {
+  PyObject *h, *cap, *pks, *parts, *opts;
+  const char *ident, *comment;
+  int ignore;
+  if (!PyArg_ParseTuple(args, "OsOOOOzp", &h, &ident, &cap, &pks, &parts, &opts, &comment, &ignore)) return NULL;
+  GET(c, paimon_catalog, h, H_CATALOG);
+  const struct ArrowSchema *schema = PyCapsule_GetPointer(cap, "arrow_schema");
+  if (!schema) return NULL;
+  strv pk, pa;
+  optv o;
+  if (pc_strv_from(pks, &pk)) return NULL;
+  if (pc_strv_from(parts, &pa)) {
+    pc_strv_free(&pk);
+    return NULL;
+  }
+  if (pc_optv_from(opts, &o)) {
+    pc_strv_free(&pk);
+    pc_strv_free(&pa);
+    return NULL;
+  }
+  paimon_schema_builder *b = NULL;
+  paimon_error err;
+  paimon_status st = paimon_schema_builder_from_arrow(schema, &b, &err);
+  if (!st && pk.n) st = paimon_schema_builder_primary_key(b, pk.v, pk.n, &err);
+  if (!st && pa.n) st = paimon_schema_builder_partition_keys(b, pa.v, pa.n, &err);
+  for (size_t i = 0; !st && i < o.n; i++) st = paimon_schema_builder_option(b, o.v[i].key, o.v[i].value, &err);
+  if (!st && comment) st = paimon_schema_builder_comment(b, comment, &err);
+  if (!st) {
+    Py_BEGIN_ALLOW_THREADS st = paimon_catalog_create_table(c, ident, b, ignore, &err);
+    Py_END_ALLOW_THREADS
+  }
+  paimon_schema_builder_free(b);
+  pc_strv_free(&pk);
+  pc_strv_free(&pa);
+  pc_optv_free(&o);
+  if (st) return pc_raise(st, &err);
+  Py_RETURN_NONE;
+}
+
 static PyObject *catalog_drop_table(PyObject *self, PyObject *args) {
   PyObject *h;
   const char *ident;
@@ -667,6 +707,7 @@ static PyMethodDef methods[] = {
     {"catalog_drop_database", catalog_drop_database, METH_VARARGS, NULL},
     {"catalog_get_table", catalog_get_table, METH_VARARGS, NULL},
     {"catalog_create_table", catalog_create_table, METH_VARARGS, NULL},
+    {"catalog_create_table_arrow", catalog_create_table_arrow, METH_VARARGS, NULL},
     {"catalog_drop_table", catalog_drop_table, METH_VARARGS, NULL},
     {"catalog_rename_table", catalog_rename_table, METH_VARARGS, NULL},
     {"catalog_alter_table", catalog_alter_table, METH_VARARGS, NULL},

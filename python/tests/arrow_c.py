@@ -157,3 +157,10 @@ class CtypesBatch:
     def __arrow_c_array__(self, requested_schema=None):
         return (_capsule_new(ctypes.addressof(self._cs[0]), _SCHEMA_NAME, None),
                 _capsule_new(ctypes.addressof(self._ca[0]), _ARRAY_NAME, None))
+
+
+def _schema_capsule(self):
+    return _capsule_new(ctypes.addressof(self._cs[0]), _SCHEMA_NAME, None)
+
+
+CtypesBatch.__arrow_c_schema__ = _schema_capsule

@@ -78,3 +78,57 @@ def test_closed_handles(warehouse):
 def test_missing_warehouse_option():
     with pytest.raises(paimon_c.InvalidArgumentError):
         paimon_c.CatalogFactory.create({})
+
+
+def test_schema_from_arrow(catalog):
+    from arrow_c import CtypesBatch
+    catalog.create_table("db.a", Schema.from_pyarrow_schema(CtypesBatch([1], ["x"]), primary_keys=["id"],
+                                                            options={"bucket": "1"}, comment="from arrow"))
+    t = catalog.get_table("db.a")
+    assert [(f.name, f.type) for f in t.fields] == [("id", "INT NOT NULL"), ("name", "STRING")]
+    assert t.primary_keys == ["id"] and t.option("bucket") == "1"
+    # a read stream's schema (any __arrow_c_schema__ object) makes a table like the source
+    rb = t.new_read_builder()
+    st = rb.new_read().to_arrow_stream(rb.new_scan().plan().splits())
+    catalog.create_table("db.b", Schema.from_pyarrow_schema(st))
+    assert [f.name for f in catalog.get_table("db.b").fields] == ["id", "name"]
+    with pytest.raises(TypeError):
+        Schema.from_pyarrow_schema(object())
+
+
+def test_pyarrow_entry_points_need_pyarrow(catalog):
+    try:
+        import pyarrow  # noqa: F401
+        pytest.skip("pyarrow is installed")
+    except ImportError:
+        pass
+    catalog.create_table("db.t", Schema([("id", "INT")]))
+    rb = catalog.get_table("db.t").new_read_builder()
+    with pytest.raises(ImportError, match="pyarrow"):
+        rb.new_read().to_arrow([])
+    with pytest.raises(ImportError, match="pyarrow"):
+        rb.new_read().to_arrow_batch_reader([])
+
+
+def test_threads_read_concurrently():
+    """The GIL is released around planning and decoding: threads read distinct handles at once."""
+    import threading
+    from conftest import FIXTURES
+    wh = os.path.join(FIXTURES, "warehouse", "parquet")
+    results, errors = [], []
+
+    def work():
+        try:
+            with paimon_c.CatalogFactory.create({"warehouse": wh}) as c, c.get_table("pk_09.pk_09") as t:
+                for _ in range(20):
+                    rb = t.new_read_builder({"scan.snapshot-id": "8"})
+                    results.append(len(rb.new_read().to_pylist(rb.new_scan().plan().splits())))
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    th = [threading.Thread(target=work) for _ in range(4)]
+    for x in th:
+        x.start()
+    for x in th:
+        x.join()
+    assert not errors and results == [9] * 80
