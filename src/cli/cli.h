@@ -34,6 +34,8 @@ int cli_consumer_main(const char *warehouse, int argc, char **argv);
 int cli_branch_main(const char *warehouse, int argc, char **argv);
 /* paimon table rollback DB.T (--snapshot N | --tag T | --timestamp TS) (cli_tag.c). */
 int cli_rollback_main(const char *warehouse, int argc, char **argv);
+/* paimon sql (cli_sql.c): SQL through SQLite and the paimon virtual-table module. */
+int cli_sql_main(const char *warehouse, int argc, char **argv);
 /* 1 if argv[1..] holds -h or --help (every command and subcommand then prints its usage, exit 0). */
 int cli_wants_help(int argc, char **argv);
 

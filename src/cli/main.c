@@ -29,6 +29,7 @@ static void usage(FILE *out) {
         "  tag create|delete|rename|list|get DB.T ...      manage tags\n"
         "  consumer list|reset|delete DB.T ...             manage streaming consumers\n"
         "  branch create|delete|list|fast-forward DB.T ... manage branches\n"
+        "  sql [-e SQL | FILE]                             SQL over the tables (SQLite)\n"
         "\n"
         "The warehouse is -w PATH (anywhere on the line) or $PAIMON_WAREHOUSE.\n"
         "`paimon <command> [<subcommand>] --help` shows details; `paimon --version` the version.\n",
@@ -109,6 +110,7 @@ int main(int argc, char **argv) {
     rc = cli_rollback_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "tag")) rc = cli_tag_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "consumer")) rc = cli_consumer_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "sql")) rc = cli_sql_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "branch")) rc = cli_branch_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "db") || !strcmp(cmd, "table")) rc = cli_table_main(warehouse, argc - i, argv + i);
   else {

@@ -81,6 +81,7 @@ typedef struct psql_conn {
   sqlite3 *db;
   psql_attach *attaches;
   int no_pushdown; /* paimon_pushdown(0): plan every read without filters (tests) */
+  char *last_plan; /* paimon_plan_explain of the last read planned (paimon_last_plan()) */
 } psql_conn;
 
 /* The virtual table: one Paimon table (data, branch or system table). */

@@ -426,9 +426,19 @@ static void fn_pushdown(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_result_int(ctx, !c->no_pushdown);
 }
 
+/* paimon_last_plan(): what the last planned read pruned (paimon_plan_explain), NULL before any. */
+static void fn_last_plan(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  psql_conn *c = sqlite3_user_data(ctx);
+  (void)argc;
+  (void)argv;
+  if (c->last_plan) sqlite3_result_text(ctx, c->last_plan, -1, SQLITE_TRANSIENT);
+  else sqlite3_result_null(ctx);
+}
+
 static void conn_free(void *p) {
   psql_conn *c = p;
   if (!c) return;
+  paimon_free_string(c->last_plan);
   while (c->attaches) {
     psql_attach *n = c->attaches->next;
     attach_free(c->attaches);
@@ -449,6 +459,7 @@ PAIMON_SQLITE_EXPORT int sqlite3_paimonsqlite_init(sqlite3 *db, char **pzErrMsg,
   }
   if (!rc) rc = sqlite3_create_function(db, "paimon_attach", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_attach, NULL, NULL);
   if (!rc) rc = sqlite3_create_function(db, "paimon_pushdown", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_pushdown, NULL, NULL);
+  if (!rc) rc = sqlite3_create_function(db, "paimon_last_plan", 0, SQLITE_UTF8, c, fn_last_plan, NULL, NULL);
   if (rc && pzErrMsg) *pzErrMsg = sqlite3_mprintf("paimon: cannot register functions: %s", sqlite3_errmsg(db));
   return rc;
 }

@@ -30,18 +30,18 @@ typedef struct sf_case {
   json_t *want; /* expected rows without system columns */
 } sf_case;
 
-static void sf_case_free(sf_case *c) {
+static inline void sf_case_free(sf_case *c) {
   json_decref(c->exp);
   json_decref(c->want);
   memset(c, 0, sizeof *c);
 }
 
-static int sf_is_binary(const char *ty) {
+static inline int sf_is_binary(const char *ty) {
   return !strncmp(ty, "BYTES", 5) || !strncmp(ty, "BINARY", 6) || !strncmp(ty, "VARBINARY", 9) ||
          !strncmp(ty, "BLOB", 4);
 }
 
-static void sf_quote(char *dst, size_t cap, const char *s) {
+static inline void sf_quote(char *dst, size_t cap, const char *s) {
   size_t n = strlen(dst);
   if (n + 1 < cap) dst[n++] = '\'';
   for (; *s && n + 2 < cap; s++) {
@@ -53,7 +53,7 @@ static void sf_quote(char *dst, size_t cap, const char *s) {
 }
 
 /* Loads expected file `path`; 0 on success. */
-static int sf_case_load(sf_case *c, const char *path) {
+static inline int sf_case_load(sf_case *c, const char *path) {
   memset(c, 0, sizeof *c);
   json_error_t je;
   c->exp = json_load_file(path, 0, &je);
@@ -131,12 +131,12 @@ static int sf_case_load(sf_case *c, const char *path) {
   return 0;
 }
 
-static int sf_hexval(char ch) {
+static inline int sf_hexval(char ch) {
   return ch >= '0' && ch <= '9' ? ch - '0' : ch >= 'A' && ch <= 'F' ? ch - 'A' + 10 : ch - 'a' + 10;
 }
 
 /* One cell of a json_array row in the fixtures' encoding. Returns a new reference. */
-static json_t *sf_norm(const char *ty, json_t *v) {
+static inline json_t *sf_norm(const char *ty, json_t *v) {
   if (json_is_null(v)) return json_null();
   if (!strncmp(ty, "BOOLEAN", 7) && json_is_integer(v)) return json_boolean(json_integer_value(v) != 0);
   if (sf_is_binary(ty) && json_is_string(v)) {
@@ -169,7 +169,7 @@ static json_t *sf_norm(const char *ty, json_t *v) {
 }
 
 /* Appends the normalized row of the json_array text `line` to rows. 0 on success. */
-static int sf_add_row(const sf_case *c, const char *line, json_t *rows) {
+static inline int sf_add_row(const sf_case *c, const char *line, json_t *rows) {
   json_error_t je;
   json_t *a = json_loads(line, 0, &je);
   if (!json_is_array(a) || (int)json_array_size(a) != c->n_cols) {

@@ -1,6 +1,6 @@
 /* Every expected-result file of the fixtures read through SELECT over the `paimon` SQLite module
- * equals the expectation: through SQLite's C API loading build/libpaimon_sqlite.so, and through
- * Debian's sqlite3 shell with .load. */
+ * equals the expectation: through SQLite's C API loading build/libpaimon_sqlite.so, through
+ * Debian's sqlite3 shell with .load, and through `paimon sql --format jsonl`. */
 #include <dirent.h>
 #include <unistd.h>
 
@@ -63,6 +63,35 @@ static int by_shell(const sf_case *c, json_t *rows, char *msg, size_t cap) {
   return rc;
 }
 
+static int by_cli(const sf_case *c, json_t *rows, char *msg, size_t cap) {
+  char script[] = "/tmp/sql_fixture_XXXXXX";
+  int fd = mkstemp(script);
+  if (fd < 0) return -1;
+  FILE *f = fdopen(fd, "w");
+  fprintf(f, "SELECT paimon_attach(%s) AS attached;\n%s;\n", c->attach, c->query);
+  fclose(f);
+  char cmd[512], *out = NULL;
+  snprintf(cmd, sizeof cmd, "%s/paimon sql --format jsonl %s 2>&1", PAIMON_BINARY_DIR, script);
+  int rc = run(cmd, &out);
+  unlink(script);
+  if (rc) snprintf(msg, cap, "paimon sql exit %d: %.500s", rc, out ? out : "");
+  for (char *line = out; !rc && line && *line;) {
+    char *nl = strchr(line, '\n');
+    if (nl) *nl = 0;
+    json_error_t je;
+    json_t *o = *line ? json_loads(line, 0, &je) : NULL;
+    json_t *r = json_object_size(o) == 1 ? json_object_iter_value(json_object_iter(o)) : NULL;
+    if (*line && !json_object_get(o, "attached") && (!json_is_string(r) || sf_add_row(c, json_string_value(r), rows))) {
+      snprintf(msg, cap, "bad line %.500s", line);
+      rc = -1;
+    }
+    json_decref(o);
+    line = nl ? nl + 1 : NULL;
+  }
+  free(out);
+  return rc;
+}
+
 int main(void) {
   DIR *d = opendir(PM_SHARED("fixtures/expected"));
   CHECK(d != NULL);
@@ -77,14 +106,17 @@ int main(void) {
     snprintf(path, sizeof path, "%s/%s", PM_SHARED("fixtures/expected"), de->d_name);
     sf_case c;
     CHECK_MSG(sf_case_load(&c, path) == 0, "%s", de->d_name);
-    for (int way = 0; way < 1 + shell_ok; way++) {
+    static const char *const WAYS[] = {"C API", "paimon sql", "sqlite3 shell"};
+    for (int way = 0; way < 2 + shell_ok; way++) {
       json_t *rows = json_array();
       char msg[8192] = "";
-      int rc = way == 0 ? by_api(&c, rows, msg, sizeof msg) : by_shell(&c, rows, msg, sizeof msg);
-      CHECK_MSG(rc == 0, "%s (%s): %s; query %s", de->d_name, way ? "sqlite3 shell" : "C API", msg, c.query);
+      int rc = way == 0 ? by_api(&c, rows, msg, sizeof msg)
+               : way == 1 ? by_cli(&c, rows, msg, sizeof msg)
+                          : by_shell(&c, rows, msg, sizeof msg);
+      CHECK_MSG(rc == 0, "%s (%s): %s; query %s", de->d_name, WAYS[way], msg, c.query);
       if (rc == 0) {
         int ok = fxc_rows_match(c.want, rows, c.kinds, msg, sizeof msg);
-        CHECK_MSG(ok, "%s (%s): %s", de->d_name, way ? "sqlite3 shell" : "C API", msg);
+        CHECK_MSG(ok, "%s (%s): %s", de->d_name, WAYS[way], msg);
       }
       json_decref(rows);
     }
