@@ -419,5 +419,6 @@ PAIMON_EXPORT paimon_status paimon_read_plan(const paimon_read_builder *rb, cons
 #include "paimon/tag.h"
 #include "paimon/branch.h"
 #include "paimon/stream.h"
+#include "paimon/scan_select.h"
 
 #endif /* PAIMON_PAIMON_H */

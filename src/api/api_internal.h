@@ -17,6 +17,7 @@
 #include "table/catalog.h"
 #include "table/read.h"
 #include "table/scan.h"
+#include "table/scan_select.h"
 #include "table/system_tables.h"
 
 struct paimon_catalog {
@@ -40,6 +41,7 @@ struct paimon_read_builder {
   int64_t limit;
   int case_sensitive;
   int row_kind;
+  pm_scan_selection sel; /* row positions, row ranges, shards (scan_select.h) */
 };
 
 struct paimon_predicate {

@@ -70,12 +70,7 @@ static int owned_get_next(void *state, struct ArrowArray *out, pm_error *err) {
 }
 
 static int copy_split(const pm_data_split *src, pm_data_split **dst, pm_error *err) {
-  pm_buf b;
-  pm_buf_init(&b);
-  int rc = pm_data_split_encode(src, &b, err);
-  if (!rc) rc = pm_data_split_decode(b.data, b.len, dst, err);
-  pm_buf_free(&b);
-  return rc;
+  return pm_data_split_copy(src, dst, err);
 }
 
 static int copy_incremental_split(const pm_split *src, pm_split **dst, pm_error *err) {

@@ -46,8 +46,16 @@ paimon_status paimon_read_builder_plan(const paimon_read_builder *rb, paimon_pla
   int rc;
   if (rb->table->system_table) /* no splits: paimon_read_plan reads the system table */
     p = calloc(1, sizeof *p), rc = p ? 0 : PM_NOMEM(err);
-  else
-    rc = pm_scan_plan_ex(rb->t, rb->filter, rb->limit, 1, &p, err);
+  else {
+    /* with row positions the limit applies after the selection (at read time) */
+    int64_t limit = pm_scan_selection_active(&rb->sel) ? -1 : rb->limit;
+    rc = pm_scan_plan_ex(rb->t, rb->filter, limit, 1, &p, err);
+    if (!rc) rc = pm_scan_selection_apply(rb->t, &rb->sel, p, err);
+    if (rc) {
+      pm_plan_free(p);
+      p = NULL;
+    }
+  }
   if (!rc) rc = pm_api_plan_wrap(rb, p, out, err);
   return (paimon_status)rc;
 }
@@ -123,7 +131,20 @@ paimon_status paimon_split_serialize(const paimon_split *split, uint8_t **bytes,
   *len = 0;
   pm_buf b;
   pm_buf_init(&b);
-  int rc = split->inc ? pm_split_encode(split->inc, &b, err) : pm_data_split_encode(split->s, &b, err);
+  int rc;
+  if (split->inc) {
+    rc = pm_split_encode(split->inc, &b, err);
+  } else if (split->s->has_row_ranges) { /* a row selection travels as an IndexedSplit */
+    pm_split rec;
+    memset(&rec, 0, sizeof rec);
+    rec.type = PM_SPLIT_INDEXED;
+    rec.data = split->s;
+    rec.row_ranges = split->s->row_ranges;
+    rec.n_row_ranges = split->s->n_row_ranges;
+    rc = pm_split_encode(&rec, &b, err);
+  } else {
+    rc = pm_data_split_encode(split->s, &b, err);
+  }
   if (!rc) {
     *bytes = malloc(b.len ? b.len : 1);
     if (!*bytes) rc = PM_NOMEM(err);
@@ -146,6 +167,24 @@ static int is_split_serializer_record(const uint8_t *bytes, size_t len) {
   return (int64_t)v == PM_SPLIT_MAGIC;
 }
 
+/* An IndexedSplit's row ranges as the split's selection: sorted, overlaps joined (meta/split.h). */
+static int set_selection(pm_data_split *s, const int64_t *ranges, size_t n, pm_error *err) {
+  int64_t *v = malloc(n * 2 * sizeof *v + 16);
+  if (!v) return PM_NOMEM(err);
+  for (size_t i = 0; i < n; i++) {
+    if (ranges[2 * i] > ranges[2 * i + 1]) {
+      free(v);
+      return pm_errorf(err, PAIMON_ERR_CORRUPT, "split bytes: IndexedSplit row range %zu is [%lld, %lld] (from > to)",
+                       i, (long long)ranges[2 * i], (long long)ranges[2 * i + 1]);
+    }
+  }
+  if (n) memcpy(v, ranges, n * 2 * sizeof *v);
+  size_t k = pm_row_ranges_normalize(v, n);
+  int rc = pm_data_split_set_row_ranges(s, v, k, err);
+  free(v);
+  return rc;
+}
+
 paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_split **out, paimon_error *err) {
   CHECK_ARG(out, "out is NULL");
   *out = NULL;
@@ -159,13 +198,14 @@ paimon_status paimon_split_deserialize(const uint8_t *bytes, size_t len, paimon_
     if (!rc && rec->type == PM_SPLIT_INCREMENTAL) {
       s->inc = rec;
       rec = NULL;
-    } else if (!rc && rec->type == PM_SPLIT_DATA && rec->data) {
+    } else if (!rc && (rec->type == PM_SPLIT_DATA || rec->type == PM_SPLIT_INDEXED) && rec->data) {
       s->s = rec->data; /* the record's DataSplit stands alone (its own arena) */
       rec->data = NULL;
+      if (rec->type == PM_SPLIT_INDEXED) rc = set_selection(s->s, rec->row_ranges, rec->n_row_ranges, err);
     } else if (!rc) {
       rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                     "split bytes: SplitSerializer record of type %d (only 1 DataSplit and 2 IncrementalSplit are "
-                     "supported)",
+                     "split bytes: SplitSerializer record of type %d (only 1 DataSplit, 2 IncrementalSplit and 3 "
+                     "IndexedSplit are supported)",
                      (int)rec->type);
     }
     pm_split_free(rec);

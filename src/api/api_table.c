@@ -122,6 +122,7 @@ void paimon_read_builder_free(paimon_read_builder *rb) {
   if (!rb) return;
   free_columns(rb);
   pm_pred_free(rb->filter);
+  pm_scan_selection_clear(&rb->sel);
   pm_table_free(rb->t);
   free(rb->origin);
   free(rb);

@@ -120,6 +120,61 @@ int pm_data_split_decode(const uint8_t *data, size_t len, pm_data_split **out, p
   return 0;
 }
 
+int pm_data_split_selects_row_ids(const pm_data_split *s, int row_tracking) {
+  if (!row_tracking) return 0;
+  for (size_t i = 0; i < s->n_data_files; i++)
+    if (!s->data_files[i].has_first_row_id) return 0;
+  return 1;
+}
+
+static int cmp_range(const void *x, const void *y) {
+  const int64_t *a = x, *b = y;
+  if (a[0] != b[0]) return a[0] < b[0] ? -1 : 1;
+  return a[1] < b[1] ? -1 : a[1] > b[1];
+}
+
+size_t pm_row_ranges_normalize(int64_t *v, size_t n) {
+  if (n == 0) return 0;
+  qsort(v, n, 2 * sizeof *v, cmp_range);
+  size_t k = 0;
+  for (size_t i = 1; i < n; i++) {
+    if (v[2 * i] <= v[2 * k + 1] || v[2 * i] - 1 == v[2 * k + 1]) {
+      if (v[2 * i + 1] > v[2 * k + 1]) v[2 * k + 1] = v[2 * i + 1];
+    } else {
+      k++;
+      v[2 * k] = v[2 * i], v[2 * k + 1] = v[2 * i + 1];
+    }
+  }
+  return k + 1;
+}
+
+int pm_data_split_set_row_ranges(pm_data_split *s, const int64_t *ranges, size_t n, pm_error *err) {
+  int64_t *v = pm_arena_alloc(&s->arena, n * 2 * sizeof *v + 1);
+  if (!v) return PM_NOMEM(err);
+  if (n) memcpy(v, ranges, n * 2 * sizeof *v);
+  s->row_ranges = v;
+  s->n_row_ranges = n;
+  s->has_row_ranges = 1;
+  return 0;
+}
+
+int pm_data_split_copy(const pm_data_split *src, pm_data_split **out, pm_error *err) {
+  *out = NULL;
+  pm_buf b;
+  pm_buf_init(&b);
+  pm_data_split *d = NULL;
+  int rc = pm_data_split_encode(src, &b, err);
+  if (!rc) rc = pm_data_split_decode(b.data, b.len, &d, err);
+  pm_buf_free(&b);
+  if (!rc && src->has_row_ranges) rc = pm_data_split_set_row_ranges(d, src->row_ranges, src->n_row_ranges, err);
+  if (rc) {
+    pm_data_split_free(d);
+    return rc;
+  }
+  *out = d;
+  return 0;
+}
+
 int pm_data_split_encode(const pm_data_split *s, pm_buf *out, pm_error *err) {
   int bad = 0;
   pm_wire_put_i64(out, PM_DATA_SPLIT_MAGIC, &bad);

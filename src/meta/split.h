@@ -35,6 +35,16 @@ typedef struct pm_data_split {
   pm_deletion_file *deletion_files;
   int is_streaming;
   int raw_convertible;
+  /* Row selection (scan row positions / row ranges): has_row_ranges = 0 reads
+   * every row; else n_row_ranges inclusive pairs (from, to), sorted and
+   * disjoint (n = 0: no row): row ids on row-tracking tables whose files all
+   * have first row ids (pm_data_split_selects_row_ids), else positions local
+   * to this split (its files' rows, in file order). Not part of the
+   * DataSplit encoding: a split with a selection travels as an IndexedSplit
+   * (SplitSerializer type 3). In arena. */
+  int has_row_ranges;
+  int64_t *row_ranges;
+  size_t n_row_ranges;
   pm_arena arena;
 } pm_data_split;
 
@@ -50,6 +60,17 @@ int pm_data_split_decode_prefix(const uint8_t *data, size_t len, pm_data_split *
                                 int *version, pm_error *err);
 /* Encodes version 9 (appended to out). */
 int pm_data_split_encode(const pm_data_split *s, pm_buf *out, pm_error *err);
+/* Sets the row selection (n inclusive pairs copied into the arena, sorted and
+ * disjoint as given). */
+int pm_data_split_set_row_ranges(pm_data_split *s, const int64_t *ranges, size_t n, pm_error *err);
+/* Whether s's row selection is in row ids: on a row-tracking table (row_tracking)
+ * when every file of s has a first row id; else it is in positions local to s. */
+int pm_data_split_selects_row_ids(const pm_data_split *s, int row_tracking);
+/* Sorts n inclusive pairs (from, to) in place and joins overlapping or adjacent
+ * ones; returns the new count. */
+size_t pm_row_ranges_normalize(int64_t *ranges, size_t n);
+/* A deep copy (selection included). *out owned by the caller. */
+int pm_data_split_copy(const pm_data_split *src, pm_data_split **out, pm_error *err);
 
 /* ---- SplitSerializer: type-tagged split records ("SPLIT_V1") ---- */
 

@@ -542,10 +542,64 @@ static int file_data_schema(file_source *s, int blob, struct ArrowSchema *out, p
   return rc;
 }
 
+/* The split's row selection (meta/split.h) as kept ranges [start, end) of file m: row ids on
+ * row-tracking tables, else positions counted over the split's files in order. */
+static int file_selection(const read_ctx *c, const pm_data_split *sp, const pm_data_file_meta *m, int64_t **out,
+                          size_t *n_out, pm_error *err) {
+  int64_t base = 0;
+  if (pm_data_split_selects_row_ids(sp, c->row_tracking)) {
+    base = m->first_row_id;
+  } else {
+    for (size_t i = 0; i < sp->n_data_files && &sp->data_files[i] != m; i++) base += sp->data_files[i].row_count;
+  }
+  int64_t *v = malloc(sp->n_row_ranges * 2 * sizeof *v + 16);
+  if (!v) return PM_NOMEM(err);
+  size_t n = 0;
+  for (size_t i = 0; i < sp->n_row_ranges; i++) {
+    int64_t a = sp->row_ranges[2 * i] - base, b = sp->row_ranges[2 * i + 1] - base + 1;
+    if (a < 0) a = 0;
+    if (b > m->row_count) b = m->row_count;
+    if (a >= b) continue;
+    v[2 * n] = a, v[2 * n + 1] = b;
+    n++;
+  }
+  *out = v;
+  *n_out = n;
+  return 0;
+}
+
+/* Intersects the kept ranges of s with sel (both sorted [start, end) pairs); takes sel. */
+static int intersect_ranges(file_source *s, int64_t *sel, size_t n_sel, pm_error *err) {
+  if (!s->ranges) {
+    s->ranges = sel;
+    s->n_ranges = n_sel;
+    return 0;
+  }
+  int64_t *v = malloc((s->n_ranges + n_sel) * 2 * sizeof *v + 16);
+  if (!v) {
+    free(sel);
+    return PM_NOMEM(err);
+  }
+  size_t n = 0, i = 0, j = 0;
+  while (i < s->n_ranges && j < n_sel) {
+    int64_t a = s->ranges[2 * i] > sel[2 * j] ? s->ranges[2 * i] : sel[2 * j];
+    int64_t b = s->ranges[2 * i + 1] < sel[2 * j + 1] ? s->ranges[2 * i + 1] : sel[2 * j + 1];
+    if (a < b) v[2 * n] = a, v[2 * n + 1] = b, n++;
+    if (s->ranges[2 * i + 1] < sel[2 * j + 1]) i++;
+    else j++;
+  }
+  free(sel);
+  free(s->ranges);
+  s->ranges = v;
+  s->n_ranges = n;
+  return 0;
+}
+
 /* Opens one data file; dv may be NULL. With `push`, the filter is given to the
- * format reader as a pruning hint (never for merge runs or stitched files). */
+ * format reader as a pruning hint (never for merge runs or stitched files). With
+ * `select`, the split's row selection is applied to the file. */
 static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_data_file_meta *m,
-                            const pm_deletion_file *dv, int push, file_source **out, pm_error *err) {
+                            const pm_deletion_file *dv, int push, int select, file_source **out, pm_error *err) {
   *out = NULL;
   file_source *s = calloc(1, sizeof *s);
   if (!s) return PM_NOMEM(err);
@@ -577,6 +631,12 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
     }
     pm_dv_free(v);
     free(dvpath);
+  }
+  if (!rc && select && split->has_row_ranges) {
+    int64_t *sel = NULL;
+    size_t n_sel = 0;
+    rc = file_selection(c, split, m, &sel, &n_sel, err);
+    if (!rc) rc = intersect_ranges(s, sel, n_sel, err);
   }
   if (rc) goto fail;
   if (s->ranges && s->n_ranges == 0) { /* every row deleted: nothing to open */
@@ -833,7 +893,7 @@ static int run_source_next(void *ctx, struct ArrowArray *out, pm_error *err) {
       if (r->next_file >= r->n_files) return 0;
       size_t fi = r->files[r->next_file++];
       const pm_deletion_file *dv = r->split->deletion_files && !r->no_dv ? &r->split->deletion_files[fi] : NULL;
-      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, r->push, &r->cur, err));
+      PM_TRY(file_source_open(r->c, r->split, &r->split->data_files[fi], dv, r->push, !r->no_dv, &r->cur, err));
     }
     PM_TRY(file_source_next(r->cur, out, err));
     if (out->release) return 0;
@@ -1080,6 +1140,9 @@ typedef struct de_reader {
   int64_t *cur;            /* per source cursor within its batch */
   pm_deletion_vector *group_dv; /* multi-file group: the anchor's DV, positions relative to the group */
   int64_t group_pos;            /* group position of the next stitched row */
+  int group_select;             /* multi-file group: apply the split's row selection after stitching */
+  int64_t group_lo;             /* first row id of the group */
+  size_t sel_next;              /* first selection range that may still hold rows of the group */
 } de_reader;
 
 static void de_close_group(de_reader *r) {
@@ -1143,6 +1206,9 @@ static int de_open_group(de_reader *r, pm_error *err) {
   }
   r->next = g1;
   size_t n = g1 - g0;
+  r->group_select = n > 1 && sp->has_row_ranges;
+  r->group_lo = lo;
+  r->sel_next = 0;
   r->srcs = calloc(n + 1, sizeof *r->srcs);
   r->bufs = calloc(n + 1, sizeof *r->bufs);
   r->cur = calloc(n + 1, sizeof *r->cur);
@@ -1226,14 +1292,28 @@ static int de_open_group(de_reader *r, pm_error *err) {
   return rc;
 }
 
-/* Drops the rows of a stitched batch that the group's DV deletes. */
+/* Whether row id `id` is in the split's selection (ids ascend across calls within a group). */
+static int de_selected(de_reader *r, int64_t id) {
+  const pm_data_split *sp = r->split;
+  while (r->sel_next < sp->n_row_ranges && sp->row_ranges[2 * r->sel_next + 1] < id) r->sel_next++;
+  return r->sel_next < sp->n_row_ranges && sp->row_ranges[2 * r->sel_next] <= id;
+}
+
+static int de_keep(de_reader *r, int64_t pos) {
+  if (r->group_dv && pm_dv_is_deleted(r->group_dv, pos)) return 0;
+  return !r->group_select || de_selected(r, r->group_lo + pos);
+}
+
+/* Drops the rows of a stitched batch that the group's DV deletes or the split's selection leaves out. */
 static int de_apply_group_dv(de_reader *r, struct ArrowArray *b, pm_error *err) {
   int64_t n = b->length, base = r->group_pos;
   r->group_pos += n;
-  if (!r->group_dv) return 0;
+  if (!r->group_dv && !r->group_select) return 0;
+  size_t sel0 = r->sel_next;
   int64_t keep = 0;
-  for (int64_t i = 0; i < n; i++) keep += !pm_dv_is_deleted(r->group_dv, base + i);
+  for (int64_t i = 0; i < n; i++) keep += de_keep(r, base + i);
   if (keep == n) return 0;
+  r->sel_next = sel0;
   read_ctx *c = r->c;
   int64_t *rows = malloc((size_t)keep * sizeof *rows + 8);
   int32_t *zeros = calloc((size_t)keep + 1, sizeof *zeros);
@@ -1242,7 +1322,7 @@ static int de_apply_group_dv(de_reader *r, struct ArrowArray *b, pm_error *err) 
   if (!rc) {
     int64_t j = 0;
     for (int64_t i = 0; i < n; i++)
-      if (!pm_dv_is_deleted(r->group_dv, base + i)) rows[j++] = i;
+      if (de_keep(r, base + i)) rows[j++] = i;
     for (int col = 0; col < c->n_cols && !rc; col++) {
       struct ArrowArray *src = b->children[col];
       rc = pm_gather(&c->layout.children[col], &src, zeros, rows, keep, nb.children[col], err);
