@@ -27,9 +27,9 @@ static void usage(FILE *out) {
         "       paimon [-w WAREHOUSE] table partitions DB.T [TIME-TRAVEL] [--option k=v ...] [--limit N]\n"
         "              [--format F]\n"
         "       paimon [-w WAREHOUSE] table explain DB.T [--where EXPR] [--limit N] [TIME-TRAVEL]\n"
-        "              [--option k=v ...]\n"
+        "              [--option k=v ...] [SELECTION]\n"
         "       paimon [-w WAREHOUSE] table read DB.T [--select a,b] [--where EXPR] [--limit N]\n"
-        "              [TIME-TRAVEL] [--option k=v ...] [--row-kind] [--format F]\n"
+        "              [TIME-TRAVEL] [--option k=v ...] [--row-kind] [--format F] [SELECTION]\n"
         "       paimon [-w WAREHOUSE] table stream DB.T [--from latest|earliest|snapshot:N|timestamp:TS]\n"
         "              [--consumer-id ID] [--select a,b] [--where EXPR] [--option k=v ...] [--row-kind]\n"
         "              [--format F] [--once]\n"
@@ -42,6 +42,11 @@ static void usage(FILE *out) {
         "TIME-TRAVEL: --snapshot N | --tag NAME | --timestamp 'YYYY-MM-DD HH:MM:SS' | --timestamp-millis N |\n"
         "             --version V\n"
         "EXPR: id > 5 and name like 'a%' or x in (1, 2) ...\n"
+        "SELECTION (read, explain): --row-slice START:END (row positions START..END-1 of an append or\n"
+        "             data-evolution table, in split and file order) | --row-shard I/N (balanced shard I of N\n"
+        "             of those positions) | --shard I/N (primary-key tables: the buckets with bucket % N == I;\n"
+        "             append tables: --row-shard) [--row-ranges A-B,C-D (inclusive _ROW_IDs of a row-tracking\n"
+        "             table; '' selects no row)]\n"
         "Incremental reads: --option incremental-between=A,B (snapshot ids, or tags: two tags read the\n"
         "             diff) [--option incremental-between-scan-mode=delta|changelog|diff] [--row-kind]\n"
         "Output: --format F is table, jsonl or csv; the default is table on a terminal, jsonl otherwise.\n"
@@ -211,6 +216,7 @@ enum {
   OPT_ROW_KIND = 1 << 5,
   OPT_FORMAT = 1 << 6,
   OPT_STREAM = 1 << 7, /* --from --consumer-id --once */
+  OPT_SELECTION = 1 << 8, /* --row-slice --row-shard --shard --row-ranges */
 };
 
 #define MAX_CLAUSES 64
@@ -230,6 +236,7 @@ typedef struct table_args {
   const char *from;        /* table stream --from */
   const char *consumer_id; /* table stream --consumer-id */
   int once;                /* table stream --once */
+  const char *row_slice, *row_shard, *shard, *row_ranges; /* OPT_SELECTION values */
 } table_args;
 
 static int add_opt(table_args *a, const char *k, const char *v) {
@@ -259,9 +266,10 @@ static int bad_int(const table_args *a, const char *opt, const char *val, int64_
 }
 
 static int allowed_options(const char *sub) {
-  if (!strcmp(sub, "read")) return OPT_SELECT | OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_ROW_KIND | OPT_FORMAT;
+  if (!strcmp(sub, "read"))
+    return OPT_SELECT | OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_ROW_KIND | OPT_FORMAT | OPT_SELECTION;
   if (!strcmp(sub, "stream")) return OPT_SELECT | OPT_WHERE | OPT_OPTION | OPT_ROW_KIND | OPT_FORMAT | OPT_STREAM;
-  if (!strcmp(sub, "explain")) return OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION;
+  if (!strcmp(sub, "explain")) return OPT_WHERE | OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_SELECTION;
   if (!strcmp(sub, "files") || !strcmp(sub, "partitions")) return OPT_LIMIT | OPT_TIME_TRAVEL | OPT_OPTION | OPT_FORMAT;
   if (!strcmp(sub, "snapshots")) return OPT_LIMIT | OPT_FORMAT;
   if (!strcmp(sub, "get")) return 0;
@@ -297,6 +305,9 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
                : !strcmp(arg, "--option") || !strcmp(arg, "-o") ? OPT_OPTION
                : !strcmp(arg, "--row-kind")                     ? OPT_ROW_KIND
                : !strcmp(arg, "--from") || !strcmp(arg, "--consumer-id") || !strcmp(arg, "--once") ? OPT_STREAM
+               : !strcmp(arg, "--row-slice") || !strcmp(arg, "--row-shard") || !strcmp(arg, "--shard") ||
+                       !strcmp(arg, "--row-ranges")
+                   ? OPT_SELECTION
                : !strcmp(arg, "--format") || !strcmp(arg, "--max-width") || !strcmp(arg, "--no-truncate")
                    ? OPT_FORMAT
                                                                 : 0;
@@ -376,6 +387,16 @@ static int parse_table_args(int argc, char **argv, table_args *a, char **kv_stor
       a->consumer_id = val;
     } else if (!strcmp(arg, "--once")) {
       a->once = 1;
+    } else if (kind == OPT_SELECTION) {
+      const char **slot = !strcmp(arg, "--row-slice")   ? &a->row_slice
+                          : !strcmp(arg, "--row-shard") ? &a->row_shard
+                          : !strcmp(arg, "--shard")     ? &a->shard
+                                                        : &a->row_ranges;
+      if (*slot) {
+        fprintf(stderr, "paimon table %s: %s given twice\n", a->sub, arg);
+        rc = 2;
+      }
+      *slot = val;
     } else if (kind == OPT_FORMAT) {
       int j = no_value ? i : i - 1; /* back at the option itself */
       char what[64];
@@ -502,6 +523,69 @@ static int cmd_get(paimon_catalog *cat, const table_args *a) {
   return rc ? fail(&err) : 0;
 }
 
+/* Parses "A<sep>B" (two integers) of option opt; prints the error (exit 2). */
+static int parse_pair(const table_args *a, const char *opt, const char *val, char sep, const char *form, int64_t *x,
+                      int64_t *y) {
+  const char *m = strchr(val, sep);
+  char first[32];
+  size_t n = m ? (size_t)(m - val) : 0;
+  if (m && n < sizeof first) {
+    memcpy(first, val, n);
+    first[n] = 0;
+  }
+  if (!m || n >= sizeof first || cli_parse_int64(first, INT64_MIN, x) || cli_parse_int64(m + 1, INT64_MIN, y)) {
+    fprintf(stderr, "paimon table %s: invalid value for %s: '%s' (%s)\n", a->sub, opt, val, form);
+    return 2;
+  }
+  return 0;
+}
+
+/* --row-slice START:END, --row-shard I/N, --shard I/N, --row-ranges A-B,C-D ("" = none). */
+static int apply_selection(const table_args *a, paimon_read_builder *rb) {
+  paimon_error err = {0};
+  int64_t x, y;
+  if (a->row_slice) {
+    if (parse_pair(a, "--row-slice", a->row_slice, ':', "START:END, half-open", &x, &y)) return 2;
+    if (paimon_read_builder_with_row_position_slice(rb, x, y, &err)) return fail(&err);
+  }
+  if (a->row_shard) {
+    if (parse_pair(a, "--row-shard", a->row_shard, '/', "INDEX/COUNT", &x, &y)) return 2;
+    if (paimon_read_builder_with_row_position_shard(rb, x, y, &err)) return fail(&err);
+  }
+  if (a->shard) {
+    if (parse_pair(a, "--shard", a->shard, '/', "INDEX/COUNT", &x, &y)) return 2;
+    if (paimon_read_builder_with_shard(rb, x, y, &err)) return fail(&err);
+  }
+  if (a->row_ranges) {
+    size_t cap = 1;
+    for (const char *p = a->row_ranges; *p; p++) cap += *p == ',';
+    int64_t *v = malloc(cap * 2 * sizeof *v);
+    char *copy = strdup(a->row_ranges);
+    size_t n = 0;
+    int rc = v && copy ? 0 : 1;
+    for (char *save = NULL, *tok = copy ? strtok_r(copy, ",", &save) : NULL; !rc && tok;
+         tok = strtok_r(NULL, ",", &save)) {
+      const char *dash = tok[0] == '-' ? strchr(tok + 1, '-') : strchr(tok, '-');
+      if (!dash) { /* a single row id */
+        if (cli_parse_int64(tok, INT64_MIN, &x)) rc = 2;
+        y = x;
+      } else {
+        rc = parse_pair(a, "--row-ranges", tok, '-', "FROM-TO[,FROM-TO...], inclusive row ids", &x, &y);
+      }
+      if (rc == 2 && !dash)
+        fprintf(stderr, "paimon table %s: invalid value for --row-ranges: '%s' (FROM-TO[,FROM-TO...], inclusive row ids)\n",
+                a->sub, tok);
+      v[2 * n] = x, v[2 * n + 1] = y;
+      n++;
+    }
+    if (!rc && paimon_read_builder_with_row_ranges(rb, v, n, &err)) rc = fail(&err);
+    free(v);
+    free(copy);
+    if (rc) return rc;
+  }
+  return 0;
+}
+
 static int make_builder(paimon_catalog *cat, const table_args *a, paimon_table **t, paimon_read_builder **rb) {
   paimon_error err = {0};
   if ((a->system_table ? paimon_catalog_get_system_table : paimon_catalog_get_table)(cat, a->ident, t, &err))
@@ -543,7 +627,7 @@ static int make_builder(paimon_catalog *cat, const table_args *a, paimon_table *
   }
   if (a->limit >= 0) paimon_read_builder_with_limit(*rb, a->limit);
   paimon_read_builder_with_row_kind(*rb, a->row_kind);
-  return 0;
+  return apply_selection(a, *rb);
 }
 
 /* Fraction digits of temporal output columns from the Paimon types (TIMESTAMP(p), TIME(p),
