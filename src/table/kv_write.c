@@ -411,12 +411,23 @@ static int buffer_rows(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *b,
     s->chunks = nc;
     s->cap_chunks = cap;
   }
+  /* taken in key order (pm_kv_presort), each row keeping its arrival sequence number */
+  size_t *perm = NULL;
+  int64_t *sorted = NULL;
+  if (!w->postpone) PM_TRY(pm_kv_presort(w, b, s->rows, n, &perm, &sorted, err));
+  const int64_t *rows = sorted ? sorted : s->rows;
   struct ArrowArray sub;
-  PM_TRY(pm_take(&w->type, b, s->rows, n, &sub, err));
+  int32_t *zeros = calloc((size_t)(n ? n : 1), sizeof *zeros); /* one source: the batch */
+  int rc = zeros ? pm_gather_batch(&w->type, &b, 1, zeros, rows, n, &sub, err) : PM_NOMEM(err);
+  free(zeros);
   struct ArrowArray *c = &s->chunks[s->n_chunks];
-  int rc = pm_array_init(c, n, 1, (int64_t)w->nf + 2, err);
+  if (!rc) {
+    rc = pm_array_init(c, n, 1, (int64_t)w->nf + 2, err);
+    if (rc) pm_array_release(&sub);
+  }
   if (rc) {
-    pm_array_release(&sub);
+    free(perm);
+    free(sorted);
     return rc;
   }
   for (size_t f = 0; f < w->nf; f++) pm_array_move(sub.children[f], c->children[f]);
@@ -425,13 +436,19 @@ static int buffer_rows(pm_kv_write *w, pm_kvslot *s, const struct ArrowArray *b,
   rc = fixed_column(c->children[w->nf], n, 8, &seq, err);
   if (!rc) rc = fixed_column(c->children[w->nf + 1], n, 1, &kind, err);
   if (rc) {
+    free(perm);
+    free(sorted);
     pm_array_release(c);
     return rc;
   }
   for (int64_t i = 0; i < n; i++) {
-    ((int64_t *)seq)[i] = w->postpone ? -1 : s->next_seq++; /* postpone: Java's UNKNOWN_SEQUENCE */
-    ((int8_t *)kind)[i] = kinds[s->rows[i]];
+    /* postpone: Java's UNKNOWN_SEQUENCE (and arrival order, no presort) */
+    ((int64_t *)seq)[i] = w->postpone ? -1 : s->next_seq + (perm ? (int64_t)perm[i] : i);
+    ((int8_t *)kind)[i] = kinds[rows[i]];
   }
+  if (!w->postpone) s->next_seq += n;
+  free(perm);
+  free(sorted);
   s->n_chunks++;
   uint64_t bytes = pm_write_batch_bytes(c, w->fields, w->nf) + 9 * (uint64_t)n + 64;
   s->bytes += bytes;

@@ -15,32 +15,66 @@
 
 /* ------------------------------------------------------------ sort */
 
-int pm_kv_int_keys(const pm_kv_write *w, const struct ArrowArray *b, int64_t *k) {
+/* k[i] = the single integer key of row (rows ? rows[i] : i) of b, i < n; 0 when the key is
+ * not one non-null integer column. */
+static int int_keys_at(const pm_kv_write *w, const struct ArrowArray *b, const int64_t *rows, int64_t n, int64_t *k) {
   if (w->tm.n_keys != 1) return 0;
   int col = w->tm.key_cols[0];
   const struct ArrowArray *a = b->children[col];
   const pm_type *t = &w->layout.children[col];
   if (a->null_count != 0) return 0;
-  int64_t n = a->length, off = a->offset;
+  int64_t off = a->offset;
   const void *d = a->buffers[1];
+#define PM_KEYS_AT(T)                                                  \
+  for (int64_t i = 0; i < n; i++) k[i] = ((const T *)d)[off + (rows ? rows[i] : i)]; \
+  return 1
   switch (t->id) {
-    case PM_T_INT8:
-      for (int64_t i = 0; i < n; i++) k[i] = ((const int8_t *)d)[off + i];
-      return 1;
-    case PM_T_INT16:
-      for (int64_t i = 0; i < n; i++) k[i] = ((const int16_t *)d)[off + i];
-      return 1;
+    case PM_T_INT8: PM_KEYS_AT(int8_t);
+    case PM_T_INT16: PM_KEYS_AT(int16_t);
     case PM_T_INT32:
     case PM_T_DATE32:
-    case PM_T_TIME32:
-      for (int64_t i = 0; i < n; i++) k[i] = ((const int32_t *)d)[off + i];
-      return 1;
+    case PM_T_TIME32: PM_KEYS_AT(int32_t);
     case PM_T_INT64:
     case PM_T_DATE64:
     case PM_T_TIME64:
-    case PM_T_TIMESTAMP: memcpy(k, (const int64_t *)d + off, (size_t)n * sizeof *k); return 1;
+    case PM_T_TIMESTAMP: PM_KEYS_AT(int64_t);
     default: return 0;
   }
+#undef PM_KEYS_AT
+}
+
+int pm_kv_int_keys(const pm_kv_write *w, const struct ArrowArray *b, int64_t *k) {
+  return int_keys_at(w, b, NULL, b->length, k);
+}
+
+int pm_kv_presort(const pm_kv_write *w, const struct ArrowArray *b, const int64_t *rows, int64_t n, size_t **perm,
+                  int64_t **sorted, pm_error *err) {
+  *perm = NULL;
+  *sorted = NULL;
+  if (n < 2 || w->tm.n_keys != 1) return 0;
+  int64_t *k = malloc((size_t)n * sizeof *k);
+  if (!k) return PM_NOMEM(err);
+  if (!int_keys_at(w, b, rows, n, k)) {
+    free(k);
+    return 0;
+  }
+  size_t *idx = malloc((size_t)n * sizeof *idx);
+  int64_t *sr = malloc((size_t)n * sizeof *sr);
+  int rc = idx && sr ? 0 : PM_NOMEM(err);
+  if (!rc) {
+    for (int64_t i = 0; i < n; i++) idx[i] = (size_t)i;
+    if (pm_sort_indices_i64(idx, (size_t)n, k)) rc = PM_NOMEM(err);
+  }
+  free(k);
+  if (rc) {
+    free(idx);
+    free(sr);
+    return rc;
+  }
+  for (int64_t i = 0; i < n; i++) sr[i] = rows[idx[i]];
+  *perm = idx;
+  *sorted = sr;
+  return 0;
 }
 
 /* Rows of the slot's chunks numbered globally in arrival order; chunk of a

@@ -180,6 +180,13 @@ int pm_kv_sort_spill(pm_kv_write *w, pm_kvslot *s, pm_spill_writer *wr, pm_error
  * k[0, b->length); 0 (k untouched) when the key is not one non-null integer
  * column. The sort and merge fast path. */
 int pm_kv_int_keys(const pm_kv_write *w, const struct ArrowArray *b, int64_t *k);
+/* kv_write_file.c: the selection rows[0, n) of input batch b (table columns) in key order,
+ * stably, when the key is one non-null integer column: *sorted (the rows) and *perm (their
+ * positions in rows) malloc'd; both NULL otherwise. A buffer chunk taken in this order
+ * keeps each column's later gathers (the flush or spill sort of the buffer, whose
+ * chunks are then merged rather than shuffled) within a few moving windows of memory. */
+int pm_kv_presort(const pm_kv_write *w, const struct ArrowArray *b, const int64_t *rows, int64_t n, size_t **perm,
+                  int64_t **sorted, pm_error *err);
 /* kv_write_spill.c: spills the slot's buffer as a sorted run of its raw
  * records (a local temp file, as Java's external sort buffer: merged only at
  * flush, all records of a key at once); the buffer is emptied. */
