@@ -177,7 +177,9 @@ static int validate_array(vctx *c, const pm_type *t, const struct ArrowArray *a,
       int64_t first, last;
       PM_TRY(check_offsets(c, vals, pm_type_is_large(t->id), a->offset, a->length, &first, &last));
       if (last > first && !a->buffers[2]) return VFAIL(c, "data buffer is NULL");
-      if ((c->flags & PM_VALIDATE_UTF8) && (t->id == PM_T_UTF8 || t->id == PM_T_LARGE_UTF8)) {
+      if ((c->flags & PM_VALIDATE_UTF8) && (t->id == PM_T_UTF8 || t->id == PM_T_LARGE_UTF8) && last > first &&
+          !pm_utf8_all_ascii((const uint8_t *)a->buffers[2] + first, (size_t)(last - first))) {
+        /* value by value unless the values' bytes are all ASCII */
         int large = t->id == PM_T_LARGE_UTF8;
         for (int64_t p = a->offset; p < end; p++) {
           if (validity && !pm_bit_get(validity, p)) continue;

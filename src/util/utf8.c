@@ -1,3 +1,5 @@
+#include <string.h>
+
 #include "util/utf8.h"
 
 size_t pm_utf8_encode(uint32_t cp, uint8_t *o) {
@@ -49,6 +51,24 @@ size_t pm_utf8_valid_seq(const uint8_t *s, size_t n) {
       (c == 0xF4 && s[1] > 0x8F))
     return 0;
   return len;
+}
+
+int pm_utf8_all_ascii(const uint8_t *p, size_t n) {
+  uint64_t acc = 0;
+  size_t i = 0;
+  for (; i + 32 <= n; i += 32) {
+    uint64_t x[4];
+    memcpy(x, p + i, 32);
+    acc |= x[0] | x[1] | x[2] | x[3];
+    if (acc & 0x8080808080808080ull) return 0;
+  }
+  for (; i + 8 <= n; i += 8) {
+    uint64_t x;
+    memcpy(&x, p + i, 8);
+    acc |= x;
+  }
+  for (; i < n; i++) acc |= p[i];
+  return (acc & 0x8080808080808080ull) == 0;
 }
 
 int pm_utf8_valid(const uint8_t *p, size_t n, size_t *bad_at) {

@@ -17,5 +17,7 @@ uint32_t pm_utf8_decode(const uint8_t *p, size_t len);
 size_t pm_utf8_valid_seq(const uint8_t *p, size_t n);
 /* 1 if p[0..n) is well-formed UTF-8; else 0 and *bad_at (if not NULL) = offset of the first bad sequence. */
 int pm_utf8_valid(const uint8_t *p, size_t n, size_t *bad_at);
+/* 1 when p[0, n) is all ASCII (then every split of it is valid UTF-8), 8 bytes at a time. */
+int pm_utf8_all_ascii(const uint8_t *p, size_t n);
 
 #endif

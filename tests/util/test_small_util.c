@@ -90,6 +90,16 @@ static void test_utf8(void) {
   CHECK(pm_utf8_valid((const uint8_t *)"a\xf4\x90\x80\x80", 5, &bad) == 0 && bad == 1); /* > U+10FFFF */
   CHECK(pm_utf8_valid((const uint8_t *)"a\xe4\xb8", 3, &bad) == 0 && bad == 1);       /* truncated */
   CHECK_EQ_INT(pm_utf8_lead_len(0x80), 1);
+  /* the ASCII scan: a high bit at every position of words, tails and short inputs */
+  uint8_t buf[80];
+  memset(buf, 'a', sizeof buf);
+  CHECK(pm_utf8_all_ascii(buf, sizeof buf) && pm_utf8_all_ascii(buf, 0));
+  for (size_t at = 0; at < sizeof buf; at++) {
+    buf[at] = 0xC3;
+    CHECK_MSG(!pm_utf8_all_ascii(buf, sizeof buf) && pm_utf8_all_ascii(buf, at) && !pm_utf8_all_ascii(buf, at + 1),
+              "high byte at %zu", at);
+    buf[at] = 'a';
+  }
 }
 
 int main(void) {
