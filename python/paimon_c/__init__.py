@@ -369,6 +369,29 @@ class Table(_Closeable):
     def rollback_to(self, snapshot_id_or_tag):
         _native.table_rollback(self._h, snapshot_id_or_tag)
 
+    def expire_snapshots(self, retain_max=None, retain_min=None, older_than_ms=None, dry_run=False):
+        """Expires snapshots beyond the retention (None: the table's option); returns what was done."""
+        return _native.table_expire_snapshots(self._h, -1 if retain_max is None else retain_max,
+                                              -1 if retain_min is None else retain_min,
+                                              -1 if older_than_ms is None else older_than_ms, dry_run)
+
+    def remove_orphan_files(self, older_than_ms=0, dry_run=False):
+        """Deletes files nothing references that are older than older_than_ms (0: a day ago)."""
+        return _native.table_remove_orphan_files(self._h, older_than_ms, dry_run)
+
+    def create_branch(self, name, tag=None, snapshot_id=None, ignore_if_exists=False):
+        _native.table_create_branch(self._h, name, tag, -1 if snapshot_id is None else snapshot_id,
+                                    ignore_if_exists)
+
+    def delete_branch(self, name):
+        _native.table_branch_op(self._h, "delete", name)
+
+    def fast_forward(self, name):
+        _native.table_branch_op(self._h, "fast_forward", name)
+
+    def list_branches(self):
+        return _native.table_list_branches(self._h)
+
     def new_compact_builder(self):
         return CompactBuilder(self)
 

@@ -643,6 +643,81 @@ static PyObject *table_rollback(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+static PyObject *table_expire_snapshots(PyObject *self, PyObject *args) {
+  PyObject *h;
+  int retain_max, retain_min, dry_run;
+  long long older_than;
+  if (!PyArg_ParseTuple(args, "OiiLp", &h, &retain_max, &retain_min, &older_than, &dry_run)) return NULL;
+  GET(t, paimon_table, h, H_TABLE);
+  paimon_expire_options o;
+  paimon_expire_options_init(&o);
+  o.retain_max = retain_max;
+  o.retain_min = retain_min;
+  o.older_than_millis = older_than;
+  o.dry_run = dry_run;
+  paimon_expire_result r;
+  memset(&r, 0, sizeof r);
+  paimon_error err;
+  CALL(paimon_table_expire_snapshots(t, &o, NULL, NULL, &r, &err));
+  return Py_BuildValue("{s:K,s:K,s:K,s:K,s:L}", "snapshots_expired", (unsigned long long)r.snapshots_expired,
+                       "data_files_deleted", (unsigned long long)r.data_files_deleted, "meta_files_deleted",
+                       (unsigned long long)r.meta_files_deleted, "delete_failed", (unsigned long long)r.delete_failed,
+                       "earliest_snapshot", (long long)r.earliest_snapshot);
+}
+
+static PyObject *table_remove_orphan_files(PyObject *self, PyObject *args) {
+  PyObject *h;
+  long long older_than;
+  int dry_run;
+  if (!PyArg_ParseTuple(args, "OLp", &h, &older_than, &dry_run)) return NULL;
+  GET(t, paimon_table, h, H_TABLE);
+  paimon_orphan_result r;
+  memset(&r, 0, sizeof r);
+  paimon_error err;
+  CALL(paimon_table_remove_orphan_files(t, older_than, dry_run, NULL, NULL, NULL, &r, &err));
+  return Py_BuildValue("{s:K,s:K,s:K,s:K}", "files", (unsigned long long)r.files, "bytes",
+                       (unsigned long long)r.bytes, "delete_failed", (unsigned long long)r.delete_failed,
+                       "candidates", (unsigned long long)r.candidates);
+}
+
+static PyObject *table_create_branch(PyObject *self, PyObject *args) {
+  PyObject *h;
+  const char *name, *tag;
+  long long snap;
+  int ignore;
+  if (!PyArg_ParseTuple(args, "OszLp", &h, &name, &tag, &snap, &ignore)) return NULL;
+  GET(t, paimon_table, h, H_TABLE);
+  paimon_error err;
+  CALL(paimon_table_create_branch(t, name, tag, snap, ignore, &err));
+  Py_RETURN_NONE;
+}
+
+static PyObject *table_branch_op(PyObject *self, PyObject *args) {
+  PyObject *h;
+  const char *op, *name;
+  if (!PyArg_ParseTuple(args, "Oss", &h, &op, &name)) return NULL;
+  GET(t, paimon_table, h, H_TABLE);
+  paimon_error err;
+  if (!strcmp(op, "delete"))
+    CALL(paimon_table_delete_branch(t, name, &err));
+  else if (!strcmp(op, "fast_forward"))
+    CALL(paimon_table_fast_forward(t, name, &err));
+  else
+    return PyErr_Format(PyExc_ValueError, "unknown branch operation '%s'", op);
+  Py_RETURN_NONE;
+}
+
+static PyObject *table_list_branches(PyObject *self, PyObject *args) {
+  PyObject *h;
+  if (!PyArg_ParseTuple(args, "O", &h)) return NULL;
+  GET(t, paimon_table, h, H_TABLE);
+  char **names = NULL;
+  size_t n = 0;
+  paimon_error err;
+  CALL(paimon_table_list_branches(t, &names, &n, &err));
+  return pc_strings_to_list(names, n);
+}
+
 static PyObject *table_compact(PyObject *self, PyObject *args) {
   PyObject *h, *parts;
   int full;
@@ -721,6 +796,11 @@ static PyMethodDef methods[] = {
     {"table_delete_tag", table_delete_tag, METH_VARARGS, NULL},
     {"table_rollback", table_rollback, METH_VARARGS, NULL},
     {"table_compact", table_compact, METH_VARARGS, NULL},
+    {"table_expire_snapshots", table_expire_snapshots, METH_VARARGS, NULL},
+    {"table_remove_orphan_files", table_remove_orphan_files, METH_VARARGS, NULL},
+    {"table_create_branch", table_create_branch, METH_VARARGS, NULL},
+    {"table_branch_op", table_branch_op, METH_VARARGS, NULL},
+    {"table_list_branches", table_list_branches, METH_VARARGS, NULL},
     {NULL, NULL, 0, NULL}};
 
 static struct PyModuleDef moduledef = {PyModuleDef_HEAD_INIT, "paimon_c._native", "libpaimon binding", -1, methods,

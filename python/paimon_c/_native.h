@@ -10,7 +10,10 @@
 #include <Python.h>
 
 #include "paimon/paimon.h"
+#include "paimon/branch.h"
+#include "paimon/cleanup.h"
 #include "paimon/compact.h"
+#include "paimon/expire.h"
 
 /* Kinds of C handle a Handle object owns (or borrows, for plan splits). */
 enum {
