@@ -372,7 +372,7 @@ static int rewrite_ex(pm_kv_write *w, pm_kvslot *s, pm_kv_lfile *const *files, s
   /* the looked-up records join the group's merge (Java's LookupMergeFunction.insertInto) */
   pm_kv_files upper;
   memset(&upper, 0, sizeof upper);
-  if (!rc && upper_merge && bf) rc = pm_kv_before_upper_files(bf, &upper, err);
+  if (!rc && upper_merge && bf) rc = pm_kv_before_upper_files(bf, r->arena, r->fed, r->bytes, &upper, err);
   if (!rc) rc = pm_kv_merge_read_open_ex(w, s, files, n, upper.items, upper.n, lookup_group, &mr, err);
   /* changelog-producer = full-compaction: every compaction to the max level */
   if (!rc && w->full_cl && level == pm_kv_levels_max_level(&s->levels))
@@ -683,13 +683,20 @@ typedef struct unit_task {
   uint64_t fed, bytes, fed0, bytes0; /* compression counters: the writer's at submit, then the task's */
 } unit_task;
 
+/* The writer whose task this thread runs (pm_kv_in_task). */
+static _Thread_local const pm_kv_write *running_task_of;
+
+int pm_kv_in_task(const pm_kv_write *w) { return running_task_of == w; }
+
 void pm_kv_ctask_run(pm_kv_ctask *ct) {
   unit_task *ut = (unit_task *)ct;
   pm_kv_write *w = ct->w;
   pm_kvslot *s = ct->s;
   task t = {w, s, ut->u.out_level, ut->max_level, ut->drop_delete, &ut->r, NULL, 0, 0, 0};
   pm_error_clear(&ct->err);
+  running_task_of = w;
   int rc = run_task(&t, ut->files, ut->n_files, ut->u.file_rewrite, &ct->err);
+  running_task_of = NULL;
   if (rc) {
     /* a failed or cancelled task leaves nothing behind */
     result_free(w, &ut->r, 1);

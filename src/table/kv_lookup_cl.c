@@ -386,7 +386,8 @@ int pm_kv_before_apply(pm_kv_before *b, const struct ArrowArray *after, uint8_t 
 
 /* ------------------------------------------------------------ looked-up records for the merge */
 
-int pm_kv_before_upper_files(pm_kv_before *b, pm_kv_files *out, pm_error *err) {
+int pm_kv_before_upper_files(pm_kv_before *b, pm_arena *arena, uint64_t *fed_acc, uint64_t *bytes_acc, pm_kv_files *out,
+                             pm_error *err) {
   pm_kv_write *w = b->w;
   int rc = 0;
   int64_t *idx = NULL;
@@ -398,6 +399,9 @@ int pm_kv_before_upper_files(pm_kv_before *b, pm_kv_files *out, pm_error *err) {
     /* the level's before rows are in key order (one merge read of its files) */
     pm_kv_roll roll;
     pm_kv_roll_init(&roll, w, b->s->bucket_dir, lv, PM_SOURCE_COMPACT, 0, out);
+    roll.arena = arena;
+    roll.fed_acc = fed_acc;
+    roll.bytes_acc = bytes_acc;
     for (size_t i = 0; !rc && i < b->n_rows; i++) {
       if (b->row_level[i] != lv) continue;
       int64_t n = b->rows[i].length;

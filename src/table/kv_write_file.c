@@ -366,6 +366,11 @@ static void roll_drop_current(pm_kv_roll *r) {
 
 static int roll_open(pm_kv_roll *r, pm_error *err) {
   pm_kv_write *w = r->w;
+  /* a compaction task shares nothing mutable with the writer (in the background the writer
+   * flushes into its arena and counters meanwhile) */
+  if (pm_kv_in_task(w) && (r->arena == &w->arena || r->fed_acc == &w->closed_fed || r->bytes_acc == &w->closed_bytes))
+    return pm_errorf(err, PAIMON_ERR_INTERNAL, "%s: a compaction task writing files into the writer's own arena",
+                     r->dir);
   snprintf(r->name, sizeof r->name, "%s%s-%lld.%s", r->prefix, w->uuid, (long long)atomic_fetch_add(&w->file_counter, 1), r->fmt->name);
   size_t pl = strlen(r->dir) + strlen(r->name) + 2;
   r->path = malloc(pl);

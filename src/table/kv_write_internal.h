@@ -243,7 +243,11 @@ typedef struct pm_kv_roll {
 
 void pm_kv_roll_init(pm_kv_roll *r, pm_kv_write *w, const char *dir, int32_t level, int8_t source, int changelog,
                      pm_kv_files *out);
+/* PAIMON_ERR_INTERNAL when a compaction task (pm_kv_in_task) left the writer's
+ * arena or counters in r: its own must be set after pm_kv_roll_init. */
 int pm_kv_roll_write(pm_kv_roll *r, const struct ArrowArray *m, pm_error *err);
+/* 1 while the calling thread runs a compaction task of w (pm_kv_ctask_run). */
+int pm_kv_in_task(const pm_kv_write *w);
 /* Closes the current file (if any). */
 int pm_kv_roll_finish(pm_kv_roll *r, pm_error *err);
 /* Discards the current file (closed files stay in *out). */
@@ -394,8 +398,11 @@ void pm_kv_before_free(pm_kv_before *b); /* NULL ok */
  * rolling file set per level at that level, so that the group's merge read
  * over them and the group's files merges each such key's level-0 records
  * with its looked-up record in sequence order. Metas and paths appended to
- * *out (the caller deletes the files after the read). */
-int pm_kv_before_upper_files(pm_kv_before *b, pm_kv_files *out, pm_error *err);
+ * *out (the caller deletes the files after the read), their strings in
+ * `arena`, the compression learned in *fed_acc / *bytes_acc (pm_kv_roll): a
+ * background compaction passes its own, never the writer's. */
+int pm_kv_before_upper_files(pm_kv_before *b, pm_arena *arena, uint64_t *fed_acc, uint64_t *bytes_acc, pm_kv_files *out,
+                             pm_error *err);
 
 /* kv_write.c: the files' schema (_KEY_..., _SEQUENCE_NUMBER, _VALUE_KIND,
  * columns; fs initialised here) and key / value stats modes (malloc'd, also
