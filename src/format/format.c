@@ -258,6 +258,12 @@ int pm_format_writer_flush(pm_format_writer *w, pm_error *err) {
   return w->f->writer_flush ? w->f->writer_flush(w->state, err) : 0;
 }
 
+int pm_format_writer_data_size(const pm_format_writer *w, uint64_t *size) {
+  if (!w->f->writer_data_size) return 0;
+  *size = w->f->writer_data_size(w->state);
+  return 1;
+}
+
 void pm_format_write_result_free(pm_format_write_result *r) {
   if (!r) return;
   pm_fmt_stats_cols_free(r->columns, r->n_columns);

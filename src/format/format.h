@@ -142,6 +142,10 @@ typedef struct pm_format {
    * out yet, and writing that part out now (a Parquet row group), releasing its memory. */
   uint64_t (*writer_buffered)(void *state);
   int (*writer_flush)(void *state, pm_error *err);
+  /* Optional (NULL: not offered): the file's size so far, written bytes plus what the writer
+   * holds for it at its encoded (compressed where done) size, as Java's format writers report
+   * it for rolling at target-file-size. */
+  uint64_t (*writer_data_size)(void *state);
 } pm_format;
 
 /* Registry. NULL when unknown. Names and extensions match case-insensitively. */
@@ -199,5 +203,8 @@ uint64_t pm_format_writer_buffered(const pm_format_writer *w);
 /* Writes the buffered rows out now where the format can (Parquet: ends the row group),
  * releasing their memory; a no-op for formats that cannot. */
 int pm_format_writer_flush(pm_format_writer *w, pm_error *err);
+/* 1 and *size = the file's size so far (written + buffered, encoded) when the format reports
+ * it (Parquet); 0 when it does not. */
+int pm_format_writer_data_size(const pm_format_writer *w, uint64_t *size);
 
 #endif

@@ -74,6 +74,8 @@ static uint64_t pq_writer_buffered(void *st) { return pm_pq_writer_buffered(st);
 
 static int pq_writer_flush(void *st, pm_error *err) { return pm_pq_writer_flush(st, err); }
 
+static uint64_t pq_writer_data_size(void *st) { return pm_pq_writer_data_size(st); }
+
 const pm_format pm_format_parquet = {
     .name = "parquet",
     .extension = ".parquet",
@@ -88,4 +90,5 @@ const pm_format pm_format_parquet = {
     .writer_abort = pq_writer_abort,
     .writer_buffered = pq_writer_buffered,
     .writer_flush = pq_writer_flush,
+    .writer_data_size = pq_writer_data_size,
 };

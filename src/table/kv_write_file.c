@@ -504,19 +504,20 @@ int pm_kv_roll_write(pm_kv_roll *r, const struct ArrowArray *m, pm_error *err) {
   if (!n) return 0;
   file_view fv;
   PM_TRY(file_view_init(w, m, &fv, err));
-  /* rows per file from the in-memory size scaled by the compression of the closed files */
+  /* rows per piece from the in-memory size scaled by the compression seen */
   double bpr = (double)pm_write_batch_bytes(m, w->fields, w->nf) / (double)n + 9;
   int rc = 0;
   for (int64_t a = 0; !rc && a < n;) {
-    double ratio = pm_write_size_ratio(*r->fed_acc, *r->bytes_acc); /* learned as files close */
-    double room = (double)w->target - r->fed * ratio;
-    int64_t per = room <= bpr * ratio ? 1 : (int64_t)(room / (bpr * ratio));
+    /* the file's size as its writer reports it, else estimated by the compression learned */
+    double ratio = pm_write_size_ratio(*r->fed_acc, *r->bytes_acc), pb;
+    double room = (double)w->target - pm_write_roll_size(r->fw, r->fed, ratio, &pb);
+    int64_t per = room <= bpr * pb ? 1 : (int64_t)(room / (bpr * pb));
     if (per > n - a) per = n - a;
     rc = roll_part(r, m, &fv.a, a, per, err);
     if (rc) break;
     r->fed += bpr * (double)per;
     a += per;
-    if (r->fed * ratio >= (double)w->target) rc = roll_close(r, err);
+    if (pm_write_roll_size(r->fw, r->fed, ratio, &pb) >= (double)w->target) rc = roll_close(r, err);
   }
   free(fv.children);
   return rc;

@@ -353,8 +353,8 @@ int pm_wslot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, p
       PM_TRY(pm_wfile_open(w, s, err));
     }
     pm_wfile *f = s->open;
-    double est = (double)f->fed * ratio, room = (double)w->target - est;
-    int64_t n = room <= 0 ? 1 : (int64_t)(room / (bpr * ratio)) + 1;
+    double pb, room = (double)w->target - pm_write_roll_size(f->fw, (double)f->fed, ratio, &pb);
+    int64_t n = room <= 0 ? 1 : (int64_t)(room / (bpr * pb)) + 1;
     if (n > len - done) n = len - done;
     if (n < 1) n = 1;
     int rc;
@@ -370,7 +370,7 @@ int pm_wslot_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, p
     }
     if (rc) return rc;
     f->fed += (uint64_t)(bpr * (double)n);
-    if ((double)f->fed * ratio >= (double)w->target) PM_TRY(pm_wfile_close(w, s, err));
+    if (pm_write_roll_size(f->fw, (double)f->fed, ratio, &pb) >= (double)w->target) PM_TRY(pm_wfile_close(w, s, err));
     else PM_TRY(bound_memory(w, f, err));
     done += n;
   }

@@ -63,6 +63,22 @@ static inline double pm_write_size_ratio(uint64_t closed_fed, uint64_t closed_by
 #include "table/write.h"
 #include "table/write_slots.h"
 
+/* Rolling at target-file-size on the open file's size, as Java's rolling writers do: the size
+ * the format writer fw reports (Parquet: written + buffered pages, encoded), else fed * ratio
+ * (fw NULL: no file open yet, 0). *per_byte: file bytes per in-memory byte to expect of the rows
+ * still to come: this file's own so far once 1 MiB was fed to it and its size is known, else
+ * ratio (pm_write_size_ratio). */
+static inline double pm_write_roll_size(const pm_format_writer *fw, double fed, double ratio, double *per_byte) {
+  uint64_t size;
+  *per_byte = ratio;
+  if (!fw || !pm_format_writer_data_size(fw, &size)) return fed * ratio;
+  if (fed >= (double)(1u << 20)) {
+    double r = (double)size / fed;
+    *per_byte = r > 1 ? 1 : r < 0.001 ? 0.001 : r;
+  }
+  return (double)size;
+}
+
 /* Min / max of one DECIMAL column of the open file (the formats report none),
  * or of a FLOAT / DOUBLE column in Java's total order (Double.compare: NaN
  * greatest, -0.0 < 0.0; the formats skip NaN). */

@@ -1956,6 +1956,22 @@ uint64_t pm_pq_writer_buffered(const pm_pq_writer *w) {
   return n;
 }
 
+/* The file's size so far as parquet-mr's getDataSize() measures it (what Java's
+ * writers roll on): bytes out, plus the current row group's compressed pages and
+ * the dictionaries data pages use, plus the open pages at their buffered size (a
+ * page still deciding on its dictionary at its PLAIN size, the dictionary not
+ * counted, as parquet-mr's FallbackValuesWriter). */
+uint64_t pm_pq_writer_data_size(const pm_pq_writer *w) {
+  uint64_t n = pm_out_pos(w->out);
+  for (size_t k = 0; k < w->n_cols; k++) {
+    const colw *c = &w->cols[k];
+    n += c->data.len;
+    if (c->dict_pages) n += c->dict.page.len;
+    if (c->n_levels) n += page_estimate(c);
+  }
+  return n;
+}
+
 /* After a flush forced by the memory bound, the writer holds nothing it can
  * give back: the next row group's buffers start small again. */
 static int release_memory(pm_pq_writer *w, pm_error *err) {

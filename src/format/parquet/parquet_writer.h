@@ -103,6 +103,10 @@ int pm_pq_writer_write(pm_pq_writer *w, const struct ArrowArray *batch, pm_error
 /* Bytes held for the current row group: compressed pages and dictionary
  * pages of its chunks plus the open pages' estimated size. */
 uint64_t pm_pq_writer_buffered(const pm_pq_writer *w);
+/* The file's size so far: bytes written plus the current row group's compressed
+ * pages and used dictionaries plus the open pages' buffered size (parquet-mr's
+ * getDataSize, what Java's rolling writers compare with target-file-size). */
+uint64_t pm_pq_writer_data_size(const pm_pq_writer *w);
 /* Ends the current row group now (no-op without rows) and frees the chunk
  * memory beyond each column's first block (many open writers under a
  * memory limit). On failure the writer is failed. */
