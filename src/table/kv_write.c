@@ -698,13 +698,25 @@ int pm_kv_write_arrow(pm_kv_write *w, const struct ArrowSchema *s, const struct 
     free(keep);
     return rc; /* nothing of the batch was written */
   }
-  if (w->cross) { /* the rows to write: kv_bucket_cross.h */
+  if (w->cross) {
+    /* the rows to write: kv_bucket_cross.h. As Java, every row passes the key index
+     * (GlobalIndexAssigner) and the kind filter (TableWriteImpl's RowKindFilter) drops
+     * retracts afterwards, the -D it generates for a moved key included. */
     struct ArrowArray xb;
     int8_t *xk = NULL;
-    rc = pm_kv_cross_rewrite(w->cross, &nb, kinds, any_dropped ? keep : NULL, &xb, &xk, err);
-    if (!rc) rc = write_routed(w, &xb, xk, NULL, err);
+    uint8_t *xkeep = NULL;
+    rc = pm_kv_cross_rewrite(w->cross, &nb, kinds, NULL, &xb, &xk, err);
+    if (!rc && (co->ignore_delete || co->ignore_update_before)) {
+      xkeep = malloc((size_t)xb.length + 1);
+      if (!xkeep) rc = PM_NOMEM(err);
+      for (int64_t r = 0; !rc && r < xb.length; r++)
+        xkeep[r] = !((co->ignore_delete && pm_rowkind_is_retract(xk[r])) ||
+                     (co->ignore_update_before && xk[r] == PM_ROWKIND_UPDATE_BEFORE));
+    }
+    if (!rc) rc = write_routed(w, &xb, xk, xkeep, err);
     if (xb.release) xb.release(&xb);
     free(xk);
+    free(xkeep);
   } else {
     rc = write_routed(w, &nb, kinds, any_dropped ? keep : NULL, err);
   }

@@ -33,7 +33,8 @@
  * live rows when each commit's writer starts): a key in another partition:
  * deduplicate gets a -D of the row in the old partition then the row;
  * partial-update and aggregation get the row in the old partition; first-row
- * drops it. Rows dropped by ignore-delete never reach the index.
+ * drops it. As Java, rows that ignore-delete drops pass the index first
+ * (a -D of a new key places it in its partition).
  *
  * The model merges per flush and per read (two levels, as Java); a minor
  * compaction merges an unknown subset of runs, which only the associative
@@ -266,18 +267,23 @@ static void feed(seq *q, int kind, pkm_value *v) {
   json_object_set_new(q->touched, key, json_true());
 }
 
-/* A generated row as the writer applies it (kind filters, the cross-partition key index). */
+/* ignore-delete: the writer drops -U / -D rows (Java's RowKindFilter). */
+static int dropped(const scenario *sc, int kind) {
+  return sc->ignore_delete && (kind == PKM_UPDATE_BEFORE || kind == PKM_DELETE);
+}
+
+/* A generated row as the writer applies it (the cross-partition key index, then the kind filter). */
 static void apply_row(seq *q, int kind, pkm_value *v) {
   const scenario *sc = q->cb->sc;
-  if (sc->ignore_delete && (kind == PKM_UPDATE_BEFORE || kind == PKM_DELETE)) return;
   if (!q->cross) {
-    feed(q, kind, v);
+    if (!dropped(sc, kind)) feed(q, kind, v);
     return;
   }
+  /* the key index sees every row; the kind filter comes after it */
   int k = (int)v[1].i, pt = (int)v[0].i, old = q->cur_pt[k];
   if (old < 0 || old == pt) {
     q->cur_pt[k] = pt;
-    feed(q, kind, v);
+    if (!dropped(sc, kind)) feed(q, kind, v);
     return;
   }
   pkm_value o[NC];
@@ -285,13 +291,13 @@ static void apply_row(seq *q, int kind, pkm_value *v) {
   o[0] = pkm_int(old);
   switch (sc->engine) {
     case PKM_DEDUPLICATE: /* retract the old partition's row, then the row as a new key */
-      feed(q, PKM_DELETE, o);
+      if (!dropped(sc, PKM_DELETE)) feed(q, PKM_DELETE, o);
       q->cur_pt[k] = pt;
-      feed(q, kind, v);
+      if (!dropped(sc, kind)) feed(q, kind, v);
       break;
     case PKM_PARTIAL_UPDATE:
     case PKM_AGGREGATION: /* into the existing partition */
-      feed(q, kind, o);
+      if (!dropped(sc, kind)) feed(q, kind, o);
       break;
     case PKM_FIRST_ROW: /* the key keeps its first partition */
       break;
