@@ -14,7 +14,9 @@
  * Tables: append tables with row-tracking.enabled and data-evolution.enabled
  * (else PAIMON_ERR_UNSUPPORTED naming the options).
  *
- * Each batch holds a `_ROW_ID` column (int64, no nulls) and every column
+ * Each batch holds a `_ROW_ID` column (int64, as Java's BIGINT; narrower
+ * integers and decimal text, as CSV / JSON-lines input carries it, are
+ * accepted too; no nulls) and every column
  * being updated, matched by name (other columns are ignored; values typed
  * as for paimon_table_write_arrow). For every row-id range of the live files
  * (the latest snapshot when the first batch since creation or the last

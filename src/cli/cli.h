@@ -18,6 +18,7 @@ int cli_is_write_command(const char *sub);
 int cli_alter_main(const char *warehouse, int argc, char **argv);
 /* paimon table delete|update DB.T --where EXPR ... (cli_delete.c) */
 int cli_delete_main(const char *warehouse, int argc, char **argv);
+int cli_update_main(const char *warehouse, int argc, char **argv); /* table update-columns */
 /* paimon table compact DB.T [--partition k=v,...] [--full] (cli_compact.c) */
 int cli_compact_main(const char *warehouse, int argc, char **argv);
 /* paimon table remove-orphan-files ... (cli_maintain.c); 1 for the subcommands it runs. */

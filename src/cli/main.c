@@ -19,6 +19,7 @@ static void usage(FILE *out) {
         "  table get|read|snapshots|files|partitions|explain DB.T ...\n"
         "  table import|truncate|drop-partition DB.T ...   write into a table, remove rows\n"
         "  table delete|update DB.T --where EXPR ...       delete / update rows of a primary-key table\n"
+        "  table update-columns DB.T --columns C --input F  set columns of rows by _ROW_ID (data evolution)\n"
         "  table alter DB.T ACTION ...                     change a table's schema or options\n"
         "  table compact DB.T [--partition k=v] [--full]   compact a primary-key table\n"
         "  table remove-orphan-files DB.T [--older-than TS] [--dry-run]  delete unreferenced files\n"
@@ -98,6 +99,8 @@ int main(int argc, char **argv) {
   else if (!strcmp(cmd, "table") && argc - i > 1 &&
            (!strcmp(argv[i + 1], "delete") || !strcmp(argv[i + 1], "update")))
     rc = cli_delete_main(warehouse, argc - i, argv + i);
+  else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "update-columns"))
+    rc = cli_update_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && !strcmp(argv[i + 1], "compact"))
     rc = cli_compact_main(warehouse, argc - i, argv + i);
   else if (!strcmp(cmd, "table") && argc - i > 1 && cli_is_maintain_command(argv[i + 1]))

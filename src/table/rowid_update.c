@@ -293,21 +293,39 @@ static int upd_cmp(const void *a, const void *b) {
   return x->row_id < y->row_id ? -1 : x->row_id > y->row_id;
 }
 
-/* The row ids of the batch: int64, no nulls. */
+/* The row ids of the batch: an integer column (int8..int64; Java's BIGINT is int64) or decimal
+ * text (utf8, as CSV / JSON-lines input carries them), no nulls. */
 static int row_ids(const struct ArrowSchema *s, const struct ArrowArray *a, int64_t col, upd_row *out, pm_error *err) {
   const struct ArrowSchema *cs = s->children[col];
   const struct ArrowArray *ca = a->children[col];
-  if (strcmp(cs->format, "l"))
-    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "update by _ROW_ID: column _ROW_ID must be int64 ('l'), got '%s'",
-                     cs->format);
-  if (ca->length < a->offset + a->length || ca->n_buffers < 2 || (a->length && !ca->buffers[1]))
+  char f = cs->format[0] && !cs->format[1] ? cs->format[0] : 0;
+  if (f != 'l' && f != 'i' && f != 's' && f != 'c' && f != 'u')
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "update by _ROW_ID: column _ROW_ID must be an integer (int64) "
+                     "or decimal text, got Arrow format '%s'", cs->format);
+  if (ca->length < a->offset + a->length || ca->n_buffers < (f == 'u' ? 3 : 2) || (a->length && !ca->buffers[1]))
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "update by _ROW_ID: column _ROW_ID: invalid Arrow array");
-  const int64_t *v = ca->buffers[1];
   for (int64_t i = 0; i < a->length; i++) {
-    int64_t k = a->offset + i;
+    int64_t k = a->offset + i, j = ca->offset + k;
     if (!pm_array_is_valid(ca, k))
       return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "update by _ROW_ID: row %" PRId64 ": _ROW_ID is null", i);
-    out[i].row_id = v[ca->offset + k];
+    int64_t v = 0;
+    switch (f) {
+      case 'l': v = ((const int64_t *)ca->buffers[1])[j]; break;
+      case 'i': v = ((const int32_t *)ca->buffers[1])[j]; break;
+      case 's': v = ((const int16_t *)ca->buffers[1])[j]; break;
+      case 'c': v = ((const int8_t *)ca->buffers[1])[j]; break;
+      default: {
+        const int32_t *off = ca->buffers[1];
+        const char *p = (const char *)ca->buffers[2] + off[j], *e = (const char *)ca->buffers[2] + off[j + 1];
+        int ok = p < e && e - p <= 19;
+        for (const char *q = p; ok && q < e; q++) ok = *q >= '0' && *q <= '9';
+        for (const char *q = p; ok && q < e; q++) v = v * 10 + (*q - '0');
+        if (!ok)
+          return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "update by _ROW_ID: row %" PRId64 ": _ROW_ID '%.*s' is "
+                           "not a row id (decimal digits)", i, (int)(e - p > 40 ? 40 : e - p), p);
+      }
+    }
+    out[i].row_id = v;
     out[i].pos = i;
   }
   return 0;

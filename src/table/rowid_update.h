@@ -3,7 +3,7 @@
  * data-evolution.enabled; reference 001 "Row ID column updates", pypaimon's
  * TableUpdateByRowId; SEMANTICS 9).
  *
- * Input batches carry `_ROW_ID` (int64, no nulls, each row id once per
+ * Input batches carry `_ROW_ID` (int64, or narrower ints / decimal text; no nulls, each row id once per
  * round) and every column being updated (other columns are ignored). A
  * round starts with the first write after open or after a prepare: it plans
  * on the latest snapshot S (its live data files with row ids, grouped by

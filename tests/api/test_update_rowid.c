@@ -279,8 +279,10 @@ static void test_invalid(void) {
   expect_fail(&f, name, 1, rs, "{\"_ROW_ID\":3,\"name\":\"x\"}\n", PAIMON_ERR_INVALID_ARGUMENT, "belongs to no live file");
   expect_fail(&f, name, 1, "_ROW_ID BIGINT, name STRING", "{\"_ROW_ID\":null,\"name\":\"x\"}\n",
               PAIMON_ERR_INVALID_ARGUMENT, "_ROW_ID is null");
-  expect_fail(&f, name, 1, "_ROW_ID INT NOT NULL, name STRING", "{\"_ROW_ID\":1,\"name\":\"x\"}\n",
-              PAIMON_ERR_INVALID_ARGUMENT, "must be int64");
+  expect_fail(&f, name, 1, "_ROW_ID DOUBLE NOT NULL, name STRING", "{\"_ROW_ID\":1,\"name\":\"x\"}\n",
+              PAIMON_ERR_INVALID_ARGUMENT, "must be an integer");
+  expect_fail(&f, name, 1, "_ROW_ID STRING NOT NULL, name STRING", "{\"_ROW_ID\":\"1x\",\"name\":\"x\"}\n",
+              PAIMON_ERR_INVALID_ARGUMENT, "is not a row id");
   expect_fail(&f, none, 1, rs, "{\"_ROW_ID\":1,\"name\":\"x\"}\n", PAIMON_ERR_INVALID_ARGUMENT, "not found");
   expect_fail(&f, dup, 2, rs, "{\"_ROW_ID\":1,\"name\":\"x\"}\n", PAIMON_ERR_INVALID_ARGUMENT, "given twice");
   expect_fail(&f, score, 1, "_ROW_ID BIGINT NOT NULL, score INT", "{\"_ROW_ID\":1,\"score\":null}\n",
