@@ -14,6 +14,7 @@
 
 #include <sqlite3ext.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdint.h>
 
 #include "paimon/paimon.h"
@@ -97,6 +98,16 @@ typedef struct psql_vtab {
   psql_type *col_types; /* from the table's Arrow schema */
   char **col_paimon;    /* Paimon type strings (NULL for system tables) */
   int64_t next_rowid;
+  /* the open transaction (psql_update.c) */
+  FILE *tx_file; /* buffered INSERT rows as JSON lines */
+  int64_t tx_rows;
+  paimon_write_builder *tx_wb;
+  paimon_table_write *tx_write;
+  paimon_commit_messages *tx_msgs; /* written by xSync, published by xCommit */
+#define PSQL_MAX_SAVEPOINTS 64
+  long sp_offset[PSQL_MAX_SAVEPOINTS];
+  int64_t sp_rows[PSQL_MAX_SAVEPOINTS];
+  int n_savepoints;
 } psql_vtab;
 
 /* Sets the vtab's error message (sqlite3_mprintf'd). Returns SQLITE_ERROR. */
@@ -114,5 +125,16 @@ int psql_next(sqlite3_vtab_cursor *cur);
 int psql_eof(sqlite3_vtab_cursor *cur);
 int psql_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i);
 int psql_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
+
+/* ------------------------------------------------------------------ writes (psql_update.c) */
+
+int psql_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_int64 *rowid);
+int psql_begin(sqlite3_vtab *vt);
+int psql_sync(sqlite3_vtab *vt);
+int psql_commit(sqlite3_vtab *vt);
+int psql_rollback(sqlite3_vtab *vt);
+int psql_savepoint(sqlite3_vtab *vt, int n);
+int psql_release(sqlite3_vtab *vt, int n);
+int psql_rollback_to(sqlite3_vtab *vt, int n);
 
 #endif

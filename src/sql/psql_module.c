@@ -68,6 +68,7 @@ psql_attach *psql_find_schema(psql_conn *c, const char *schema, const char **dat
 
 static void vtab_free(psql_vtab *vt) {
   if (!vt) return;
+  psql_rollback(&vt->base); /* a transaction still open publishes nothing */
   paimon_table_free(vt->table);
   for (int i = 0; i < vt->n_cols; i++) {
     free(vt->col_names[i]);
@@ -169,12 +170,129 @@ static int psql_connect(sqlite3 *db, void *aux, int argc, const char *const *arg
   return SQLITE_OK;
 }
 
+/* Splits "a, b" (a parenthesized list, quotes honoured) into names; returns the count or -1. */
+static int split_list(const char *s, char **out, int cap) {
+  const char *p = strchr(s, '(');
+  if (!p) return -1;
+  p++;
+  int n = 0;
+  while (*p && *p != ')' && n < cap) {
+    while (*p == ' ' || *p == '\t' || *p == ',') p++;
+    if (*p == ')') break;
+    char q = (*p == '"' || *p == '`') ? *p++ : 0;
+    const char *st = p;
+    while (*p && (q ? *p != q : (*p != ',' && *p != ')' && *p != ' '))) p++;
+    out[n] = sqlite3_mprintf("%.*s", (int)(p - st), st);
+    n++;
+    if (q && *p) p++;
+    while (*p == ' ') p++;
+  }
+  return n;
+}
+
+/* 'k' = 'v' pairs of WITH (...) into the builder. */
+static int with_options(paimon_schema_builder *b, const char *s, char **pzErr) {
+  const char *p = strchr(s, '(');
+  paimon_error e;
+  while (p && *p) {
+    const char *k1 = strchr(p, '\'');
+    if (!k1) break;
+    const char *k2 = strchr(k1 + 1, '\'');
+    const char *v1 = k2 ? strchr(k2 + 1, '\'') : NULL;
+    const char *v2 = v1 ? strchr(v1 + 1, '\'') : NULL;
+    if (!v2) {
+      *pzErr = sqlite3_mprintf("paimon: cannot read the WITH options %s ('key' = 'value', ...)", s);
+      return SQLITE_ERROR;
+    }
+    char *k = sqlite3_mprintf("%.*s", (int)(k2 - k1 - 1), k1 + 1);
+    char *v = sqlite3_mprintf("%.*s", (int)(v2 - v1 - 1), v1 + 1);
+    paimon_status st = paimon_schema_builder_option(b, k, v, &e);
+    sqlite3_free(k);
+    sqlite3_free(v);
+    if (st) {
+      *pzErr = sqlite3_mprintf("paimon: %s", e.message);
+      return SQLITE_ERROR;
+    }
+    p = v2 + 1;
+  }
+  return SQLITE_OK;
+}
+
+static int starts_kw(const char *s, const char *kw) {
+  while (*s == ' ') s++;
+  return !sqlite3_strnicmp(s, kw, (int)strlen(kw));
+}
+
+/* CREATE VIRTUAL TABLE db.t USING paimon(id INT NOT NULL, name STRING, PRIMARY KEY (id),
+ * PARTITIONED BY (dt), WITH ('bucket' = '4')): creates the Paimon table (Paimon type syntax). */
 static int psql_create(sqlite3 *db, void *aux, int argc, const char *const *argv, sqlite3_vtab **out,
                        char **pzErr) {
   /* paimon_attach creates the entries of existing tables with the single argument `attach` */
   if (argc == 4 && !strcmp(argv[3], "attach")) return psql_connect(db, aux, argc, argv, out, pzErr);
-  *pzErr = sqlite3_mprintf("paimon: CREATE VIRTUAL TABLE ... USING paimon(columns) is not supported yet");
-  return SQLITE_ERROR;
+  psql_conn *c = aux;
+  const char *database = NULL;
+  psql_attach *a = psql_find_schema(c, argv[1], &database);
+  if (!a) {
+    *pzErr = sqlite3_mprintf("paimon: schema %s is not a Paimon database (run SELECT paimon_attach(...) first)", argv[1]);
+    return SQLITE_ERROR;
+  }
+  if (strchr(argv[2], '$')) {
+    *pzErr = sqlite3_mprintf("paimon: cannot create %s: '$' names system tables and branches", argv[2]);
+    return SQLITE_ERROR;
+  }
+  paimon_error e;
+  paimon_schema_builder *b = NULL;
+  if (paimon_schema_builder_new(&b, &e)) {
+    *pzErr = sqlite3_mprintf("paimon: %s", e.message);
+    return SQLITE_ERROR;
+  }
+  int rc = SQLITE_OK;
+  for (int i = 3; i < argc && !rc; i++) {
+    const char *arg = argv[i];
+    char *names[64];
+    if (starts_kw(arg, "PRIMARY KEY") || starts_kw(arg, "PARTITIONED BY")) {
+      int n = split_list(arg, names, 64);
+      if (n < 0) {
+        *pzErr = sqlite3_mprintf("paimon: %s: expected a column list in parentheses", arg);
+        rc = SQLITE_ERROR;
+        break;
+      }
+      paimon_status st = starts_kw(arg, "PRIMARY KEY") ? paimon_schema_builder_primary_key(b, (const char *const *)names, (size_t)n, &e)
+                                                      : paimon_schema_builder_partition_keys(b, (const char *const *)names, (size_t)n, &e);
+      for (int k = 0; k < n; k++) sqlite3_free(names[k]);
+      if (st) {
+        *pzErr = sqlite3_mprintf("paimon: %s", e.message);
+        rc = SQLITE_ERROR;
+      }
+    } else if (starts_kw(arg, "WITH")) {
+      rc = with_options(b, arg, pzErr);
+    } else if (paimon_schema_builder_columns_sql(b, arg, &e)) {
+      *pzErr = sqlite3_mprintf("paimon: %s", e.message);
+      rc = SQLITE_ERROR;
+    }
+  }
+  char *ident = sqlite3_mprintf("%s.%s", database, argv[2]);
+  if (!rc && paimon_catalog_create_table(a->catalog, ident, b, 0, &e)) {
+    *pzErr = sqlite3_mprintf("paimon: %s", e.message);
+    rc = SQLITE_ERROR;
+  }
+  sqlite3_free(ident);
+  paimon_schema_builder_free(b);
+  if (rc) return rc;
+  return psql_connect(db, aux, argc, argv, out, pzErr);
+}
+
+/* DROP TABLE db.t drops the Paimon table (system tables and branches: only the entry). */
+static int psql_destroy(sqlite3_vtab *v) {
+  psql_vtab *vt = (psql_vtab *)v;
+  if (!vt->system && !strchr(vt->ident, '$')) {
+    paimon_error e;
+    paimon_table_free(vt->table);
+    vt->table = NULL;
+    if (paimon_catalog_drop_table(vt->attach->catalog, vt->ident, 1, &e)) return psql_vtab_error(vt, "paimon: %s", e.message);
+  }
+  vtab_free(vt);
+  return SQLITE_OK;
 }
 
 static int psql_disconnect(sqlite3_vtab *v) {
@@ -188,7 +306,7 @@ static sqlite3_module MODULE = {
     .xConnect = psql_connect,
     .xBestIndex = psql_best_index,
     .xDisconnect = psql_disconnect,
-    .xDestroy = psql_disconnect,
+    .xDestroy = psql_destroy,
     .xOpen = psql_open,
     .xClose = psql_close,
     .xFilter = psql_filter,
@@ -196,6 +314,14 @@ static sqlite3_module MODULE = {
     .xEof = psql_eof,
     .xColumn = psql_column,
     .xRowid = psql_rowid,
+    .xUpdate = psql_update,
+    .xBegin = psql_begin,
+    .xSync = psql_sync,
+    .xCommit = psql_commit,
+    .xRollback = psql_rollback,
+    .xSavepoint = psql_savepoint,
+    .xRelease = psql_release,
+    .xRollbackTo = psql_rollback_to,
 };
 
 /* ------------------------------------------------------------- paimon_attach */
@@ -418,6 +544,48 @@ static void fn_attach(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   sqlite3_result_int64(ctx, n_tables);
 }
 
+/* paimon_create_database('db' [, 'schema']): creates the database in the catalog of the latest
+ * paimon_attach and attaches it (as schema, default its name). Returns 1. */
+static void fn_create_database(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  psql_conn *c = sqlite3_user_data(ctx);
+  psql_attach *a = c->attaches;
+  const char *name = (const char *)sqlite3_value_text(argv[0]);
+  const char *schema = argc > 1 ? (const char *)sqlite3_value_text(argv[1]) : name;
+  if (!a || !name || !*name || !schema) {
+    sqlite3_result_error(ctx, a ? "paimon_create_database: needs a database name" : "paimon_create_database: run SELECT paimon_attach('warehouse=...') first", -1);
+    return;
+  }
+  if (psql_find_schema(c, schema, NULL)) {
+    char *m = sqlite3_mprintf("paimon_create_database: schema %s is already attached", schema);
+    sqlite3_result_error(ctx, m, -1);
+    sqlite3_free(m);
+    return;
+  }
+  paimon_error e;
+  if (paimon_catalog_create_database(a->catalog, name, NULL, 0, 0, &e)) {
+    char *m = sqlite3_mprintf("paimon_create_database: %s", e.message);
+    sqlite3_result_error(ctx, m, -1);
+    sqlite3_free(m);
+    return;
+  }
+  char **ns = realloc(a->schemas, (a->n_schemas + 1) * sizeof *ns);
+  if (ns) a->schemas = ns;
+  char **nd = ns ? realloc(a->databases, (a->n_schemas + 1) * sizeof *nd) : NULL;
+  if (nd) a->databases = nd;
+  if (!ns || !nd) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  a->schemas[a->n_schemas] = dupstr(schema);
+  a->databases[a->n_schemas] = dupstr(name);
+  a->n_schemas++;
+  psql_buf b = {0};
+  psql_buf_puts(&b, "ATTACH ':memory:' AS ");
+  psql_buf_ident(&b, schema);
+  if (exec_ddl(c->db, &b, ctx) == SQLITE_OK) sqlite3_result_int(ctx, 1);
+  psql_buf_free(&b);
+}
+
 /* paimon_pushdown(on): 0 plans reads without pushed filters or limits (comparisons in tests). */
 static void fn_pushdown(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   psql_conn *c = sqlite3_user_data(ctx);
@@ -459,6 +627,7 @@ PAIMON_SQLITE_EXPORT int sqlite3_paimonsqlite_init(sqlite3 *db, char **pzErrMsg,
   }
   if (!rc) rc = sqlite3_create_function(db, "paimon_attach", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_attach, NULL, NULL);
   if (!rc) rc = sqlite3_create_function(db, "paimon_pushdown", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_pushdown, NULL, NULL);
+  if (!rc) rc = sqlite3_create_function(db, "paimon_create_database", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_create_database, NULL, NULL);
   if (!rc) rc = sqlite3_create_function(db, "paimon_last_plan", 0, SQLITE_UTF8, c, fn_last_plan, NULL, NULL);
   if (rc && pzErrMsg) *pzErrMsg = sqlite3_mprintf("paimon: cannot register functions: %s", sqlite3_errmsg(db));
   return rc;
