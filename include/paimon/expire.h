@@ -96,14 +96,18 @@ PAIMON_EXPORT paimon_status paimon_table_expire_changelogs(const paimon_table *t
  * table, consumers older than consumer.expiration-time are deleted, then snapshots expire as
  * snapshot.num-retained.min / .max, snapshot.time-retained, snapshot.expire.limit and
  * snapshot.clean-empty-directories say, then (changelog lifecycle decoupled) long-lived
- * changelogs as changelog.num-retained.* / changelog.time-retained say. It runs synchronously
- * inside the commit call (also with snapshot.expire.execution-mode = async). With the default
+ * changelogs as changelog.num-retained.* / changelog.time-retained say. This is the last step
+ * of the maintenance after a commit (see paimon/maintenance.h
+ * paimon_table_commit_maintenance_status: automatic tags, partition expiry, then this). It runs
+ * inside the commit call, except with snapshot.expire.execution-mode = async on a streaming
+ * committer: then the whole maintenance runs on a background thread and the commit call returns
+ * at once (this call and paimon_table_commit_free wait for it). With the default
  * options (at least 10 snapshots, 1 hour) young tables expire nothing and the check costs a
  * few small reads.
  * A failure of the expiry never turns the commit into an error: the commit call returns its own
  * status (the snapshot is published) and the expiry's outcome is kept until the committer's next
- * commit: this returns its status (PAIMON_OK: it ran without error or did not run), its message
- * in *err and what it did in *out (may be NULL). c is borrowed. */
+ * maintenance run: this returns its status (PAIMON_OK: it ran without error or did not run), its
+ * message in *err and what it did in *out (may be NULL). c is borrowed. */
 PAIMON_EXPORT paimon_status paimon_table_commit_expire_result(const paimon_table_commit *c,
                                                               paimon_expire_result *out, paimon_error *err);
 

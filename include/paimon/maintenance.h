@@ -63,11 +63,19 @@ PAIMON_EXPORT paimon_status paimon_table_expire_partitions(const paimon_table *t
  * end-input.check-partition-expire = true also checks on a batch commit), committing with
  * the committer's user and the commit's identifier.
  *
- * The maintenance after a successful paimon_table_commit_commit (snapshot expiry, see
- * paimon/expire.h; automatic tags; partition expiry) never changes the commit's status: the
+ * The maintenance after every successful commit, overwrite, truncate_table and
+ * truncate_partitions of a committer runs, in the order of Java's TableCommitImpl: automatic
+ * tags (creation, then time expiry; paimon/tag.h), partition expiry (above), then consumer,
+ * snapshot and changelog expiry (paimon/expire.h). It never changes the commit's status: the
  * snapshot is published, so its messages must not be aborted. This returns the first failure
  * of that maintenance after c's last commit (PAIMON_OK when none failed or none ran) and
  * fills *err with its message, which names the step (err may be NULL). c is borrowed.
+ * snapshot.expire.execution-mode = async: a streaming committer runs the maintenance on a
+ * background thread (one run at a time; a commit meanwhile asks for one more run after it) and
+ * the commit call returns without waiting; this call waits for the run under way, and its
+ * result is the first failure of any background run of c so far (kept, as Java's committer
+ * keeps it). paimon_table_commit_free waits for the run. Batch committers run it inline in
+ * both modes, as Java's.
  */
 PAIMON_EXPORT paimon_status paimon_table_commit_maintenance_status(const paimon_table_commit *c, paimon_error *err);
 

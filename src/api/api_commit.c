@@ -1,9 +1,6 @@
 /* Table commit (write.h): commit, overwrite, abort, truncate, recovery. */
 #include "api/api_write_internal.h"
 
-#include <time.h>
-
-#include "table/tag_auto.h"
 
 paimon_status paimon_write_builder_new_commit(const paimon_write_builder *wb, paimon_table_commit **out,
                                               paimon_error *err) {
@@ -99,39 +96,6 @@ static void done(paimon_table_commit *c, int rc) {
   if (!c->streaming && (rc == 0 || rc == PAIMON_ERR_UNKNOWN_OUTCOME)) c->committed = 1;
 }
 
-/* Keeps the first failure of the maintenance after a commit (prefixed with its step). */
-static void maint_fail(paimon_table_commit *c, int rc, pm_error *e, const char *step) {
-  if (!rc || c->maint_rc) return;
-  if (step) pm_error_prefix(e, "%s after the commit (the commit succeeded): ", step);
-  c->maint_rc = rc;
-  c->maint_err = *e;
-}
-
-/* Java's TableCommitImpl.maintain after a successful commit: the snapshot expiry already ran
- * inside the commit (pm_commit_maintain); then automatic tag creation and expiry
- * (table/tag_auto.h, not with write-only), then partition expiry (table/partition_expire.h).
- * None of them changes the commit's status: the snapshot is published, so an error here
- * must not make the caller abort its messages. The first failure is kept for
- * paimon_table_commit_maintenance_status. */
-static void maintain(paimon_table_commit *c, int rc, int64_t identifier) {
-  c->maint_rc = 0;
-  pm_error_clear(&c->maint_err);
-  if (rc) return;
-  pm_error e = {0};
-  maint_fail(c, pm_commit_expire_status(c->c, NULL, &e), &e, NULL); /* its message says so already */
-  if (!c->t->co.write_only) {
-    struct timespec ts;
-    clock_gettime(CLOCK_REALTIME, &ts);
-    int64_t now = (int64_t)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-    pm_error_clear(&e);
-    maint_fail(c, pm_tag_auto_run(c->t, !c->streaming, now, NULL, NULL, &e), &e, "automatic tags");
-  }
-  pm_error_clear(&e);
-  maint_fail(c,
-             pm_partition_expire_after_commit(c->t, &c->expire_gate, c->commit_user, c->streaming, identifier, &e),
-             &e, "automatic partition expiry");
-}
-
 paimon_status paimon_table_commit_compaction_dropped(const paimon_table_commit *c) {
   return c ? (paimon_status)pm_commit_compaction_dropped(c->c) : PAIMON_OK;
 }
@@ -158,8 +122,7 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
   pm_api_view_free(&view);
   /* the builder's writers refresh their levels (table/write.h pm_write_signal) */
   if (rc == PAIMON_ERR_CONFLICT || pm_commit_compaction_dropped(c->c)) pm_write_signal_bump(c->signal);
-  done(c, rc);
-  maintain(c, rc, commit_identifier);
+  done(c, rc); /* the committer ran the maintenance (table/commit.h) */
   return (paimon_status)rc;
 }
 

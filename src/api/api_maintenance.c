@@ -81,9 +81,11 @@ paimon_status paimon_table_expire_partitions(const paimon_table *table, const pa
 }
 
 paimon_status paimon_table_commit_maintenance_status(const paimon_table_commit *c, paimon_error *err) {
-  if (!c) return PAIMON_OK;
-  if (err && c->maint_rc) *err = c->maint_err;
-  return (paimon_status)c->maint_rc;
+  if (!c || !c->c) return PAIMON_OK;
+  pm_error e = {0};
+  int rc = pm_commit_maintenance_status(c->c, &e);
+  if (rc && err) *err = e;
+  return (paimon_status)rc;
 }
 
 paimon_status paimon_table_compact_manifests(const paimon_table *table, paimon_compact_manifests_result *out,

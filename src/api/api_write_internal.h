@@ -51,10 +51,7 @@ struct paimon_table_commit {
   pm_api_spec into; /* the builder's with_partition spec */
   char *commit_user;          /* the builder's (owned copy) */
   pm_write_signal *signal;     /* the builder's (a reference): bumped when a compaction is dropped */
-  pm_pexpire_gate expire_gate; /* automatic partition expiry (table/partition_expire.h) */
   int rowid_check_set;         /* with_row_id_check called with a mode other than OFF */
-  int maint_rc;                /* first failure of the maintenance after the last commit */
-  pm_error maint_err;
 };
 
 /* A view of every message of m as one committable carrying `identifier`

@@ -171,6 +171,7 @@ static const char *const E_MERGE[] = {"deduplicate", "partial-update", "aggregat
 static const char *const E_CHANGELOG[] = {"none", "input", "full-compaction", "lookup", NULL};
 static const char *const E_BUCKET_FN[] = {"default", "mod", "hive", NULL};
 static const char *const E_LOOKUP_COMPACT[] = {"radical", "gentle", NULL};
+static const char *const E_EXPIRE_MODE[] = {"sync", "async", NULL};
 static const char *const E_SORT[] = {"ascending", "descending", NULL};
 static const char *const E_EXT_PATH[] = {"none", "specific-fs", "round-robin", "entropy-inject", "weight-robin", NULL};
 static const char *const E_INCR[] = {"auto", "delta", "changelog", "diff", NULL};
@@ -271,6 +272,8 @@ static const odef DEFS[PM_CO_N] = {
                                          NULL, POS, {0}},
     [PM_CO_SNAPSHOT_TIME_RETAINED] = {"snapshot.time-retained", T_DUR, "1 h", F(snapshot_time_retained_ms), NULL, NO_RANGE, {0}},
     [PM_CO_SNAPSHOT_EXPIRE_LIMIT] = {"snapshot.expire.limit", T_INT, "50", F(snapshot_expire_limit), NULL, POS, {0}},
+    [PM_CO_SNAPSHOT_EXPIRE_EXECUTION_MODE] = {"snapshot.expire.execution-mode", T_ENUM, "sync",
+                                              F(snapshot_expire_async), E_EXPIRE_MODE, NO_RANGE, {0}},
     [PM_CO_SNAPSHOT_CLEAN_EMPTY_DIRS] = {"snapshot.clean-empty-directories", T_BOOL, "false",
                                          F(snapshot_clean_empty_dirs), NULL, NO_RANGE,
                                          {"snapshot.expire.clean-empty-directories"}},
@@ -523,7 +526,7 @@ static const char *const OTHER_KNOWN[] = {
     "scan.ignore-corrupt-files", "scan.ignore-lost-files", "scan.max-splits-per-task",
     "scan.plan-auto-tag-for-read.time-retained", "scan.primary-branch", "sequence.snapshot-ordering",
     "sink.clustering.by-columns", "sink.clustering.strategy", "snapshot.expire.clean-empty-directories",
-    "snapshot.expire.execution-mode", "snapshot.watermark-idle-timeout",
+    "snapshot.watermark-idle-timeout",
     "sort-compaction.local-sample.magnification", "sort-compaction.range-strategy", "sort-engine",
     "stream-scan-mode", "streaming-read-append-overwrite", "streaming-read-overwrite",
     "streaming.read.snapshot.delay", "table-read.sequence-number.enabled", "tag.callbacks",

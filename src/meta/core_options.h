@@ -142,6 +142,7 @@ typedef enum pm_co_id {
   PM_CO_SNAPSHOT_NUM_RETAINED_MAX,
   PM_CO_SNAPSHOT_TIME_RETAINED,
   PM_CO_SNAPSHOT_EXPIRE_LIMIT,
+  PM_CO_SNAPSHOT_EXPIRE_EXECUTION_MODE,
   PM_CO_SNAPSHOT_CLEAN_EMPTY_DIRS,
   PM_CO_SNAPSHOT_IGNORE_EMPTY_COMMIT,
   PM_CO_CHANGELOG_NUM_RETAINED_MIN,
@@ -348,6 +349,7 @@ typedef struct pm_core_options {
   int32_t snapshot_num_retained_min, snapshot_num_retained_max;
   int64_t snapshot_time_retained_ms;
   int32_t snapshot_expire_limit;
+  int snapshot_expire_async; /* snapshot.expire.execution-mode: 0 sync, 1 async */
   int snapshot_clean_empty_dirs;
   /* changelog retention: check set[]; unset = the snapshot retention's value */
   int32_t changelog_num_retained_min, changelog_num_retained_max;

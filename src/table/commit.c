@@ -130,6 +130,7 @@ int pm_commit_open(pm_table *t, const char *commit_user, int streaming, pm_commi
 
 void pm_commit_free(pm_commit *c) {
   if (!c) return;
+  pm_commit_maint_free(c); /* a background maintenance run uses c: wait for it */
   pm_options_clear(&c->props);
   pm_dtype_free(c->partition_type);
   pm_table_free(c->t);
@@ -982,7 +983,7 @@ int pm_commit_append(pm_commit *c, const pm_manifest_committable *m, int check_a
   }
   pm_commit_collected_free(&cc);
   if (snapshot_id) *snapshot_id = sid;
-  if (!rc) pm_commit_maintain(c, sid);
+  if (!rc) pm_commit_maintain(c, sid, identifier);
   return rc;
 }
 
@@ -1108,18 +1109,3 @@ int pm_commit_abort_parts(pm_table *t, const pm_manifest_committable *m, int par
 
 int pm_commit_compaction_dropped(const pm_commit *c) { return c ? c->compaction_dropped : 0; }
 
-/* ------------------------------------------------------------ maintenance */
-
-void pm_commit_maintain(pm_commit *c, int64_t sid) {
-  pm_error_clear(&c->expire_err);
-  memset(&c->expire_result, 0, sizeof c->expire_result);
-  c->expire_status = pm_expire_after_commit(c->t, sid, &c->expire_result, &c->expire_err);
-  if (c->expire_status) pm_error_prefix(&c->expire_err, "automatic expiry after the commit (the commit succeeded)");
-}
-
-int pm_commit_expire_status(const pm_commit *c, struct pm_expire_result *r, pm_error *err) {
-  if (!c) return 0;
-  if (r) *r = c->expire_result;
-  if (c->expire_status && err) *err = c->expire_err;
-  return c->expire_status;
-}

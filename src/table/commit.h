@@ -155,12 +155,22 @@ int pm_commit_abort_parts(pm_table *t, const pm_manifest_committable *m, int par
 /* The status with which the last commit's compaction part failed after its data
  * part was published (the commit itself returned OK; see pm_commit_compact_part), else 0. */
 int pm_commit_compaction_dropped(const pm_commit *c);
-/* Automatic expiry: after every successful pm_commit_append / _overwrite / _drop_partitions
- * (empty commits included, as Java's committer) snapshots and changelogs expire as the table's
- * options say (table/expire.h pm_expire_after_commit). Its failure does not change the commit's
- * status (the commit happened); it is kept until the next commit: the status (0 = none / OK),
- * with its message in *err and the counts in *r (each may be NULL). */
+/* Maintenance after commits (commit_maintain.c; Java's TableCommitImpl.maintain): after every
+ * successful pm_commit_append / _overwrite / _drop_partitions (empty commits included, as Java's
+ * committer) the committer runs, in Java's order, automatic tags (table/tag_auto.h, not with
+ * write-only), automatic partition expiry (table/partition_expire.h) and consumer, snapshot and
+ * changelog expiry (table/expire.h pm_expire_after_commit). Its failure never changes the
+ * commit's status (the commit happened). With snapshot.expire.execution-mode = async a
+ * streaming committer runs it on a pool worker without blocking the commit (one run at a time;
+ * pm_commit_free waits for it).
+ * pm_commit_maintenance_status: the first failure of the maintenance after the last commit
+ * (async: of any background run so far), its message (naming the step) in *err; waits for a
+ * background run under way. pm_commit_expire_status: the snapshot-expiry step of the last run:
+ * its status, its message in *err and its counts in *r (each may be NULL); waits likewise.
+ * pm_commit_maintenance_wait: waits for a background run under way (none: returns). */
 struct pm_expire_result;
-int pm_commit_expire_status(const pm_commit *c, struct pm_expire_result *r, pm_error *err);
+int pm_commit_maintenance_status(pm_commit *c, pm_error *err);
+int pm_commit_expire_status(pm_commit *c, struct pm_expire_result *r, pm_error *err);
+void pm_commit_maintenance_wait(pm_commit *c);
 
 #endif

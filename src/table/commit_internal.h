@@ -61,10 +61,7 @@ struct pm_commit {
   int compaction_dropped; /* the last commit's compaction part failed after its data was published (its status) */
   int rowid_check_mode;       /* PM_ROWID_CHECK_* (commit.h) */
   int64_t rowid_check_from;   /* its snapshot (when the mode is not OFF) */
-  /* the automatic expiry after the last successful commit (pm_commit_maintain) */
-  int expire_status;
-  pm_error expire_err;
-  pm_expire_result expire_result;
+  struct pm_commit_maint *maint; /* the maintenance after commits (commit_maintain.c), lazily made */
   /* manifest compaction on request (table/manifest_compact.h): the base list is merged as a full
    * compaction (merge-min-count 1, full-compaction threshold 1 byte); an attempt whose merge
    * changes nothing publishes nothing and sets manifests_noop */
@@ -72,10 +69,12 @@ struct pm_commit {
   size_t manifests_before, manifests_after; /* data manifests of the latest snapshot / of the new base list */
 };
 
-/* After a successful commit of snapshot sid (<= 0: none / unknown): Java's maintenance
- * (table/expire.h pm_expire_after_commit). Its failure never fails the commit; it is kept for
- * pm_commit_expire_status. */
-void pm_commit_maintain(pm_commit *c, int64_t sid);
+/* After a successful commit (pm_commit_append / _overwrite / _drop_partitions) of snapshot sid
+ * (<= 0: none / unknown) with identifier: Java's maintenance (commit_maintain.c, see
+ * pm_commit_maintenance_status). Its failure never fails the commit. */
+void pm_commit_maintain(pm_commit *c, int64_t sid, int64_t identifier);
+/* Waits for the maintenance under way and frees its state (pm_commit_free). */
+void pm_commit_maint_free(pm_commit *c);
 
 /* Computes the changes of one attempt against latest (NULL = empty table).
  * out is empty on entry; what it points to lives until the next call or the

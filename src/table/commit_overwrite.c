@@ -209,7 +209,7 @@ int pm_commit_overwrite(pm_commit *c, const pm_partition_spec *spec, const pm_ma
   overwrite_ctx_free(&o);
   pm_commit_collected_free(&cc);
   if (snapshot_id) *snapshot_id = sid;
-  if (!rc) pm_commit_maintain(c, sid);
+  if (!rc) pm_commit_maintain(c, sid, identifier);
   return rc;
 }
 
@@ -237,7 +237,7 @@ int pm_commit_drop_partitions(pm_commit *c, const pm_partition_spec *specs, size
   c->operation = prev;
   overwrite_ctx_free(&o);
   if (snapshot_id) *snapshot_id = sid;
-  if (!rc) pm_commit_maintain(c, sid);
+  if (!rc) pm_commit_maintain(c, sid, identifier);
   return rc;
 }
 

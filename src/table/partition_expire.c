@@ -284,7 +284,8 @@ int pm_pexpire_gate_due(pm_pexpire_gate *g, const pm_pexpire_config *c, int64_t 
 }
 
 int pm_partition_expire_after_commit(pm_table *t, pm_pexpire_gate *g, const char *commit_user, int streaming,
-                                     int64_t identifier, pm_error *err) {
+                                     int64_t identifier, int64_t *snapshot_id, pm_error *err) {
+  if (snapshot_id) *snapshot_id = -1;
   if (t->co.write_only) return 0;
   pm_pexpire_config c;
   PM_TRY(pm_pexpire_config_from_table(t, &c, err));
@@ -293,7 +294,7 @@ int pm_partition_expire_after_commit(pm_table *t, pm_pexpire_gate *g, const char
   if (!pm_pexpire_gate_due(g, &c, now, identifier)) return 0;
   pm_commit *commit = NULL;
   PM_TRY(pm_commit_open(t, commit_user, streaming, &commit, err));
-  int rc = pm_partition_expire_run(t, commit, &c, now, identifier, 0, NULL, NULL, err);
+  int rc = pm_partition_expire_run(t, commit, &c, now, identifier, 0, NULL, snapshot_id, err);
   pm_commit_free(commit);
   return rc;
 }

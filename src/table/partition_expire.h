@@ -87,9 +87,10 @@ int pm_pexpire_gate_due(pm_pexpire_gate *g, const pm_pexpire_config *c, int64_t 
 /* Automatic expiry after a successful commit of a committer (Java's TableCommitImpl
  * maintain): nothing unless partition.expiration-time is set, the table is not write-only
  * and the gate says a check is due; then pm_partition_expire_run through a committer of
- * commit_user (copied) with the commit's identifier. */
+ * commit_user (copied) with the commit's identifier. *snapshot_id (may be NULL): the last
+ * snapshot it wrote, -1 when none. */
 int pm_partition_expire_after_commit(pm_table *t, pm_pexpire_gate *g, const char *commit_user, int streaming,
-                                     int64_t identifier, pm_error *err);
+                                     int64_t identifier, int64_t *snapshot_id, pm_error *err);
 
 /* The current local time in ms since 1970-01-01T00:00 local. */
 int64_t pm_pexpire_local_now_ms(void);
