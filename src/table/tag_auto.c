@@ -10,6 +10,7 @@
 
 #include "io/fs.h"
 #include "meta/tag.h"
+#include "table/expire.h"
 
 #define DAY_MS 86400000LL
 #define HOUR_MS 3600000LL
@@ -260,22 +261,27 @@ static void free_named(named *v, size_t n) {
   free(v);
 }
 
+/* Java's TagManager.deleteTag with its TagDeletion: the tag file, then the files only it held
+ * (table/expire.h pm_tag_delete_clean). A tag gone meanwhile is fine. */
+static int delete_tag(pm_table *t, const char *name, int *deleted, pm_error *err) {
+  int rc = pm_tag_delete_clean(t, name, NULL, err);
+  if (rc == PAIMON_ERR_NOT_FOUND) {
+    pm_error_clear(err);
+    return 0;
+  }
+  if (!rc || rc == PAIMON_ERR_IO) (*deleted)++; /* IO: the tag is gone, some of its files stayed */
+  return rc;
+}
+
 /* Deletes the oldest tags (by snapshot id) beyond max. */
-static int retain_max(const pm_snapshot_manager *m, const period *p, int64_t max, int *deleted, pm_error *err) {
+static int retain_max(pm_table *t, const pm_snapshot_manager *m, const period *p, int64_t max, int *deleted,
+                      pm_error *err) {
   if (max < 0) return 0;
   named *v = NULL;
   size_t n = 0;
   PM_TRY(tags_by_id(m, p, &v, &n, err));
   int rc = 0;
-  for (size_t i = 0; !rc && (int64_t)(n - i) > max; i++) {
-    rc = pm_tag_delete_file(m, v[i].name, err);
-    if (rc == PAIMON_ERR_NOT_FOUND) {
-      pm_error_clear(err);
-      rc = 0;
-    } else if (!rc) {
-      (*deleted)++;
-    }
-  }
+  for (size_t i = 0; !rc && (int64_t)(n - i) > max; i++) rc = delete_tag(t, v[i].name, deleted, err);
   free_named(v, n);
   return rc;
 }
@@ -283,7 +289,7 @@ static int retain_max(const pm_snapshot_manager *m, const period *p, int64_t max
 /* ------------------------------------------------------------ TagAutoCreation */
 
 typedef struct creation {
-  const pm_table *t;
+  pm_table *t;
   pm_snapshot_manager m;
   period p;
   int watermark; /* time from the watermark (else the commit time) */
@@ -315,7 +321,7 @@ static int try_create(creation *c, const pm_snapshot *s, int *created, int *dele
   *created += made;
   c->next_tag = this_tag + c->p.ms;
   c->has_next = 1;
-  return retain_max(&c->m, &c->p, c->max, deleted, err);
+  return retain_max(c->t, &c->m, &c->p, c->max, deleted, err);
 }
 
 static int auto_creation(pm_table *t, int watermark, int *created, int *deleted, pm_error *err) {
@@ -410,15 +416,12 @@ static int batch_creation(pm_table *t, int *created, int *deleted, pm_error *err
   }
   int exists = 0;
   if (!rc) rc = pm_tag_exists(&m, name, &exists, err);
-  if (!rc && exists) { /* Java replaces it */
-    rc = pm_tag_delete_file(&m, name, err);
-    if (!rc) (*deleted)++;
-  }
+  if (!rc && exists) rc = delete_tag(t, name, deleted, err); /* Java replaces it */
   int made = 0;
   if (!rc) rc = pm_tag_create_from(&m, name, s, retained, 0, &made, err);
   *created += made;
   pm_snapshot_free(s);
-  if (!rc) rc = retain_max(&m, NULL, max, deleted, err);
+  if (!rc) rc = retain_max(t, &m, NULL, max, deleted, err);
   return rc;
 }
 
@@ -465,13 +468,7 @@ static int time_expire(pm_table *t, int64_t now_ms, int *deleted, pm_error *err)
       int64_t created = parse_create_time(s->tag_create_time_json);
       double secs = strtod(s->tag_time_retained_json, NULL);
       if (created >= 0 && now > created + (int64_t)(secs * 1000.0)) {
-        rc = pm_tag_delete_file(&m, names[i], err);
-        if (rc == PAIMON_ERR_NOT_FOUND) {
-          pm_error_clear(err);
-          rc = 0;
-        } else if (!rc) {
-          (*deleted)++;
-        }
+        rc = delete_tag(t, names[i], deleted, err);
       }
     }
     pm_snapshot_free(s);

@@ -16,9 +16,11 @@
  *     (replaced when it exists), then the oldest tags beyond tag.num-retained-max deleted.
  *   - TagTimeExpire (tag.time-expire-enabled, default true): tags whose tagCreateTime plus
  *     tagTimeRetained lies before now are deleted.
- * Deleting a tag removes its tag file only (the data files it alone held become orphans for
- * orphan cleanup; Java's TagDeletion deletes them at once). Tag files are published
- * create-if-absent (meta/tag.h), so a stop leaves every tag whole; the next run resumes from the
+ * Deleting a tag (beyond the maximum, expired, or replaced by batch) removes its tag file and
+ * then the files only it held, as Java's TagDeletion (table/expire.h pm_tag_delete_clean: files
+ * the neighbouring tags, the earliest snapshot and other branches use stay). Tag files are
+ * published create-if-absent (meta/tag.h), so a stop leaves every tag whole (a stop after a tag
+ * file went leaves unreferenced files only, for orphan cleanup); the next run resumes from the
  * newest automatic tag.
  * Time zones: unset (local), "UTC" / "GMT" / "Z", or a fixed offset ("+08:00", "UTC+8",
  * "GMT-05:30"); other zone ids are INVALID_ARGUMENT naming the option key.

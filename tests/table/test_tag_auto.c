@@ -14,9 +14,11 @@
 #include "io/fs.h"
 #include "io/fs_fault.h"
 #include "meta/tag.h"
+#include "table/expire.h"
 #include "table/tag_auto.h"
 #pragma GCC diagnostic ignored "-Wunused-function"
 #include "support/oracle_table.h"
+#include "support/expire_check.h"
 
 #define T "pk_table_scan_and_read_mor"
 
@@ -328,6 +330,138 @@ static void test_crash(void) {
   pm_fs_unref(ff);
 }
 
+/* paimon-table check passes on the work copy with no orphan file (after_crash: orphans allowed),
+ * every file the table needs exists; accepted: ADD entries cancelled in a retained snapshot whose
+ * files expiry deleted, as Java's (support/expire_check.h). The fixture's README is removed first. */
+static int table_clean(int after_crash, const char *what) {
+  char p[700];
+  snprintf(p, sizeof p, "%s/README", work);
+  unlink(p);
+  pm_error err = {0};
+  pm_table *t = NULL;
+  if (pm_table_open_fs(pm_fs_local(), work, NULL, NULL, NULL, NULL, NULL, &t, &err)) return 0;
+  ec_files needed;
+  ec_files_collect(t, &needed);
+  int ok = needed.missing == 0;
+  if (!ok) fprintf(stderr, "%s: needed file missing: %s\n", what, needed.first_missing);
+  ok = ec_check_needed_ex(work, OT_ALLOW_OLD | (after_crash ? OT_AFTER_CRASH : 0), &needed, after_crash, NULL, 0,
+                          what) && ok;
+  ec_files_free(&needed);
+  pm_table_free(t);
+  return ok;
+}
+
+/* Expires snapshots 1..4 of the work copy (snapshot 5 stays), with tag "short" (1 s retention)
+ * on snapshot 1 pinning its files: the level-0 files snapshot 3 compacted away and snapshot 1's
+ * manifests. */
+static void expire_under_tag(void) {
+  pm_error err = {0};
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  CHECK_EQ_INT(pm_tag_create(&m, "short", 1, 1000, 0, NULL, &err), 0);
+  pm_table *t = NULL;
+  CHECK_EQ_INT(pm_table_open_fs(pm_fs_local(), work, NULL, NULL, NULL, NULL, NULL, &t, &err), 0);
+  pm_expire_config c;
+  CHECK_EQ_INT(pm_expire_config_from_options(t, &c, &err), 0);
+  CHECK_EQ_INT(pm_expire_until(t, &c, 5, NULL, NULL, NULL, &err), 0);
+  pm_table_free(t);
+}
+
+/* A tag that TagTimeExpire (or num-retained-max) deletes takes the files only it held along, as
+ * Java's TagDeletion: after snapshots 1..4 expired under tag "short", its expiry leaves no orphan
+ * (paimon-table lists every unreachable file); with the old tag-file-only deletion snapshot 1's
+ * compacted level-0 files and manifests stayed as orphans. Then the same for num-retained-max. */
+static void test_expire_cleans_files(void) {
+  pm_error err = {0};
+  int c = 0, d = 0;
+  fresh_copy();
+  expire_under_tag();
+  CHECK(table_clean(0, "tag cleanup"));
+  CHECK_EQ_INT(run_auto(NULL, 0, now_ms() + 60000, &c, &d, &err), 0);
+  CHECK_EQ_INT(d, 1);
+  tags_are("", "after the tag's retention");
+  CHECK(table_clean(0, "tag cleanup"));
+  CHECK(ot_read_equals(work, "--snapshot 5", rows[5], "after tag expiry with file cleanup"));
+  /* num-retained-max 1 of automatic tags: the tag on snapshot 1 (expired) goes with its files */
+  fresh_copy();
+  pm_snapshot_manager m = pm_snapshot_manager_of(pm_fs_local(), work, NULL);
+  const char *o[] = {"tag.automatic-creation", "process-time", "tag.creation-period-duration", "10 s",
+                     "sink.process-time-zone", "UTC", NULL};
+  CHECK_EQ_INT(run_auto(o, 0, now_ms(), &c, &d, &err), 0);
+  tags_are("202508270355=1,202508270356=4,202508270357=5", "three automatic tags");
+  pm_table *t = NULL;
+  CHECK_EQ_INT(pm_table_open_fs(pm_fs_local(), work, NULL, NULL, NULL, NULL, NULL, &t, &err), 0);
+  pm_expire_config cfg;
+  CHECK_EQ_INT(pm_expire_config_from_options(t, &cfg, &err), 0);
+  CHECK_EQ_INT(pm_expire_until(t, &cfg, 5, NULL, NULL, NULL, &err), 0);
+  pm_table_free(t);
+  CHECK(table_clean(0, "tag cleanup"));
+  const char *o1[] = {"tag.automatic-creation", "process-time", "tag.creation-period-duration", "10 s",
+                      "sink.process-time-zone", "UTC", "tag.num-retained-max", "1", NULL};
+  (void)m;
+  /* retention applies at the next creation: remove the newest so that the run creates it again */
+  CHECK_EQ_INT(pm_tag_delete_file(&m, "202508270357", &err), 0);
+  CHECK_EQ_INT(run_auto(o1, 0, now_ms(), &c, &d, &err), 0);
+  CHECK_EQ_INT(c, 1);
+  CHECK_EQ_INT(d, 2);
+  tags_are("202508270357=5", "num-retained-max 1 after expiry");
+  CHECK(table_clean(0, "tag cleanup"));
+  CHECK(ot_read_equals(work, "--snapshot 5", rows[5], "after num-retained-max with file cleanup"));
+}
+
+/* Stopped (or failing) at each mutating fs operation of that tag expiry with its file cleanup:
+ * the table checks after the crash (orphans allowed), snapshot 5 reads as before, and a rerun
+ * ends with the tag gone and the table checking. */
+static void test_expire_clean_crash(void) {
+  static const pm_fault_op ops[] = {PM_FAULT_OP_CREATE, PM_FAULT_OP_PUBLISH, PM_FAULT_OP_CREATE_IF_ABSENT,
+                                    PM_FAULT_OP_DELETE, PM_FAULT_OP_RENAME};
+  pm_error err = {0};
+  pm_fs *ff = NULL;
+  CHECK_EQ_INT(pm_fault_fs_new(pm_fs_local(), &ff, &err), 0);
+  fresh_copy();
+  expire_under_tag();
+  int64_t later = now_ms() + 60000;
+  CHECK_EQ_INT(run_auto_fs(ff, NULL, 0, later, NULL, NULL, &err), 0);
+  uint64_t counts[5], total = 0;
+  for (int k = 0; k < 5; k++) total += counts[k] = pm_fault_fs_count(ff, ops[k]);
+  CHECK_MSG(total >= 3, "tag expiry with cleanup made %llu mutating fs operations", (unsigned long long)total);
+  int stops = 0;
+  for (int k = 0; k < 5; k++)
+    for (uint64_t n = 1; n <= counts[k]; n++)
+      for (int mode = 0; mode < 2; mode++) {
+        char what[128];
+        fresh_copy();
+        expire_under_tag();
+        snprintf(what, sizeof what, "tag expiry %s at %s #%llu", mode ? "failing" : "stopped",
+                 pm_fault_op_name(ops[k]), (unsigned long long)n);
+        pm_fault_rule r = {ops[k], n, 1, mode ? PM_FAULT_ERROR : PM_FAULT_EXIT, mode ? 0 : 42};
+        if (mode) {
+          pm_fault_fs_arm(ff, &r);
+          int rc = run_auto_fs(ff, NULL, 0, later, NULL, NULL, &err);
+          pm_fault_fs_disarm(ff);
+          CHECK_MSG(rc == PAIMON_ERR_IO, "%s: status %d", what, rc);
+        } else {
+          pid_t pid = fork();
+          if (pid == 0) {
+            pm_fault_fs_arm(ff, &r);
+            _exit(run_auto_fs(ff, NULL, 0, later, NULL, NULL, &err) ? 1 : 0);
+          }
+          int st = 0;
+          waitpid(pid, &st, 0);
+          CHECK_MSG(WIFEXITED(st) && WEXITSTATUS(st) == 42, "%s: not reached", what);
+          stops++;
+        }
+        if (!mode && (stops % 2 == 1 || getenv("PAIMON_LONG_TESTS"))) {
+          CHECK_MSG(table_clean(1, what), "%s", what);
+          CHECK(ot_read_equals(work, "--snapshot 5", rows[5], what));
+        }
+        CHECK_EQ_INT(run_auto(NULL, 0, later, NULL, NULL, &err), 0);
+        tags_are("", what);
+        if (!mode && stops == 1) CHECK(table_clean(1, what));
+      }
+  printf("tag expiry with cleanup: %d crash stops\n", stops);
+  pm_fs_unref(ff);
+}
+
 static void test_refused(void) {
   struct {
     const char *k, *v, *msg;
@@ -377,6 +511,8 @@ int main(void) {
   RUN_TEST(test_time_expire);
   RUN_TEST(test_refused);
   RUN_TEST(test_crash);
+  RUN_TEST(test_expire_cleans_files);
+  RUN_TEST(test_expire_clean_crash);
   json_decref(rows[5]);
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", base);
   if (!pm_test_failures && system(cmd)) return 1;
