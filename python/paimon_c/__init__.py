@@ -989,6 +989,9 @@ class StreamWriteBuilder(_WriteBuilder):
     pass
 
 
+_ROW_KINDS = {"+I": 0, "-U": 1, "+U": 2, "-D": 3}
+
+
 def _is_stream(obj):
     return hasattr(obj, "__arrow_c_stream__")
 
@@ -1000,27 +1003,37 @@ class TableWrite(_Closeable):
         self._streaming = isinstance(wb, StreamWriteBuilder)
         self._prepared = False
 
-    def write_arrow(self, data):
-        """Any object with __arrow_c_stream__ (a table, reader, stream) or __arrow_c_array__ (a batch)."""
-        if _is_stream(data):
+    def write_arrow(self, data, row_kind=None):
+        """Any object with __arrow_c_stream__ (a table, reader, stream) or __arrow_c_array__ (a batch).
+        row_kind ("+I", "-U", "+U", "-D"; batches only): the kind of every row (primary-key tables)."""
+        if row_kind is not None and row_kind not in _ROW_KINDS:
+            raise ValueError("row_kind is one of %s" % ", ".join(_ROW_KINDS))
+        if row_kind is not None and not hasattr(data, "__arrow_c_array__"):
+            raise ValueError("row_kind applies to a record batch (__arrow_c_array__)")
+        if _is_stream(data) and row_kind is None:
             _native.write_stream(self._h, data.__arrow_c_stream__())
         elif hasattr(data, "__arrow_c_array__"):
             schema, array = data.__arrow_c_array__()
-            _native.write_array(self._h, schema, array)
+            if row_kind is None:
+                _native.write_array(self._h, schema, array)
+            else:
+                _native.write_array(self._h, schema, array, _ROW_KINDS[row_kind])
         else:
             raise TypeError("write_arrow takes an object implementing __arrow_c_stream__ or __arrow_c_array__")
 
     write_arrow_batch = write_arrow
 
-    def write_pylist(self, rows):
-        """Rows as dicts keyed by column name (missing keys are null)."""
+    def write_pylist(self, rows, row_kind_column=None):
+        """Rows as dicts keyed by column name (missing keys are null). Primary-key tables: with
+        row_kind_column, each row's kind ("+I", "-U", "+U", "-D") is read from that key (not a column)."""
         lines = []
         for r in rows:
             if not isinstance(r, dict):
                 raise TypeError("write_pylist takes dicts keyed by column name, got %s" % type(r).__name__)
             lines.append(_json.dumps({str(k): _json_value(v) for k, v in r.items()}, allow_nan=False))
         if lines:
-            _native.write_jsonl(self._h, self._wb._table._h, ("\n".join(lines) + "\n").encode("utf-8"))
+            _native.write_jsonl(self._h, self._wb._table._h, ("\n".join(lines) + "\n").encode("utf-8"),
+                                row_kind_column)
 
     def write_rows(self, rows, columns=None):
         cols = columns or self._wb._table.column_names()

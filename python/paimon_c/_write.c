@@ -107,12 +107,14 @@ static PyObject *write_array(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
-/* Writes rows given as JSON lines (the `table read --format jsonl` encoding), typed by the table. */
+/* Writes rows given as JSON lines (the `table read --format jsonl` encoding), typed by the table;
+ * with a row-kind column each row carries its kind ("+I", "-U", "+U", "-D") in that key. */
 static PyObject *write_jsonl(PyObject *self, PyObject *args) {
   PyObject *h, *th;
   const char *data;
+  const char *rk = NULL; /* row-kind column of the rows (primary-key tables), or NULL */
   Py_ssize_t len;
-  if (!PyArg_ParseTuple(args, "OOy#", &h, &th, &data, &len)) return NULL;
+  if (!PyArg_ParseTuple(args, "OOy#|z", &h, &th, &data, &len, &rk)) return NULL;
   GET(w, paimon_table_write, h, H_WRITE);
   GET(t, paimon_table, th, H_TABLE);
   FILE *f = tmpfile();
@@ -127,8 +129,17 @@ static PyObject *write_jsonl(PyObject *self, PyObject *args) {
   else {
     struct ArrowArrayStream s;
     memset(&s, 0, sizeof s);
-    st = paimon_table_open_input_fd(t, fileno(f), "rows", "jsonl", &s, &err);
-    if (!st) st = paimon_table_write_stream(w, &s, &err);
+    if (rk) {
+      st = paimon_table_open_cdc_input(t, NULL, fileno(f), "jsonl", rk, &s, &err);
+      if (!st) st = paimon_table_write_with_row_kind_column(w, rk, &err);
+      if (!st) st = paimon_table_write_stream(w, &s, &err);
+      else if (s.release) s.release(&s);
+      paimon_error ignored;
+      paimon_table_write_with_row_kind_column(w, NULL, &ignored);
+    } else {
+      st = paimon_table_open_input_fd(t, fileno(f), "rows", "jsonl", &s, &err);
+      if (!st) st = paimon_table_write_stream(w, &s, &err);
+    }
   }
   fclose(f);
   Py_END_ALLOW_THREADS if (st) return pc_raise(st, &err);

@@ -272,3 +272,19 @@ def test_pandas_round_trip(catalog):
                                                                        "literals": [99]})
     e = empty.new_read().to_pandas(empty.new_scan().plan().splits())
     assert len(e) == 0 and list(e.columns) == ["id", "x", "s", "ts"]
+
+
+def test_row_kinds_on_primary_key_table(catalog):
+    from arrow_c import CtypesBatch
+    catalog.create_table("db.t", Schema([("id", "INT NOT NULL"), ("name", "STRING")], primary_keys=["id"],
+                                        options={"bucket": "1"}))
+    t = catalog.get_table("db.t")
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    w.write_pylist([{"id": 1, "name": "a"}, {"id": 2, "name": "b"}, {"id": 3, "name": "c"}])
+    w.write_pylist([{"id": 1, "op": "-D"}, {"id": 2, "name": "B", "op": "+U"}], row_kind_column="op")
+    w.write_arrow(CtypesBatch([3], ["ignored"]), row_kind="-D")
+    with pytest.raises(ValueError):
+        w.write_arrow(CtypesBatch([3], ["x"]), row_kind="delete")
+    wb.new_commit().commit(w.prepare_commit())
+    assert read_all(t) == [{"id": 2, "name": "B"}]
