@@ -126,6 +126,9 @@ int psql_eof(sqlite3_vtab_cursor *cur);
 int psql_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i);
 int psql_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
 
+/* Registers the catalog / maintenance functions (psql_functions.c). */
+int psql_register_functions(sqlite3 *db, psql_conn *c);
+
 /* ------------------------------------------------------------------ writes (psql_update.c) */
 
 int psql_update(sqlite3_vtab *vt, int argc, sqlite3_value **argv, sqlite3_int64 *rowid);

@@ -628,6 +628,7 @@ PAIMON_SQLITE_EXPORT int sqlite3_paimonsqlite_init(sqlite3 *db, char **pzErrMsg,
   if (!rc) rc = sqlite3_create_function(db, "paimon_attach", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_attach, NULL, NULL);
   if (!rc) rc = sqlite3_create_function(db, "paimon_pushdown", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_pushdown, NULL, NULL);
   if (!rc) rc = sqlite3_create_function(db, "paimon_create_database", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_create_database, NULL, NULL);
+  if (!rc) rc = psql_register_functions(db, c);
   if (!rc) rc = sqlite3_create_function(db, "paimon_last_plan", 0, SQLITE_UTF8, c, fn_last_plan, NULL, NULL);
   if (rc && pzErrMsg) *pzErrMsg = sqlite3_mprintf("paimon: cannot register functions: %s", sqlite3_errmsg(db));
   return rc;
