@@ -189,6 +189,7 @@ void pm_spill_free(pm_spill *sp) {
   free(sp->dir);
   free(sp->root);
   pm_fs_unref(sp->fs);
+  pm_codec_ctx_free(&sp->codec_ctx);
   memset(sp, 0, sizeof *sp);
 }
 
@@ -238,7 +239,7 @@ static int write_block(pm_spill_writer *wr, const struct ArrowArray *b, pm_error
   const uint8_t *body = wr->raw.data;
   size_t body_len = wr->raw.len;
   if (sp->codec != PM_CODEC_NONE) {
-    PM_TRY(pm_compress((pm_codec)sp->codec, sp->level, wr->raw.data, wr->raw.len, &wr->comp, err));
+    PM_TRY(pm_compress_ctx(&sp->codec_ctx, (pm_codec)sp->codec, sp->level, wr->raw.data, wr->raw.len, &wr->comp, err));
     body = wr->comp.data;
     body_len = wr->comp.len;
   }
@@ -357,7 +358,7 @@ static int run_next(void *ctx, struct ArrowArray *out, pm_error *err) {
   body->len = (size_t)body_len;
   if (r->sp->codec != PM_CODEC_NONE) {
     if (pm_buf_reserve(&r->raw, (size_t)raw_len + 1)) return PM_NOMEM(err);
-    int rc = pm_decompress((pm_codec)r->sp->codec, r->comp.data, r->comp.len, r->raw.data, (size_t)raw_len, err);
+    int rc = pm_decompress_ctx(&r->sp->codec_ctx, (pm_codec)r->sp->codec, r->comp.data, r->comp.len, r->raw.data, (size_t)raw_len, err);
     if (rc) return pm_error_prefix(err, "write buffer spill: %s: ", pm_file_path(r->f));
     r->raw.len = (size_t)raw_len;
   } else if (raw_len != body_len) {

@@ -23,6 +23,7 @@
 #include "io/fs.h"
 #include "table/merge.h"
 #include "util/buf.h"
+#include "util/compress.h"
 #include "util/error.h"
 
 typedef struct pm_spill {
@@ -38,6 +39,7 @@ typedef struct pm_spill {
   int64_t runs_written; /* totals, for tests and benchmarks */
   uint64_t bytes_written;
   int64_t live_files;
+  pm_codec_ctx codec_ctx; /* reused by the run writers and readers (one thread) */
 } pm_spill;
 
 /* One run file. */

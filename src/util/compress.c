@@ -241,6 +241,29 @@ int pm_decompress_unknown(pm_codec codec, const uint8_t *src, size_t src_len, pm
 }
 
 int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t src_len, pm_buf *out, pm_error *err) {
+  return pm_compress_ctx(NULL, codec, level, src, src_len, out, err);
+}
+
+void pm_codec_ctx_free(pm_codec_ctx *cx) {
+  if (!cx) return;
+  ZSTD_freeCCtx(cx->zc);
+  ZSTD_freeDCtx(cx->zd);
+  cx->zc = cx->zd = NULL;
+}
+
+int pm_decompress_ctx(pm_codec_ctx *cx, pm_codec codec, const uint8_t *src, size_t src_len, uint8_t *dst,
+                      size_t dst_len, pm_error *err) {
+  if (!cx || codec != PM_CODEC_ZSTD) return pm_decompress(codec, src, src_len, dst, dst_len, err);
+  if (!cx->zd && !(cx->zd = ZSTD_createDCtx())) return PM_NOMEM(err);
+  size_t n = ZSTD_decompressDCtx(cx->zd, dst, dst_len, src, src_len);
+  if (ZSTD_isError(n)) return pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(n));
+  if (n != dst_len)
+    return pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: decompressed %zu bytes, expected %zu", n, dst_len);
+  return 0;
+}
+
+int pm_compress_ctx(pm_codec_ctx *cx, pm_codec codec, int level, const uint8_t *src, size_t src_len, pm_buf *out,
+                    pm_error *err) {
   switch (codec) {
     case PM_CODEC_NONE:
       return pm_buf_append(out, src, src_len) ? PM_NOMEM(err) : 0;
@@ -255,7 +278,9 @@ int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t src_len, p
     case PM_CODEC_ZSTD: {
       size_t n = ZSTD_compressBound(src_len);
       if (pm_buf_reserve(out, n)) return PM_NOMEM(err);
-      size_t r = ZSTD_compress(out->data + out->len, n, src, src_len, level ? level : 1);
+      if (cx && !cx->zc && !(cx->zc = ZSTD_createCCtx())) return PM_NOMEM(err);
+      size_t r = cx ? ZSTD_compressCCtx(cx->zc, out->data + out->len, n, src, src_len, level ? level : 1)
+                    : ZSTD_compress(out->data + out->len, n, src, src_len, level ? level : 1);
       if (ZSTD_isError(r)) return pm_errorf(err, PAIMON_ERR_INTERNAL, "zstd: %s", ZSTD_getErrorName(r));
       out->len += r;
       return 0;

@@ -36,4 +36,20 @@ int pm_decompress_unknown(pm_codec codec, const uint8_t *src, size_t src_len, pm
 /* Compresses src, appending to out. level: codec-specific, 0 = codec default. */
 int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t src_len, pm_buf *out, pm_error *err);
 
+/* Codec state reused across blocks (zstd compression / decompression
+ * contexts, made on first use): for callers that code many small blocks, where
+ * a fresh context per block costs its allocation and initialisation. Zero-
+ * initialise; one thread at a time; pm_codec_ctx_free releases (and re-zeroes). */
+typedef struct pm_codec_ctx {
+  void *zc; /* ZSTD_CCtx */
+  void *zd; /* ZSTD_DCtx */
+} pm_codec_ctx;
+
+/* pm_compress / pm_decompress through cx (NULL: a fresh context); same output. */
+int pm_compress_ctx(pm_codec_ctx *cx, pm_codec codec, int level, const uint8_t *src, size_t src_len, pm_buf *out,
+                    pm_error *err);
+int pm_decompress_ctx(pm_codec_ctx *cx, pm_codec codec, const uint8_t *src, size_t src_len, uint8_t *dst,
+                      size_t dst_len, pm_error *err);
+void pm_codec_ctx_free(pm_codec_ctx *cx);
+
 #endif

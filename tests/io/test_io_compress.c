@@ -78,8 +78,49 @@ static void test_atomic_file(void) {
   CHECK_EQ_INT(pm_file_open(path, &f, &err), PAIMON_ERR_NOT_FOUND);
 }
 
+/* A reused codec context gives the same bytes as a fresh one for blocks of
+ * several sizes and levels, decodes them back, and still reports corrupt input
+ * (and keeps working after it). */
+static void test_codec_ctx(void) {
+  pm_error err;
+  static uint8_t src[300000];
+  for (size_t i = 0; i < sizeof src; i++) src[i] = (uint8_t)("0123456789abcdef"[(i * 2654435761u >> 7) & 15]);
+  static uint8_t dst[sizeof src];
+  const pm_codec codecs[] = {PM_CODEC_ZSTD, PM_CODEC_LZ4_RAW, PM_CODEC_SNAPPY, PM_CODEC_NONE};
+  const size_t sizes[] = {0, 1, 4096, 131072, 17, sizeof src};
+  for (size_t c = 0; c < sizeof codecs / sizeof *codecs; c++) {
+    pm_codec_ctx cx = {0};
+    for (size_t r = 0; r < 2; r++)
+      for (size_t k = 0; k < sizeof sizes / sizeof *sizes; k++) {
+        size_t n = sizes[k];
+        int level = (int)(k % 3);
+        pm_buf a, b;
+        pm_buf_init(&a);
+        pm_buf_init(&b);
+        CHECK_OK(pm_compress(codecs[c], level, src, n, &a, &err), &err);
+        CHECK_OK(pm_compress_ctx(&cx, codecs[c], level, src, n, &b, &err), &err);
+        CHECK(a.len == b.len && (a.len == 0 || memcmp(a.data, b.data, a.len) == 0));
+        memset(dst, 0, sizeof dst);
+        CHECK_OK(pm_decompress_ctx(&cx, codecs[c], b.data, b.len, dst, n, &err), &err);
+        CHECK(n == 0 || memcmp(dst, src, n) == 0);
+        if (codecs[c] == PM_CODEC_ZSTD && n > 100) {
+          CHECK(pm_decompress_ctx(&cx, codecs[c], b.data, b.len / 2, dst, n, &err) != 0);
+          CHECK(err.code == PAIMON_ERR_CORRUPT);
+          CHECK(pm_decompress_ctx(&cx, codecs[c], b.data, b.len, dst, n - 1, &err) != 0);
+        }
+        pm_buf_free(&a);
+        pm_buf_free(&b);
+      }
+    pm_codec_ctx_free(&cx);
+    CHECK(cx.zc == NULL && cx.zd == NULL);
+    pm_codec_ctx_free(&cx);
+  }
+  pm_codec_ctx_free(NULL);
+}
+
 int main(void) {
   RUN_TEST(test_codecs);
+  RUN_TEST(test_codec_ctx);
   RUN_TEST(test_atomic_file);
   TEST_MAIN_END();
 }
