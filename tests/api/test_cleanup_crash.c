@@ -28,6 +28,7 @@
 #include "harness.h"
 #include "io/fs_fault.h"
 #include "support/expire_check.h"
+#include "support/fixture_copy.h"
 #include "table/expire.h"
 #include "table/orphan_clean.h"
 
@@ -46,22 +47,9 @@ static const char *const STALE_EARLIEST[] = {"snapshot/EARLIEST: says ", "change
                                               * long-lived changelog as Java's expiry does */
                                              "tag/tag-t2: references manifest"};
 
-static void copy_dir(const char *from, const char *to) {
-  char cmd[1400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -rp '%s' '%s'", to, from, to);
-  CHECK(system(cmd) == 0);
-}
+static void copy_dir(const char *from, const char *to) { CHECK(fc_copy_tree_keep_times(from, to) == 0); }
 
-static char *tree(void) {
-  char cmd[1400];
-  snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f ! -name '.*' | sort | xargs md5sum", work);
-  FILE *p = popen(cmd, "r");
-  char *s = calloc(1, 1 << 20);
-  size_t n = p && s ? fread(s, 1, (1 << 20) - 1, p) : 0;
-  (void)n;
-  if (p) pclose(p);
-  return s;
-}
+static char *tree(void) { return fc_tree_digest(work, 1); }
 
 /* ------------------------------------------------------------------ the operations */
 

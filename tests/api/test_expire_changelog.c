@@ -16,6 +16,7 @@
 
 #include "harness.h"
 #include "support/expire_check.h"
+#include "support/fixture_copy.h"
 #include "table/expire.h"
 #include "table/orphan_clean.h"
 #include "table/table_files.h"
@@ -81,17 +82,8 @@ static char *slurp(const char *dir, const char *fmt, long long id) {
   return s;
 }
 
-/* Files of the table (sorted "path size" lines) to compare states. */
-static char *tree(const char *dir) {
-  char cmd[1400];
-  snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f | sort | xargs md5sum", dir);
-  FILE *p = popen(cmd, "r");
-  char *s = calloc(1, 1 << 20);
-  size_t n = p && s ? fread(s, 1, (1 << 20) - 1, p) : 0;
-  (void)n;
-  if (p) pclose(p);
-  return s;
-}
+/* Files of the table (fc_tree_digest lines) to compare states. */
+static char *tree(const char *dir) { return fc_tree_digest(dir, 0); }
 
 /* Snapshots expire first (changelogs written), then the changelogs beyond their retention. */
 static void run_decoupled(const char *name, const char *const *opts, size_t n_opts, int n_commits) {

@@ -19,6 +19,7 @@
 #include "harness.h"
 #include "io/fs_fault.h"
 #include "support/expire_check.h"
+#include "support/fixture_copy.h"
 #include "table/expire.h"
 #include "table/orphan_clean.h"
 
@@ -34,22 +35,9 @@ static const pm_fault_op MUTATING[] = {PM_FAULT_OP_CREATE, PM_FAULT_OP_PUBLISH, 
  * (which deletes snapshot files, then writes the hint) leaves it too. */
 static const char *const STALE_EARLIEST[] = {"snapshot/EARLIEST: says "};
 
-static void fresh_copy(void) {
-  char cmd[2400];
-  snprintf(cmd, sizeof cmd, "rm -rf '%s' && cp -rp '%s' '%s'", work, base, work);
-  CHECK(system(cmd) == 0);
-}
+static void fresh_copy(void) { CHECK(fc_copy_tree_keep_times(base, work) == 0); }
 
-static char *tree(void) {
-  char cmd[2400];
-  snprintf(cmd, sizeof cmd, "cd '%s' && find . -type f ! -name '.*' | sort | xargs md5sum", work);
-  FILE *p = popen(cmd, "r");
-  char *s = calloc(1, 1 << 20);
-  size_t n = p && s ? fread(s, 1, (1 << 20) - 1, p) : 0;
-  (void)n;
-  if (p) pclose(p);
-  return s;
-}
+static char *tree(void) { return fc_tree_digest(work, 1); }
 
 static int g_retain = 2;
 

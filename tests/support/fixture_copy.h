@@ -37,4 +37,39 @@ static inline int fc_copy_fixture(const char *rel, const char *dst) {
   return rc;
 }
 
+/* Replaces dst by a copy of src keeping the files' modification times (cp -rp: tests whose
+ * operation looks at file ages, e.g. orphan cleanup's older-than). 0 or -1 as fc_copy_tree. */
+static inline int fc_copy_tree_keep_times(const char *src, const char *dst) {
+  if (strchr(src, '\'') || strchr(dst, '\'')) return -1;
+  size_t need = 2 * strlen(dst) + strlen(src) + 48;
+  char *cmd = malloc(need);
+  if (!cmd) return -1;
+  int n = snprintf(cmd, need, "rm -rf '%s' && cp -rp '%s' '%s'", dst, src, dst);
+  int rc = (n < 0 || (size_t)n >= need) ? -1 : (system(cmd) == 0 ? 0 : -1);
+  free(cmd);
+  return rc;
+}
+
+/* A fingerprint of the tree under dir to compare its states: "md5  ./relative/path" lines, sorted
+ * by path (skip_hidden: without files whose name starts with '.', e.g. checksum side files).
+ * Malloc'd (free), NULL when dir's path holds a single quote or memory ran out; at most 1 MiB. */
+static inline char *fc_tree_digest(const char *dir, int skip_hidden) {
+  if (strchr(dir, '\'')) return NULL;
+  size_t need = strlen(dir) + 96;
+  char *cmd = malloc(need);
+  char *s = calloc(1, 1 << 20);
+  if (!cmd || !s) {
+    free(cmd);
+    free(s);
+    return NULL;
+  }
+  snprintf(cmd, need, "cd '%s' && find . -type f %s| sort | xargs md5sum", dir, skip_hidden ? "! -name '.*' " : "");
+  FILE *p = popen(cmd, "r");
+  size_t n = p ? fread(s, 1, (1 << 20) - 1, p) : 0;
+  s[n] = 0;
+  if (p) pclose(p);
+  free(cmd);
+  return s;
+}
+
 #endif
