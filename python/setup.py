@@ -70,6 +70,8 @@ setup(
     name="paimon-c",
     version=version(),
     description="Apache Paimon tables from Python over libpaimon (no pyarrow needed)",
+    long_description=open(os.path.join(HERE, "README.md")).read(),
+    long_description_content_type="text/markdown",
     packages=["paimon_c"],
     ext_modules=[ext],
     python_requires=">=3.9",
