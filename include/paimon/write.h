@@ -223,10 +223,10 @@ PAIMON_EXPORT paimon_status paimon_table_commit_commit(paimon_table_commit *c, c
  * data snapshot, the compaction is dropped (its new files deleted) and this
  * call returns PAIMON_ERR_CONFLICT; when the compaction part failed otherwise
  * (its files kept, as its outcome may be unknown) it returns that status; else
- * PAIMON_OK. After a dropped compaction (or a CONFLICT) the writers of the
- * commit's write builder re-read their buckets from the latest snapshot
- * before their next call (as a restarted Java writer restores); a writer of
- * another builder must be created anew. NULL: PAIMON_OK. */
+ * PAIMON_OK. After a dropped compaction, a CONFLICT, an overwrite or a
+ * truncate the writers of the commit's write builder re-read their buckets
+ * from the latest snapshot before their next call (as a restarted Java writer
+ * restores); a writer of another builder must be created anew. NULL: PAIMON_OK. */
 PAIMON_EXPORT paimon_status paimon_table_commit_compaction_dropped(const paimon_table_commit *c);
 /* Deletes the new files of messages known NOT to be committed. */
 PAIMON_EXPORT paimon_status paimon_table_commit_abort(paimon_table_commit *c, const paimon_commit_messages *m,

@@ -121,7 +121,7 @@ paimon_status paimon_table_commit_commit(paimon_table_commit *c, const paimon_co
   if (auto_check) pm_commit_set_rowid_check(c->c, PM_ROWID_CHECK_OFF, 0, NULL);
   pm_api_view_free(&view);
   /* the builder's writers refresh their levels (table/write.h pm_write_signal) */
-  if (rc == PAIMON_ERR_CONFLICT || pm_commit_compaction_dropped(c->c)) pm_write_signal_bump(c->signal);
+  if (rc == PAIMON_ERR_CONFLICT || c->overwrite || pm_commit_compaction_dropped(c->c)) pm_write_signal_bump(c->signal);
   done(c, rc); /* the committer ran the maintenance (table/commit.h) */
   return (paimon_status)rc;
 }
@@ -141,6 +141,7 @@ paimon_status paimon_table_commit_truncate_table(paimon_table_commit *c, int64_t
   if (snapshot_id) *snapshot_id = -1;
   PM_TRY(check_batch(c, commit_identifier, err));
   int rc = pm_commit_drop_partitions(c->c, NULL, 0, commit_identifier, snapshot_id, err);
+  pm_write_signal_bump(c->signal); /* the builder's writers re-read the truncated buckets */
   done(c, rc);
   return (paimon_status)rc;
 }
@@ -164,6 +165,7 @@ paimon_status paimon_table_commit_truncate_partitions(paimon_table_commit *c, co
   }
   if (!rc) {
     rc = pm_commit_drop_partitions(c->c, ps, n_specs, commit_identifier, snapshot_id, err);
+    pm_write_signal_bump(c->signal);
     done(c, rc);
   }
   for (size_t i = 0; copies && i < n_specs; i++) pm_api_spec_free(&copies[i]);

@@ -573,12 +573,64 @@ static void test_refresh_after_dropped(void) {
   paimon_catalog_free(cat);
 }
 
+/* A truncate committed through the writer's own builder: the writer re-reads its
+ * buckets at its next call, so its next full compaction commits (inputs = the new
+ * rows only) instead of being dropped for the truncated files. */
+static void test_refresh_after_own_truncate(void) {
+  paimon_catalog *cat = NULL;
+  paimon_error err = {0};
+  paimon_option o[] = {{"warehouse", wh}};
+  CHECK_OK(paimon_catalog_open(o, 1, &cat, &err), &err);
+  paimon_table *t = make_table(cat, "owntrunc");
+  pm_table *pt = ((struct paimon_table *)t)->t;
+  pkm_config mc = {PKM_DEDUPLICATE, 3, MODEL_COLS, 1, 0, 0, 0, 0, NULL};
+  pkm_model *m = pkm_new(&mc);
+  rng = 11;
+  paimon_write_builder *wb = NULL;
+  paimon_table_write *w = NULL;
+  paimon_table_commit *c = NULL;
+  CHECK_OK(paimon_write_builder_new(t, 1, NULL, 0, &wb, &err), &err);
+  CHECK_OK(paimon_write_builder_new_write(wb, &w, &err), &err);
+  CHECK_OK(paimon_write_builder_new_commit(wb, &c, &err), &err);
+  for (int id = 1; id <= 4; id++) {
+    if (id == 3) {
+      CHECK_OK(paimon_table_commit_truncate_table(c, id, NULL, &err), &err);
+      pkm_free(m);
+      m = pkm_new(&mc);
+      continue;
+    }
+    batch b;
+    make_batch(&b, m);
+    CHECK_OK(write_batch(t, w, &b, &err), &err);
+    free_batch(&b);
+    CHECK_OK(paimon_table_write_compact(w, NULL, 0, -1, 1, &err), &err);
+    paimon_commit_messages *msgs = NULL;
+    CHECK_OK(paimon_table_write_prepare_commit(w, id, &msgs, &err), &err);
+    CHECK_OK(paimon_table_commit_commit(c, msgs, id, NULL, &err), &err);
+    paimon_commit_messages_free(msgs);
+    char kind[32], what[64];
+    CHECK_EQ_INT(paimon_table_commit_compaction_dropped(c), PAIMON_OK);
+    latest_kind(pt, kind, sizeof kind);
+    CHECK_MSG(!strcmp(kind, "COMPACT"), "commit %d: %s", id, kind);
+    snprintf(what, sizeof what, "own truncate: commit %d", id);
+    check_model(t, m, what);
+  }
+  ot_check_ok(table_dir("owntrunc"), 0, "own truncate");
+  paimon_table_commit_free(c);
+  paimon_table_write_free(w);
+  paimon_write_builder_free(wb);
+  pkm_free(m);
+  paimon_table_free(t);
+  paimon_catalog_free(cat);
+}
+
 int main(void) {
   snprintf(wh, sizeof wh, "/tmp/pm_write_pk_async_XXXXXX");
   if (!mkdtemp(wh)) return 1;
   RUN_TEST(test_background_equals_inline);
   RUN_TEST(test_background_failure);
   RUN_TEST(test_refresh_after_dropped);
+  RUN_TEST(test_refresh_after_own_truncate);
   char cmd[300];
   snprintf(cmd, sizeof cmd, "rm -rf '%s'", wh);
   if (!pm_test_failures && system(cmd)) return 1;
