@@ -129,6 +129,36 @@ static int snapshot_by_time(pm_table *t, int64_t ts, const char *what, pm_snapsh
   return 0;
 }
 
+int pm_scan_creation_mode(const pm_table *t) {
+  const char *mode = t->co.set[PM_CO_SCAN_MODE] ? t->co.scan_mode : "default";
+  if (!strcmp(mode, "from-creation-timestamp")) return 1;
+  return !strcmp(mode, "default") && t->co.set[PM_CO_SCAN_CREATION_TIME_MILLIS] &&
+         !t->co.set[PM_CO_SCAN_TIMESTAMP_MILLIS] && !t->co.set[PM_CO_SCAN_TIMESTAMP] &&
+         !t->co.set[PM_CO_SCAN_SNAPSHOT_ID] && !t->co.set[PM_CO_SCAN_TAG_NAME] && !t->co.set[PM_CO_SCAN_WATERMARK] &&
+         !t->co.set[PM_CO_SCAN_FILE_CREATION_TIME_MILLIS];
+}
+
+int pm_scan_creation_start(pm_table *t, int64_t *start, pm_error *err) {
+  *start = 0;
+  if (!t->co.set[PM_CO_SCAN_CREATION_TIME_MILLIS])
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                     "scan.mode = from-creation-timestamp needs scan.creation-time-millis");
+  int64_t ts = t->co.scan_creation_time_millis, e = 0;
+  PM_TRY(pm_snapshot_earliest_id(SNAPS(t), &e, err));
+  if (!e) return 0;
+  pm_snapshot *first = NULL, *prev = NULL;
+  PM_TRY(pm_snapshot_read(SNAPS(t), e, &first, err));
+  int too_early = first->time_millis >= ts;
+  pm_snapshot_free(first);
+  if (too_early) return 0;
+  PM_TRY(pm_snapshot_read_at_or_before(SNAPS(t), ts - 1, &prev, err));
+  int exists = 0;
+  int rc = prev ? pm_snapshot_exists(SNAPS(t), prev->id + 1, &exists, err) : 0;
+  if (!rc && exists) *start = prev->id + 1;
+  pm_snapshot_free(prev);
+  return rc;
+}
+
 int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
   *out = NULL;
   static const pm_co_id selectors[] = {PM_CO_SCAN_SNAPSHOT_ID,      PM_CO_SCAN_TAG_NAME,  PM_CO_SCAN_WATERMARK,
@@ -142,6 +172,15 @@ int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err) {
                      pm_core_option_given_key(&t->co, set[0]), pm_core_option_given_key(&t->co, set[1]));
   const char *mode = t->co.set[PM_CO_SCAN_MODE] ? t->co.scan_mode : NULL;
   char what[256];
+  if (n_set == 0 && pm_scan_creation_mode(t)) { /* Java: from-snapshot, else the latest by file creation time */
+    int64_t start = 0;
+    PM_TRY(pm_scan_creation_start(t, &start, err));
+    snprintf(what, sizeof what, "scan.creation-time-millis = %lld", (long long)t->co.scan_creation_time_millis);
+    if (start) return read_snapshot_checked(t, start, what, out, err);
+    int rc = pm_snapshot_read_latest_checked(SNAPS(t), out, err);
+    if (rc == PAIMON_ERR_NOT_FOUND) pm_error_prefix(err, "table %s.%s: ", t->database, t->name);
+    return rc;
+  }
   if (n_set == 1) {
     const char *key = pm_core_option_given_key(&t->co, set[0]), *val = pm_core_option_text(&t->co, set[0]);
     snprintf(what, sizeof what, "%s = '%s'", key, val);
@@ -1590,8 +1629,15 @@ static int plan_snapshot_levels(pm_table *t, const pm_predicate *filter, const p
     ex->files_live += n_live;
     rc = prune_by_stats(&c, live, &n_live, err);
   }
-  if (!rc && t->co.set[PM_CO_SCAN_FILE_CREATION_TIME_MILLIS]) {
-    int64_t min_time = t->co.scan_file_creation_time_millis;
+  int by_creation = t->co.set[PM_CO_SCAN_FILE_CREATION_TIME_MILLIS];
+  int64_t min_time = t->co.scan_file_creation_time_millis;
+  if (!rc && !by_creation && pm_scan_creation_mode(t)) { /* no starting snapshot: filter by file creation time */
+    int64_t start = 0;
+    rc = pm_scan_creation_start(t, &start, err);
+    by_creation = !rc && start != snap->id;
+    min_time = t->co.scan_creation_time_millis;
+  }
+  if (!rc && by_creation) {
     size_t k = 0;
     for (size_t i = 0; !rc && i < n_live; i++)
       if (!live[i]->file.has_creation_time || live[i]->file.creation_time_millis >= min_time) live[k++] = live[i];

@@ -120,6 +120,13 @@ int pm_scan_plan_stream_changes(pm_table *t, const pm_predicate *filter, const p
  * empty and no selector is set). *out owned by caller (pm_snapshot_free). */
 int pm_scan_resolve_snapshot(pm_table *t, pm_snapshot **out, pm_error *err);
 
+/* scan.mode = from-creation-timestamp (or default with only scan.creation-time-millis set). Its
+ * start (Java's createCreationTimestampStartingScanner): *start = the snapshot after the latest one
+ * committed before scan.creation-time-millis when that exists (from-snapshot), else 0 (the latest
+ * snapshot's files created at or after that time). */
+int pm_scan_creation_mode(const pm_table *t);
+int pm_scan_creation_start(pm_table *t, int64_t *start, pm_error *err);
+
 /* Live data-file entries of a snapshot (ALL mode, ADDs minus DELETEs, with
  * partition pruning by filter; no level / stats pruning). Appends to out. */
 int pm_scan_live_files(pm_table *t, const pm_snapshot *snap, const pm_predicate *filter, pm_manifest_entries *out,

@@ -21,7 +21,8 @@ typedef enum start_kind {
   START_FROM_SNAPSHOT,
   START_FROM_SNAPSHOT_FULL,
   START_FROM_TIMESTAMP,
-  START_FILE_CREATION_TIME
+  START_FILE_CREATION_TIME,
+  START_FROM_CREATION /* resolved at the first plan into FROM_SNAPSHOT or FILE_CREATION_TIME */
 } start_kind;
 
 struct pm_stream_scan {
@@ -112,7 +113,10 @@ static int resolve_start(pm_stream_scan *s, pm_error *err) {
                        "stream scan: scan.mode = from-file-creation-time needs scan.file-creation-time-millis");
     s->start = START_FILE_CREATION_TIME;
   } else if (!strcasecmp(mode, "from-creation-timestamp")) {
-    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "stream scan: scan.mode = from-creation-timestamp is not supported yet");
+    if (!co->set[PM_CO_SCAN_CREATION_TIME_MILLIS])
+      return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
+                       "stream scan: scan.mode = from-creation-timestamp needs scan.creation-time-millis");
+    s->start = START_FROM_CREATION;
   } else if (!strcasecmp(mode, "latest-delta")) {
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                      "stream scan: scan.mode = latest-delta is only supported for batch scans");
@@ -123,7 +127,7 @@ static int resolve_start(pm_stream_scan *s, pm_error *err) {
   } else {
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                      "stream scan: unknown scan.mode '%s' (default, latest-full, full, latest, compacted-full, "
-                     "from-snapshot, from-snapshot-full, from-timestamp, from-file-creation-time)",
+                     "from-snapshot, from-snapshot-full, from-timestamp, from-file-creation-time, from-creation-timestamp)",
                      mode);
   }
   return 0;
@@ -245,6 +249,12 @@ static int init_start(pm_stream_scan *s, pm_error *err) {
       s->start_id = next;
     }
   }
+  if (s->start == START_FROM_CREATION) {
+    int64_t start = 0;
+    PM_TRY(pm_scan_creation_start(t, &start, err));
+    s->start = start ? START_FROM_SNAPSHOT : START_FILE_CREATION_TIME;
+    s->start_id = start;
+  }
   s->start_snapshot = 0;
   if (s->start == START_LATEST_FULL || s->start == START_LATEST)
     PM_TRY(pm_snapshot_latest_id(&sm, &s->start_snapshot, err));
@@ -289,6 +299,7 @@ static int first_plan(pm_stream_scan *s, pm_plan **out, pm_error *err) {
       if (!id) return empty_plan(out, err);
       return full_plan(s, id, out, err);
     case START_FILE_CREATION_TIME:
+    case START_FROM_CREATION:
       PM_TRY(pm_snapshot_latest_id(&sm, &l, err));
       if (!l) return empty_plan(out, err);
       return full_plan(s, l, out, err);
