@@ -360,8 +360,8 @@ static void test_invalid_arguments(void) {
                    "continuous.discovery-interval");
   expect_new_error(t, (paimon_option[]){{"scan.mode", "from-timestamp"}, {"scan.timestamp", "yesterday"}}, 2, INV,
                    "yesterday");
-  expect_new_error(t, (paimon_option[]){{"scan.mode", "from-creation-timestamp"}}, 1, PAIMON_ERR_UNSUPPORTED,
-                   "from-creation-timestamp");
+  expect_new_error(t, (paimon_option[]){{"scan.mode", "from-creation-timestamp"}}, 1, PAIMON_ERR_INVALID_ARGUMENT,
+                   "needs scan.creation-time-millis");
   /* NULL arguments, negative ids */
   paimon_stream_scan *ss = (paimon_stream_scan *)1;
   CHECK(paimon_stream_scan_new(NULL, &ss, &err) == INV && ss == NULL);
