@@ -1345,6 +1345,10 @@ static int split_bucket(scan_ctx *c, const split_opts *so, const pm_manifest_ent
   size_t ng = 0;
   if (!rc && so->streaming && pm_table_has_pk(t)) {
     rc = make_split(t, so, files, n, bpath, dv, 1, pb, err);
+  } else if (!rc && so->streaming && t->bucket_mode == PM_BUCKET_FIXED) {
+    /* Java AppendOnlySplitGenerator.splitForStreaming: one split per bucket (unaware: as batch) */
+    qsort(files, n, sizeof *files, cmp_min_seq);
+    rc = make_split(t, so, files, n, bpath, dv, 1, pb, err);
   } else if (!rc && !pm_table_has_pk(t) && t->data_evolution) {
     qsort(files, n, sizeof *files, cmp_first_row_id);
     int64_t end = -1;
