@@ -49,7 +49,11 @@ PAIMON_EXPORT paimon_status paimon_read_builder_with_row_ranges(paimon_read_buil
                                                                 size_t n, paimon_error *err);
 /* Shard index of count: on primary-key tables the splits of the buckets with
  * bucket % count == index (as Java's withShard); on append tables the
- * row-position shard above. */
+ * row-position shard above. A stream scan made from the builder
+ * (paimon/stream.h) takes it as Java's stream withShard does: primary-key
+ * tables by bucket, append tables the files whose name's Java String hash h
+ * has |h % count| == index; row positions and row ranges do not apply to
+ * stream scans (PAIMON_ERR_UNSUPPORTED from paimon_stream_scan_new). */
 PAIMON_EXPORT paimon_status paimon_read_builder_with_shard(paimon_read_builder *rb, int64_t index, int64_t count,
                                                            paimon_error *err);
 

@@ -9,6 +9,7 @@
 struct paimon_stream_scan {
   const paimon_read_builder *rb; /* borrowed */
   pm_stream_scan *s;
+  pm_scan_selection sel; /* the builder's with_shard when the scan was made (no row ranges) */
 };
 
 paimon_status paimon_stream_scan_new(const paimon_read_builder *rb, paimon_stream_scan **out, paimon_error *err) {
@@ -19,9 +20,12 @@ paimon_status paimon_stream_scan_new(const paimon_read_builder *rb, paimon_strea
     return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
                                     "stream scan: %s is a system table (only data tables stream)",
                                     rb->table->identifier);
+  PM_TRY(pm_scan_selection_check_stream(&rb->sel, err));
   paimon_stream_scan *ss = calloc(1, sizeof *ss);
   if (!ss) return (paimon_status)PM_NOMEM(err);
   ss->rb = rb;
+  ss->sel = rb->sel;
+  ss->sel.row_ranges = NULL;
   int rc = pm_stream_scan_new(rb->t, rb->filter, &ss->s, err);
   if (rc) {
     free(ss);
@@ -43,6 +47,11 @@ paimon_status paimon_stream_scan_plan(paimon_stream_scan *scan, paimon_plan **ou
   CHECK_ARG(scan, "scan is NULL");
   pm_plan *p = NULL;
   int rc = pm_stream_scan_plan(scan->s, &p, err);
+  if (!rc) rc = pm_scan_selection_apply_stream(scan->rb->t, &scan->sel, p, err);
+  if (rc) {
+    pm_plan_free(p);
+    p = NULL;
+  }
   if (!rc) rc = pm_api_plan_wrap(scan->rb, p, out, err);
   return (paimon_status)rc;
 }

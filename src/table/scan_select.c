@@ -112,7 +112,11 @@ int pm_scan_selection_set_bucket_shard(const pm_table *t, pm_scan_selection *s, 
                                        pm_error *err) {
   static const char what[] = "with_shard";
   PM_TRY(check_shard(what, index, count, err));
-  if (!pm_table_has_pk(t)) return pm_scan_selection_set_shard(t, s, index, count, err);
+  if (!pm_table_has_pk(t)) {
+    PM_TRY(pm_scan_selection_set_shard(t, s, index, count, err));
+    s->via_with_shard = 1;
+    return 0;
+  }
   if (s->has_bucket_shard)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: the scan already selects bucket shard %lld of %lld", what,
                      (long long)s->bucket_index, (long long)s->bucket_count);
@@ -334,5 +338,61 @@ int pm_scan_selection_apply(const pm_table *t, const pm_scan_selection *s, pm_pl
   plan->explain.splits = plan->n_splits;
   plan->explain.files_planned = 0;
   for (size_t i = 0; i < plan->n_splits; i++) plan->explain.files_planned += plan->splits[i]->n_data_files;
+  return 0;
+}
+
+/* ---------------------------------------------------------------- streams */
+
+int pm_scan_selection_check_stream(const pm_scan_selection *s, pm_error *err) {
+  if (s->has_row_ranges || (s->positions != PM_POSITIONS_NONE && !s->via_with_shard))
+    return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                     "stream scan: row positions and row ranges select rows of batch and incremental scans only "
+                     "(streams take with_shard)");
+  return 0;
+}
+
+static int32_t java_string_hash(const char *str) {
+  uint32_t h = 0;
+  for (const unsigned char *p = (const unsigned char *)str; *p; p++) h = 31 * h + *p; /* ASCII file names */
+  return (int32_t)h;
+}
+
+int pm_scan_selection_apply_stream(const pm_table *t, const pm_scan_selection *s, pm_plan *plan, pm_error *err) {
+  (void)err;
+  int64_t index = s->has_bucket_shard ? s->bucket_index : s->index, count = s->has_bucket_shard ? s->bucket_count : s->count;
+  if (!s->has_bucket_shard && !s->via_with_shard) return 0;
+  size_t kept = 0;
+  for (size_t i = 0; i < plan->n_splits; i++) {
+    pm_data_split *sp = plan->splits[i];
+    if (pm_table_has_pk(t)) {
+      if (sp->bucket >= 0 && sp->bucket % count == index) plan->splits[kept++] = sp;
+      else pm_data_split_free(sp);
+      continue;
+    }
+    size_t k = 0;
+    for (size_t f = 0; f < sp->n_data_files; f++) {
+      int32_t h = java_string_hash(sp->data_files[f].file_name) % (int32_t)count;
+      if ((h < 0 ? -h : h) != index) continue;
+      if (k != f) {
+        sp->data_files[k] = sp->data_files[f];
+        if (sp->deletion_files) sp->deletion_files[k] = sp->deletion_files[f];
+      }
+      k++;
+    }
+    sp->n_data_files = k;
+    if (k) plan->splits[kept++] = sp;
+    else pm_data_split_free(sp);
+  }
+  plan->n_splits = kept;
+  plan->fallback_start = kept;
+  size_t ik = 0;
+  for (size_t i = 0; i < plan->n_incremental_splits; i++) {
+    pm_split *x = plan->incremental_splits[i];
+    int32_t b = x->incremental.bucket;
+    if (b >= 0 && b % count == index) plan->incremental_splits[ik++] = x;
+    else pm_split_free(x);
+  }
+  plan->n_incremental_splits = ik;
+  plan->explain.splits = kept + ik;
   return 0;
 }

@@ -37,6 +37,7 @@ typedef struct pm_scan_selection {
   size_t n_row_ranges;
   int has_bucket_shard; /* primary-key tables */
   int64_t bucket_index, bucket_count;
+  int via_with_shard;   /* the position shard was set by with_shard on an append table */
 } pm_scan_selection;
 
 void pm_scan_selection_clear(pm_scan_selection *s);
@@ -60,5 +61,12 @@ int pm_scan_selection_active(const pm_scan_selection *s);
 /* Applies s to plan's DataSplits (in place; explain's split and file counts updated). A plan
  * of incremental (diff) splits with a selection is PAIMON_ERR_UNSUPPORTED. */
 int pm_scan_selection_apply(const pm_table *t, const pm_scan_selection *s, pm_plan *plan, pm_error *err);
+
+/* Stream scans (Java DataTableStreamScan.withShard): only with_shard applies; primary-key
+ * tables keep the splits of buckets with bucket % count == index, append tables the files
+ * whose name's Java String hash h has |h % count| == index. Positions and row ranges are
+ * PAIMON_ERR_UNSUPPORTED (checked by pm_scan_selection_check_stream when the scan is made). */
+int pm_scan_selection_check_stream(const pm_scan_selection *s, pm_error *err);
+int pm_scan_selection_apply_stream(const pm_table *t, const pm_scan_selection *s, pm_plan *plan, pm_error *err);
 
 #endif
