@@ -12,6 +12,7 @@
 #include "format/format.h"
 #include "io/file.h"
 #include "meta/deletion_vector.h"
+#include "meta/fileindex.h"
 #include "table/evolution.h"
 #include "table/file_check.h"
 #include "table/merge.h"
@@ -595,6 +596,63 @@ static int intersect_ranges(file_source *s, int64_t *sel, size_t n_sel, pm_error
   return 0;
 }
 
+/* The data file's index (embedded, else its "<file>.index" extra file next to it) against the
+ * read filter: *remain = 0 when no row can match. */
+static int file_index_remain(read_ctx *c, const pm_data_file_meta *m, const char *data_path,
+                             const pm_table_schema *fs, int *remain, pm_error *err) {
+  *remain = 1;
+  if (!fs) return 0;
+  const char *idx_name = NULL;
+  size_t sl = strlen(PM_FIDX_FILE_SUFFIX);
+  for (int32_t i = 0; i < m->extra_files.n; i++) {
+    const char *x = m->extra_files.items[i];
+    size_t xl = strlen(x);
+    if (xl > sl && !strcmp(x + xl - sl, PM_FIDX_FILE_SUFFIX)) {
+      if (idx_name)
+        return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: more than one index file (%s and %s)", data_path, idx_name, x);
+      idx_name = x;
+    }
+  }
+  if (!(m->has_embedded_index && m->embedded_index.len) && !idx_name) return 0;
+  pm_table *t = c->t;
+  size_t nf = t->schema->n_fields;
+  pm_fidx_col *cols = calloc(nf ? nf : 1, sizeof *cols);
+  pm_buf file = {0};
+  char *ipath = NULL;
+  int rc = cols ? 0 : PM_NOMEM(err);
+  for (size_t i = 0; !rc && i < nf; i++) {
+    int fi = pm_schema_field_index_by_id(fs, t->schema->fields[i].id);
+    if (fi >= 0) {
+      cols[i].name = fs->fields[fi].name;
+      cols[i].type = fs->fields[fi].type;
+    }
+  }
+  const uint8_t *bytes = m->embedded_index.data;
+  size_t len = m->embedded_index.len;
+  if (!rc && !(m->has_embedded_index && m->embedded_index.len)) {
+    const char *slash = strrchr(data_path, '/');
+    size_t dl = slash ? (size_t)(slash - data_path) + 1 : 0;
+    ipath = malloc(dl + strlen(idx_name) + 1);
+    if (!ipath) rc = PM_NOMEM(err);
+    else {
+      memcpy(ipath, data_path, dl);
+      strcpy(ipath + dl, idx_name);
+      rc = pm_fs_read_file(t->fs, ipath, &file, (size_t)INT32_MAX, err);
+      bytes = file.data;
+      len = file.len;
+    }
+  }
+  pm_fidx ix;
+  memset(&ix, 0, sizeof ix);
+  if (!rc) rc = pm_fidx_open_safe(bytes, len, ipath ? ipath : data_path, &ix, err);
+  if (!rc) rc = pm_fidx_test(&ix, c->filter, cols, nf, m->row_count, remain, err);
+  pm_fidx_clear(&ix);
+  pm_buf_free(&file);
+  free(ipath);
+  free(cols);
+  return rc;
+}
+
 /* Opens one data file; dv may be NULL. With `push`, the filter is given to the
  * format reader as a pruning hint (never for merge runs or stitched files). With
  * `select`, the split's row selection is applied to the file. */
@@ -637,6 +695,17 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
     size_t n_sel = 0;
     rc = file_selection(c, split, m, &sel, &n_sel, err);
     if (!rc) rc = intersect_ranges(s, sel, n_sel, err);
+  }
+  /* Java's FileIndexEvaluator on raw file reads: a file its index proves free of matches is skipped */
+  if (!rc && push && c->filter && c->t->co.file_index_read_enabled && (!s->ranges || s->n_ranges)) {
+    int remain = 1;
+    rc = file_index_remain(c, m, s->path, s->file_schema, &remain, err);
+    if (!rc && !remain) {
+      free(s->ranges);
+      s->ranges = malloc(2 * sizeof *s->ranges);
+      if (!s->ranges) rc = PM_NOMEM(err);
+      s->n_ranges = 0;
+    }
   }
   if (rc) goto fail;
   if (s->ranges && s->n_ranges == 0) { /* every row deleted: nothing to open */

@@ -2,6 +2,7 @@
 #include "table/scan.h"
 
 #include "meta/arena.h"
+#include "meta/fileindex.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -785,6 +786,32 @@ static int file_value_may_match(scan_ctx *c, const pm_data_file_meta *f, pm_erro
   return rc;
 }
 
+/* Java's testFileIndex: the file's embedded index (file-index.*) against the filter, columns
+ * named as the file's schema names them. */
+static int file_index_may_match(scan_ctx *c, const pm_data_file_meta *f, pm_error *err, int *out) {
+  *out = 1;
+  if (!f->has_embedded_index || !f->embedded_index.len) return 0;
+  pm_table *t = c->t;
+  const pm_table_schema *fs = NULL;
+  PM_TRY(pm_table_schema_by_id(t, f->schema_id, &fs, err));
+  size_t nf = t->schema->n_fields;
+  pm_fidx_col *cols = calloc(nf ? nf : 1, sizeof *cols);
+  if (!cols) return PM_NOMEM(err);
+  for (size_t i = 0; i < nf; i++) {
+    int fi = pm_schema_field_index_by_id(fs, t->schema->fields[i].id);
+    if (fi >= 0) {
+      cols[i].name = fs->fields[fi].name;
+      cols[i].type = fs->fields[fi].type;
+    }
+  }
+  pm_fidx ix;
+  int rc = pm_fidx_open_safe(f->embedded_index.data, f->embedded_index.len, f->file_name, &ix, err);
+  if (!rc) rc = pm_fidx_test(&ix, c->filter, cols, nf, f->row_count, out, err);
+  pm_fidx_clear(&ix);
+  free(cols);
+  return rc;
+}
+
 static int file_key_may_match(scan_ctx *c, const pm_data_file_meta *f, pm_error *err, int *out) {
   *out = 1;
   if (!c->key_pred || c->n_key == 0 || c->n_key > 64) return 0;
@@ -1450,6 +1477,14 @@ static int prune_by_stats(scan_ctx *c, const pm_manifest_entry **files, size_t *
       if (!ok) {
         c->ex->files_pruned_value_stats++;
         continue;
+      }
+      /* append tables, and primary-key tables with deletion vectors (Java's KeyValueFileStoreScan) */
+      if (c->t->co.file_index_read_enabled && (!pm_table_has_pk(c->t) || c->t->deletion_vectors)) {
+        PM_TRY(file_index_may_match(c, &e->file, err, &ok));
+        if (!ok) {
+          c->ex->files_pruned_file_index++;
+          continue;
+        }
       }
     }
     files[k++] = e;
@@ -2487,7 +2522,7 @@ int pm_scan_explain_format(const pm_scan_explain *e, pm_buf *out, pm_error *err)
                    "entries: %zu read, %zu pruned by partition, %zu pruned by bucket, %zu pruned by level, "
                    "%zu deleted\n"
                    "files: %zu live, %zu pruned by key stats, %zu pruned by value stats, %zu pruned with their bucket, "
-                   "%zu pruned by limit, %zu planned\n"
+                   "%zu pruned by file index, %zu pruned by limit, %zu planned\n"
                    "splits: %zu (%zu dropped by limit, %zu from fallback branch)\n"
                    "planning time: %.3f ms\n",
                    e->scan_kind, (long long)e->snapshot_id, e->manifest_lists_read, e->manifests_total,
@@ -2495,7 +2530,7 @@ int pm_scan_explain_format(const pm_scan_explain *e, pm_buf *out, pm_error *err)
                    e->manifests_pruned_level, e->manifests_skipped_no_adds, e->entries_total,
                    e->entries_pruned_partition, e->entries_pruned_bucket, e->entries_pruned_level,
                    e->entries_deleted, e->files_live, e->files_pruned_key_stats, e->files_pruned_value_stats,
-                   e->files_pruned_bucket_stats, e->files_pruned_limit, e->files_planned, e->splits, e->splits_pruned_limit,
+                   e->files_pruned_bucket_stats, e->files_pruned_file_index, e->files_pruned_limit, e->files_planned, e->splits, e->splits_pruned_limit,
                    e->fallback_splits, e->millis);
   if (n < 0) return pm_errorf(err, PAIMON_ERR_INTERNAL, "explain formatting failed");
   return pm_buf_append(out, buf, strlen(buf)) ? PM_NOMEM(err) : 0;

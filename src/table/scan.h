@@ -60,6 +60,7 @@ typedef struct pm_scan_explain {
   size_t files_pruned_key_stats;
   size_t files_pruned_value_stats;
   size_t files_pruned_bucket_stats; /* whole buckets dropped (PK value filter) */
+  size_t files_pruned_file_index; /* skipped by their embedded data-file index (file-index.*) */
   size_t files_pruned_limit;      /* PK tables: files not needed to reach the limit */
   size_t files_planned;           /* files in the returned splits */
   size_t splits;

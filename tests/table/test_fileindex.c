@@ -9,21 +9,23 @@
 #include <unistd.h>
 
 #include "format/format.h"
+#include "support/fixture_copy.h"
 #include "harness.h"
 #include "io/file.h"
 #include "meta/fileindex.h"
 #include "table/catalog.h"
+#include "table/read.h"
 #include "table/scan.h"
 
-static pm_table *open_fixture(const char *fmt, const char *name) {
-  char wh[512], ident[256];
-  snprintf(wh, sizeof wh, "%s/%s", PM_SHARED("fixtures/warehouse"), fmt);
+static pm_table *open_in(const char *wh, const char *name, const char *k, const char *v) {
+  char ident[256];
   snprintf(ident, sizeof ident, "%s.%s", name, name);
   pm_error err = {0};
   pm_options o, d;
   pm_options_init(&o);
   pm_options_init(&d);
   pm_options_set(&o, "warehouse", wh, &err);
+  if (k) pm_options_set(&d, k, v, &err);
   pm_catalog *c = NULL;
   pm_table *t = NULL;
   CHECK_OK(pm_catalog_open(&o, &c, &err), &err);
@@ -32,6 +34,12 @@ static pm_table *open_fixture(const char *fmt, const char *name) {
   pm_options_clear(&o);
   pm_options_clear(&d);
   return t;
+}
+
+static pm_table *open_fixture(const char *fmt, const char *name) {
+  char wh[512];
+  snprintf(wh, sizeof wh, "%s/%s", PM_SHARED("fixtures/warehouse"), fmt);
+  return open_in(wh, name, NULL, NULL);
 }
 
 static pm_predicate *parse(pm_table *t, const char *text) {
@@ -316,11 +324,123 @@ static void test_damaged(void) {
   pm_table_free(t);
 }
 
+/* Plans and reads t with `where`: rows read (-1 = the read failed, err set); explain counters out. */
+static int64_t plan_read(pm_table *t, const char *where, pm_scan_explain *ex, pm_error *err) {
+  pm_predicate *p = parse(t, where);
+  pm_plan *plan = NULL;
+  int64_t rows = -1;
+  if (pm_scan_plan(t, p, -1, &plan, err) == 0) {
+    *ex = plan->explain;
+    pm_read_options o;
+    pm_read_options_init(&o);
+    o.filter = p;
+    struct ArrowArrayStream st = {0};
+    if (pm_read_splits(t, plan->splits, plan->n_splits, &o, &st, err) == 0) {
+      rows = 0;
+      for (;;) {
+        struct ArrowArray a = {0};
+        if (st.get_next(&st, &a)) {
+          const char *m = st.get_last_error(&st);
+          snprintf(err->message, sizeof err->message, "%s", m ? m : "?");
+          err->code = PAIMON_ERR_CORRUPT;
+          rows = -1;
+          break;
+        }
+        if (!a.release) break;
+        rows += a.length;
+        a.release(&a);
+      }
+      st.release(&st);
+    }
+    pm_plan_free(plan);
+  }
+  pm_pred_free(p);
+  return rows;
+}
+
+/* Embedded indexes prune at planning (explain counts them), equally with the index off. */
+static void test_scan_prunes_embedded(void) {
+  static const struct {
+    const char *where;
+    int64_t rows;
+    size_t pruned;
+  } cases[] = {
+      {"f0 = 'Lucy'", 1, 0},          {"f0 = 'Nobody'", 0, 1},       {"f1 = 20 and f0 = 'Bob'", 0, 1},
+      {"f0 in ('Emily', 'X')", 1, 0}, {"f2 is null and f1 = 10", 0, 1}, {"f1 <> 10", 3, 0},
+  };
+  char wh[512];
+  snprintf(wh, sizeof wh, "%s/parquet", PM_SHARED("fixtures/warehouse"));
+  for (int on = 0; on < 2; on++) {
+    pm_table *t = open_in(wh, "append_with_bitmap", on ? NULL : "file-index.read.enabled", on ? NULL : "false");
+    if (!t) return;
+    for (size_t k = 0; k < sizeof cases / sizeof *cases; k++) {
+      pm_error err = {0};
+      pm_scan_explain ex;
+      memset(&ex, 0, sizeof ex);
+      int64_t rows = plan_read(t, cases[k].where, &ex, &err);
+      CHECK_MSG(rows == cases[k].rows, "%s (index %s): %lld rows, expected %lld (%s)", cases[k].where, on ? "on" : "off",
+                (long long)rows, (long long)cases[k].rows, err.message);
+      CHECK_MSG(ex.files_pruned_file_index == (on ? cases[k].pruned : 0), "%s (index %s): %zu files pruned by index",
+                cases[k].where, on ? "on" : "off", ex.files_pruned_file_index);
+    }
+    pm_buf txt = {0};
+    pm_error err = {0};
+    pm_scan_explain ex;
+    plan_read(t, "f0 = 'Nobody'", &ex, &err);
+    CHECK_OK(pm_scan_explain_format(&ex, &txt, &err), &err);
+    pm_buf_append(&txt, "", 1);
+    CHECK_MSG(strstr((char *)txt.data, on ? "1 pruned by file index" : "0 pruned by file index") != NULL, "%s",
+              (char *)txt.data);
+    pm_buf_free(&txt);
+    pm_table_free(t);
+  }
+}
+
+/* Stand-alone <file>.index files prune at read time: on a copy whose data file is damaged, a
+ * filter the index rules out reads nothing without touching the file; with the index off, or a
+ * filter the index lets through, the damage is reached. */
+static void test_read_skips_by_index_file(void) {
+  char root[256], wh[300], path[1024];
+  snprintf(root, sizeof root, "/tmp/pm_fidx_%d", (int)getpid());
+  snprintf(wh, sizeof wh, "%s/w", root);
+  const char *names[] = {"append_with_bloomfilter", "append_with_bsi", "append_with_bitmap_no_embedding"};
+  const char *miss[] = {"f0 = 'Nobody'", "f1 = 250", "f0 = 'Lucie'"}; /* inside the min/max stats */
+  const char *hit[] = {"f0 = 'Alice'", "f1 > 400", "f0 = 'Lucy'"};
+  for (int k = 0; k < 3; k++) {
+    char rel[256], dst[600];
+    snprintf(rel, sizeof rel, "parquet/%s.db", names[k]);
+    snprintf(dst, sizeof dst, "%s/%s.db", wh, names[k]);
+    CHECK_EQ_INT(fc_copy_fixture(rel, dst), 0);
+    /* damage every data file (the copies under external-path too) */
+    snprintf(path, sizeof path, "for f in $(find '%s' -name 'data-*.parquet'); do printf 'garbage' > \"$f\"; done",
+             dst);
+    CHECK_EQ_INT(system(path), 0);
+    pm_table *t = open_in(wh, names[k], NULL, NULL);
+    if (!t) continue;
+    pm_error err = {0};
+    pm_scan_explain ex;
+    int64_t r = plan_read(t, miss[k], &ex, &err);
+    CHECK_MSG(r == 0, "%s %s: %lld rows (%s)", names[k], miss[k], (long long)r, err.message);
+    r = plan_read(t, hit[k], &ex, &err);
+    CHECK_MSG(r == -1, "%s %s: read a damaged file: %lld rows", names[k], hit[k], (long long)r);
+    pm_table_free(t);
+    t = open_in(wh, names[k], "file-index.read.enabled", "false");
+    if (!t) continue;
+    r = plan_read(t, miss[k], &ex, &err);
+    CHECK_MSG(r == -1, "%s %s (index off): %lld rows", names[k], miss[k], (long long)r);
+    pm_table_free(t);
+  }
+  snprintf(path, sizeof path, "rm -rf '%s'", root);
+  CHECK_EQ_INT(system(path), 0);
+}
+
 int main(void) {
   RUN_TEST(test_bytes_equal_java);
   if (!getenv("FIDX_BYTES_ONLY")) {
     RUN_TEST(test_java_indexes_prune);
     RUN_TEST(test_damaged);
+    RUN_TEST(test_scan_prunes_embedded);
+    RUN_TEST(test_read_skips_by_index_file);
   }
   TEST_MAIN_END();
 }
