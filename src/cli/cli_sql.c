@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -29,7 +30,7 @@ static void usage(FILE *out) {
         "schema, each table a virtual table (SELECT * FROM db.t; system tables db.\"t$snapshots\",\n"
         "branches db.\"t$branch_b\"). Statements come from -e, FILE (- for stdin) or stdin, and\n"
         "interactively with line editing when stdin is a terminal. SQLite attaches at most 10\n"
-        "databases: with more, attach some with SELECT paimon_attach('warehouse=W', 'database=D').\n"
+        "databases: a warehouse with more has each attached when a statement first names it.\n"
         "Rows print as `table read` prints them.\n"
         "\n"
         "  -e SQL       run these statements\n"
@@ -230,6 +231,11 @@ typedef struct sql_run {
   sqlite3 *db;
   cli_output out;
   int failed;
+  /* lazy attach: a warehouse with more databases than SQLite attaches gets each
+   * database attached when a statement first names it (db.t or "db".t) */
+  const char *warehouse;
+  char **lazy_dbs; /* names not attached yet (NULL once attached) */
+  size_t n_lazy;
 } sql_run;
 
 /* Prints one window; (re)creates the printer when the kinds change. */
@@ -289,8 +295,58 @@ static void position(const char *text, size_t off, int *line, int *col) {
 
 /* Runs every statement of text; what = "-e", a file name or "stdin" for error positions.
  * Returns 0, or 1 after the first failing statement (its error on stderr). */
+/* Attaches the not yet attached databases that `text` names as a qualifier (an
+ * identifier, bare or in "", ``, [], directly followed by '.'). Failures are left to
+ * the statement ("no such table"), which then names the position. */
+static void attach_named(sql_run *r, const char *text) {
+  if (!r->n_lazy) return;
+  for (const char *p = text; *p;) {
+    const char *b = p, *e;
+    char close = 0;
+    if (*p == '"' || *p == '`' || *p == '[') {
+      close = *p == '[' ? ']' : *p;
+      b = ++p;
+      while (*p && *p != close) p++;
+      e = p;
+      if (*p) p++;
+    } else if ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || *p == '_' || (unsigned char)*p >= 0x80) {
+      while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_' ||
+             (unsigned char)*p >= 0x80)
+        p++;
+      e = p;
+    } else if (*p == '\'') { /* string literals name no database */
+      p++;
+      while (*p && *p != '\'') p++;
+      if (*p) p++;
+      continue;
+    } else {
+      p++;
+      continue;
+    }
+    const char *q = p;
+    while (*q == ' ' || *q == '\t' || *q == '\n' || *q == '\r') q++;
+    if (*q != '.') continue;
+    size_t n = (size_t)(e - b);
+    for (size_t i = 0; i < r->n_lazy; i++) {
+      if (!r->lazy_dbs[i] || strlen(r->lazy_dbs[i]) != n || strncasecmp(r->lazy_dbs[i], b, n)) continue;
+      sqlite3_stmt *st = NULL;
+      if (sqlite3_prepare_v2(r->db, "SELECT paimon_attach('warehouse=' || ?1, 'database=' || ?2)", -1, &st, NULL) ==
+          SQLITE_OK) {
+        sqlite3_bind_text(st, 1, r->warehouse, -1, SQLITE_STATIC);
+        sqlite3_bind_text(st, 2, r->lazy_dbs[i], -1, SQLITE_STATIC);
+        if (sqlite3_step(st) == SQLITE_ROW) {
+          free(r->lazy_dbs[i]);
+          r->lazy_dbs[i] = NULL;
+        }
+      }
+      sqlite3_finalize(st);
+    }
+  }
+}
+
 static int run_text(sql_run *r, const char *text, const char *what, int line_base) {
   const char *p = text;
+  attach_named(r, text);
   while (*p) {
     while (*p == ' ' || *p == '\t' || *p == '\n' || *p == '\r') p++;
     if (!*p) break;
@@ -454,9 +510,22 @@ int cli_sql_main(const char *warehouse, int argc, char **argv) {
     if (sqlite3_prepare_v2(r.db, "SELECT paimon_attach('warehouse=' || ?1)", -1, &st, NULL) == SQLITE_OK) {
       sqlite3_bind_text(st, 1, warehouse, -1, SQLITE_STATIC);
       if (sqlite3_step(st) != SQLITE_ROW) {
-        /* a warehouse with more databases than SQLite attaches is no failure: say how to go on */
-        fprintf(stderr, "paimon sql: %s\n", sqlite3_errmsg(r.db));
-        if (!strstr(sqlite3_errmsg(r.db), "SQLITE_LIMIT_ATTACHED")) rc = 1;
+        /* a warehouse with more databases than SQLite attaches is no failure: each is
+         * attached when a statement first names it */
+        if (!strstr(sqlite3_errmsg(r.db), "SQLITE_LIMIT_ATTACHED")) {
+          fprintf(stderr, "paimon sql: %s\n", sqlite3_errmsg(r.db));
+          rc = 1;
+        } else {
+          paimon_option o = {"warehouse", warehouse};
+          paimon_catalog *cat = NULL;
+          paimon_error e;
+          if (paimon_catalog_open(&o, 1, &cat, &e) || paimon_catalog_list_databases(cat, &r.lazy_dbs, &r.n_lazy, &e)) {
+            fprintf(stderr, "paimon sql: %s\n", e.message);
+            rc = 1;
+          }
+          paimon_catalog_free(cat);
+          r.warehouse = warehouse;
+        }
       }
     }
     sqlite3_finalize(st);
@@ -486,5 +555,6 @@ int cli_sql_main(const char *warehouse, int argc, char **argv) {
     }
   }
   sqlite3_close(r.db);
+  paimon_free_strings(r.lazy_dbs, r.n_lazy);
   return rc;
 }
