@@ -88,4 +88,18 @@ int pm_api_file_kind(const char *path, const char *format, int *kind, pm_error *
 #define CHECK_ARG(cond, what) \
   if (!(cond)) return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "%s: %s", __func__, what)
 
+/* The commit identifier rule of a writer or updater's prepare_commit: a batch one
+ * prepares with PAIMON_BATCH_COMMIT_IDENTIFIER, a streaming one with identifiers rising
+ * above the last prepared (has_last / last). `who` is "writer" or "updater". */
+static inline int pm_api_check_commit_identifier(const char *who, int streaming, int has_last, int64_t last,
+                                                 int64_t id, pm_error *err) {
+  if (!streaming && id != PAIMON_BATCH_COMMIT_IDENTIFIER)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "a batch %s prepares with PAIMON_BATCH_COMMIT_IDENTIFIER, not %lld",
+                     who, (long long)id);
+  if (streaming && has_last && id <= last)
+    return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "commit identifier %lld is not above the last one prepared (%lld)",
+                     (long long)id, (long long)last);
+  return 0;
+}
+
 #endif

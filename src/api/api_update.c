@@ -51,6 +51,10 @@ paimon_status paimon_table_update_columns(paimon_table_update *u, const struct A
   return (paimon_status)pm_rowid_update_write(u->u, schema, batch, err);
 }
 
+static int drain_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch, pm_error *err) {
+  return pm_rowid_update_write((pm_rowid_update *)ctx, schema, batch, err);
+}
+
 paimon_status paimon_table_update_stream(paimon_table_update *u, struct ArrowArrayStream *stream, paimon_error *err) {
   if (!u || !stream || !stream->release) {
     if (stream && stream->release) stream->release(stream);
@@ -58,20 +62,11 @@ paimon_status paimon_table_update_stream(paimon_table_update *u, struct ArrowArr
                                     __func__);
   }
   int rc = check_open(u, err);
-  struct ArrowSchema schema;
-  memset(&schema, 0, sizeof schema);
-  if (!rc) rc = pm_stream_get_schema(stream, &schema, err);
-  while (!rc) {
-    struct ArrowArray batch;
-    memset(&batch, 0, sizeof batch);
-    rc = pm_stream_get_next(stream, &batch, err);
-    if (rc || !batch.release) break;
-    if (batch.length > 0) rc = pm_rowid_update_write(u->u, &schema, &batch, err);
-    batch.release(&batch);
+  if (rc) {
+    stream->release(stream);
+    return (paimon_status)rc;
   }
-  if (schema.release) schema.release(&schema);
-  stream->release(stream);
-  return (paimon_status)rc;
+  return (paimon_status)pm_stream_drain(stream, drain_batch, u->u, err);
 }
 
 paimon_status paimon_table_update_prepare_commit(paimon_table_update *u, int64_t commit_identifier,
@@ -79,14 +74,8 @@ paimon_status paimon_table_update_prepare_commit(paimon_table_update *u, int64_t
   CHECK_ARG(u && out, "NULL argument");
   *out = NULL;
   PM_TRY(check_open(u, err));
-  if (!u->streaming && commit_identifier != PAIMON_BATCH_COMMIT_IDENTIFIER)
-    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                                    "a batch updater prepares with PAIMON_BATCH_COMMIT_IDENTIFIER, not %lld",
-                                    (long long)commit_identifier);
-  if (u->streaming && u->has_last_id && commit_identifier <= u->last_id)
-    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                                    "commit identifier %lld is not above the last one prepared (%lld)",
-                                    (long long)commit_identifier, (long long)u->last_id);
+  PM_TRY(pm_api_check_commit_identifier("updater", u->streaming, u->has_last_id, u->last_id, commit_identifier,
+                                        err));
   pm_manifest_committable *c = NULL;
   int64_t from = 0;
   PM_TRY(pm_rowid_update_prepare(u->u, commit_identifier, &c, &from, err));

@@ -105,6 +105,10 @@ paimon_status paimon_table_write_with_row_kind_column(paimon_table_write *w, con
   return (paimon_status)pm_table_write_row_kind_column(w->w, column, err);
 }
 
+static int drain_batch(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch, pm_error *err) {
+  return pm_table_write_arrow((pm_table_write *)ctx, schema, batch, err);
+}
+
 paimon_status paimon_table_write_stream(paimon_table_write *w, struct ArrowArrayStream *stream, paimon_error *err) {
   if (!w || !stream || !stream->release) {
     if (stream && stream->release) stream->release(stream);
@@ -112,20 +116,11 @@ paimon_status paimon_table_write_stream(paimon_table_write *w, struct ArrowArray
                                     __func__);
   }
   int rc = check_open(w, err);
-  struct ArrowSchema schema;
-  memset(&schema, 0, sizeof schema);
-  if (!rc) rc = pm_stream_get_schema(stream, &schema, err);
-  while (!rc) {
-    struct ArrowArray batch;
-    memset(&batch, 0, sizeof batch);
-    rc = pm_stream_get_next(stream, &batch, err);
-    if (rc || !batch.release) break;
-    if (batch.length > 0) rc = pm_table_write_arrow(w->w, &schema, &batch, err);
-    batch.release(&batch);
+  if (rc) {
+    stream->release(stream);
+    return (paimon_status)rc;
   }
-  if (schema.release) schema.release(&schema);
-  stream->release(stream);
-  return (paimon_status)rc;
+  return (paimon_status)pm_stream_drain(stream, drain_batch, w->w, err);
 }
 
 paimon_status paimon_table_write_prepare_commit(paimon_table_write *w, int64_t commit_identifier,
@@ -133,14 +128,8 @@ paimon_status paimon_table_write_prepare_commit(paimon_table_write *w, int64_t c
   CHECK_ARG(w && out, "NULL argument");
   *out = NULL;
   PM_TRY(check_open(w, err));
-  if (!w->streaming && commit_identifier != PAIMON_BATCH_COMMIT_IDENTIFIER)
-    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                                    "a batch writer prepares with PAIMON_BATCH_COMMIT_IDENTIFIER, not %lld",
-                                    (long long)commit_identifier);
-  if (w->streaming && w->has_last_id && commit_identifier <= w->last_id)
-    return (paimon_status)pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT,
-                                    "commit identifier %lld is not above the last one prepared (%lld)",
-                                    (long long)commit_identifier, (long long)w->last_id);
+  PM_TRY(pm_api_check_commit_identifier("writer", w->streaming, w->has_last_id, w->last_id, commit_identifier,
+                                        err));
   pm_manifest_committable *c = NULL;
   PM_TRY(pm_table_write_prepare(w->w, commit_identifier, &c, err));
   if (!w->streaming) w->prepared = 1;

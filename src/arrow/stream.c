@@ -221,3 +221,20 @@ int pm_stream_collect(struct ArrowArrayStream *s, pm_batch_vec *out, pm_error *e
   if (rc) pm_batch_vec_free(out);
   return rc;
 }
+
+int pm_stream_drain(struct ArrowArrayStream *s, pm_stream_batch_fn fn, void *ctx, pm_error *err) {
+  struct ArrowSchema schema;
+  memset(&schema, 0, sizeof schema);
+  int rc = pm_stream_get_schema(s, &schema, err);
+  while (!rc) {
+    struct ArrowArray batch;
+    memset(&batch, 0, sizeof batch);
+    rc = pm_stream_get_next(s, &batch, err);
+    if (rc || !batch.release) break;
+    if (batch.length > 0) rc = fn(ctx, &schema, &batch, err);
+    batch.release(&batch);
+  }
+  if (schema.release) schema.release(&schema);
+  s->release(s);
+  return rc;
+}

@@ -66,4 +66,12 @@ void pm_batch_vec_free(pm_batch_vec *v);
  * stream is not released (the caller still owns it). Empty batches are kept. */
 int pm_stream_collect(struct ArrowArrayStream *s, pm_batch_vec *out, pm_error *err);
 
+/* Calls fn(ctx, schema, batch, err) for every non-empty batch of s in order (each batch
+ * released after its call), stopping at the first non-zero return or stream error, which
+ * is returned. The stream is released in every case (the caller gives it up), so a
+ * consumer of a caller's stream needs no cleanup path of its own. */
+typedef int (*pm_stream_batch_fn)(void *ctx, const struct ArrowSchema *schema, const struct ArrowArray *batch,
+                                  pm_error *err);
+int pm_stream_drain(struct ArrowArrayStream *s, pm_stream_batch_fn fn, void *ctx, pm_error *err);
+
 #endif
