@@ -14,7 +14,10 @@
  * name) with one virtual table per table, branch and system table; 'database=NAME' attaches
  * one database only, 'schema=NAME' names its schema, any other key is a read option of every
  * table read through the attach (e.g. 'scan.snapshot-id=3', 'session_time_zone=UTC'). It
- * returns the number of tables attached.
+ * returns the number of tables attached. The module starts no thread of its own: its
+ * catalog runs every operation on the calling thread ('threads=1') unless the attach gives
+ * 'threads=N' (N > 1: planning, reads and compaction may use up to N threads of a process-wide
+ * pool, which stays until the process exits; the extension is never unloaded).
  *
  * Values: integers, floats, strings natively; BOOLEAN as 0/1; DECIMAL as exact text; DATE,
  * TIME and TIMESTAMP as ISO text ("2024-01-01", "10:00:00.123", "2024-01-01T10:00:00.123",

@@ -20,7 +20,7 @@ static const char *const SYSTEM_TABLES[] = {"snapshots", "schemas",  "options", 
 
 /* Catalog option keys (everything else given to paimon_attach is a read option). */
 static int is_catalog_key(const char *k) {
-  return !strcmp(k, "warehouse") || !strcmp(k, "metastore") || !strcmp(k, "path-rewrite");
+  return !strcmp(k, "warehouse") || !strcmp(k, "metastore") || !strcmp(k, "path-rewrite") || !strcmp(k, "threads");
 }
 
 static char *dupstr(const char *s) {
@@ -423,6 +423,7 @@ static int push_opt(char ***keys, char ***values, size_t *n, const char *k, size
 }
 
 /* paimon_attach('key=value', ...): catalog options (warehouse, metastore, path-rewrite),
+ * 'threads=N' (worker threads an operation may use; default 1: none of the module's own),
  * 'database=NAME' (attach only that database), 'schema=NAME' (its SQLite schema name; one
  * database only), anything else a read option of every table (e.g. scan.snapshot-id=3).
  * Returns the number of tables attached. */
@@ -456,6 +457,16 @@ static void fn_attach(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
     }
   }
   if (rc) {
+    attach_free(a);
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  /* No threads of the module's own unless asked for ('threads=N'): SQLite embedders expect a
+   * call to run on their thread, and an extension unloaded by sqlite3_close must leave no
+   * worker behind. threads=1 makes every operation run on the caller's thread. */
+  int has_threads = 0;
+  for (size_t i = 0; i < a->n_cat; i++) has_threads |= !strcmp(a->cat_keys[i], "threads");
+  if (!has_threads && push_opt(&a->cat_keys, &a->cat_values, &a->n_cat, "threads", 7, "1")) {
     attach_free(a);
     sqlite3_result_error_nomem(ctx);
     return;

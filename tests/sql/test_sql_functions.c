@@ -2,6 +2,7 @@
  * paimon_create_branch, paimon_expire_snapshots, paimon_remove_orphan_files, paimon_delete_tag,
  * paimon_delete_branch, paimon_drop_database) over a table written through SQL, judged by a fresh
  * connection's system tables and the paimon-table oracle (read, check). */
+#include <dirent.h>
 #include <unistd.h>
 
 #include "sql/sql_fixture.h"
@@ -36,6 +37,14 @@ static sqlite3 *open_db(const char *wh) {
     sqlite3_free(got_);                                                     \
   } while (0)
 
+static int count_threads(void) {
+  DIR *d = opendir("/proc/self/task");
+  int n = 0;
+  for (struct dirent *e; d && (e = readdir(d));) n += e->d_name[0] != '.';
+  if (d) closedir(d);
+  return n;
+}
+
 int main(void) {
   char wh[] = "/tmp/sql_fn_XXXXXX";
   CHECK(mkdtemp(wh) != NULL);
@@ -55,6 +64,9 @@ int main(void) {
   EXPECT(db2, "SELECT group_concat(commit_kind) FROM db.\"t$snapshots\"", "APPEND,APPEND,APPEND,COMPACT");
   EXPECT(db2, "SELECT group_concat(id || v) FROM (SELECT * FROM db.\"t$branch_dev\" ORDER BY id)", "1a,2b");
   sqlite3_close(db2);
+  /* the module starts no thread of its own (threads=1 by default): writes, compaction and
+   * reads above ran on this thread, so closing db2 (which unloads nothing in use) is safe */
+  CHECK_EQ_INT(count_threads(), 1);
   EXPECT(db, "SELECT paimon_expire_snapshots('db.t', 1)", "expired 3 snapshots");
   EXPECT(db, "SELECT paimon_rollback('db.t', 't1')", "rolled back to tag t1");
   EXPECT(db, "SELECT paimon_rollback('db.t', 99)", "ERROR paimon_rollback:");
