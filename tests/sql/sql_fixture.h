@@ -19,6 +19,11 @@
 #include "support/fixture_compare.h"
 
 #define SF_EXT PAIMON_BINARY_DIR "/libpaimon_sqlite"
+/* the environment prefix of a shell command running a program not built by us (sqlite3,
+ * python3) that loads SF_EXT: in a sanitized build the ASan runtime preloaded (CMakeLists) */
+#ifndef SF_FOREIGN_ENV
+#define SF_FOREIGN_ENV ""
+#endif
 
 typedef struct sf_case {
   json_t *exp;

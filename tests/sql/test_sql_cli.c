@@ -81,7 +81,7 @@ int main(void) {
   /* Debian's python3 sqlite3 module loads the extension and queries */
   if (access("/usr/bin/python3", X_OK) == 0) {
     snprintf(args, sizeof args,
-             "/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect(':memory:'); c.enable_load_extension(True); "
+             SF_FOREIGN_ENV "/usr/bin/python3 -c \"import sqlite3; c = sqlite3.connect(':memory:'); c.enable_load_extension(True); "
              "c.load_extension('%s'); c.execute(\\\"SELECT paimon_attach('warehouse=%s', 'database=pk_09')\\\"); "
              "print(c.execute('SELECT count(*), count(DISTINCT f0) FROM pk_09.pk_09').fetchone())\" 2>&1",
              SF_EXT, WH);

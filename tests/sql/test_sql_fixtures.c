@@ -46,7 +46,7 @@ static int by_shell(const sf_case *c, json_t *rows, char *msg, size_t cap) {
           SF_EXT, c->attach, c->query);
   fclose(f);
   char cmd[512], *out = NULL;
-  snprintf(cmd, sizeof cmd, "sqlite3 -batch :memory: < %s 2>&1", script);
+  snprintf(cmd, sizeof cmd, SF_FOREIGN_ENV "sqlite3 -batch :memory: < %s 2>&1", script);
   int rc = run(cmd, &out);
   unlink(script);
   if (rc) snprintf(msg, cap, "sqlite3 exit %d: %.500s", rc, out ? out : "");
