@@ -47,6 +47,14 @@ const char *psql_type_decl(const psql_type *t);
 /* Fraction digits of the precision in a Paimon type string ("TIMESTAMP(3)" -> 3), or -1. */
 int psql_paimon_type_digits(const char *paimon_type);
 
+/* Value `row` of `a` (typed by t, t->digits fraction digits) in the JSONL encoding `table read
+ * --format jsonl` prints and paimon_table_open_input reads back. */
+struct psql_buf;
+void psql_json_cell(struct psql_buf *b, const psql_type *t, const struct ArrowArray *a, int64_t row);
+/* A JSON string / a double as the shortest text reading back the same (NaN, Infinity as strings). */
+void psql_json_string(struct psql_buf *b, const char *s, size_t n);
+void psql_json_double(struct psql_buf *b, double d);
+
 /* Sets the SQLite result to value `row` of `a` (typed by t). */
 void psql_result_value(sqlite3_context *ctx, const psql_type *t, const struct ArrowArray *a, int64_t row);
 
@@ -99,15 +107,21 @@ typedef struct psql_vtab {
   char **col_paimon;    /* Paimon type strings (NULL for system tables) */
   int64_t next_rowid;
   /* the open transaction (psql_update.c) */
-  FILE *tx_file; /* buffered INSERT rows as JSON lines */
+  int in_tx;     /* between xBegin and xCommit / xRollback */
+  int tx_failed; /* a statement of the transaction failed: it commits nothing */
+  FILE *tx_file; /* buffered rows as JSON lines (primary-key tables: with their row kind) */
   int64_t tx_rows;
   paimon_write_builder *tx_wb;
   paimon_table_write *tx_write;
   paimon_commit_messages *tx_msgs; /* written by xSync, published by xCommit */
-#define PSQL_MAX_SAVEPOINTS 64
-  long sp_offset[PSQL_MAX_SAVEPOINTS];
-  int64_t sp_rows[PSQL_MAX_SAVEPOINTS];
-  int n_savepoints;
+  /* rows the scans of the transaction handed out rowids for (xRowid), for DELETE / UPDATE */
+  FILE *rec_file;
+  struct psql_rec *recs; /* ascending rowid */
+  size_t n_recs, cap_recs;
+  int64_t rec_next; /* the next rowid */
+  int dml_info;     /* pk_cols computed */
+  int n_pk;
+  int *pk_cols; /* primary-key column indexes */
 } psql_vtab;
 
 /* Sets the vtab's error message (sqlite3_mprintf'd). Returns SQLITE_ERROR. */
@@ -125,6 +139,13 @@ int psql_next(sqlite3_vtab_cursor *cur);
 int psql_eof(sqlite3_vtab_cursor *cur);
 int psql_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i);
 int psql_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid);
+/* In a writing transaction: records the row `row` of batch (typed by bt; vtab column i is child
+ * col_map[i], -1 when not read) for a later DELETE / UPDATE and gives it a new rowid. */
+int psql_tx_record(psql_vtab *vt, const psql_type *bt, const int *col_map, const struct ArrowArray *batch, int64_t row,
+                   sqlite3_int64 *rowid);
+/* In a writing transaction on a primary-key table, scans read every column (the -D / -U rows
+ * of DELETE and UPDATE carry whole rows, as Java writes them). */
+int psql_tx_reads_all(psql_vtab *vt);
 
 /* Registers the catalog / maintenance functions (psql_functions.c). */
 int psql_register_functions(sqlite3 *db, psql_conn *c);
@@ -139,5 +160,10 @@ int psql_rollback(sqlite3_vtab *vt);
 int psql_savepoint(sqlite3_vtab *vt, int n);
 int psql_release(sqlite3_vtab *vt, int n);
 int psql_rollback_to(sqlite3_vtab *vt, int n);
+/* paimon_overwrite('db.t', 'SELECT ...' [, 'k=v,...']): the SELECT's rows (by position) replace
+ * the table's (or the given partition's) in one OVERWRITE commit. *rows / *snapshot set; on
+ * error returns nonzero with *err (sqlite3_mprintf'd). */
+int psql_overwrite(sqlite3 *db, paimon_table *t, const char *select, const char *spec, int64_t *rows, int64_t *snapshot,
+                   char **err);
 
 #endif

@@ -18,6 +18,7 @@ typedef struct psql_cursor {
   int64_t row;
   int eof;
   int64_t rowid;
+  int64_t dml_rowid; /* in a writing transaction: the current row's recorded rowid, -1 before xRowid */
   int64_t skip, left; /* pushed OFFSET still to skip, LIMIT rows still to return (-1: no limit) */
 } psql_cursor;
 
@@ -71,6 +72,7 @@ static int next_batch(psql_cursor *c) {
 
 /* Advances one row inside / across batches. */
 static int step(psql_cursor *c) {
+  c->dml_rowid = -1;
   c->row++;
   c->rowid++;
   if (c->row < c->batch.length) return SQLITE_OK;
@@ -99,6 +101,19 @@ int psql_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int 
   }
   c->skip = p.offset;
   c->left = p.limit;
+  c->dml_rowid = -1;
+  if (!p.empty && psql_tx_reads_all(vt)) {
+    int *all = malloc(sizeof *all * (size_t)(vt->n_cols + 1));
+    if (!all) {
+      paimon_read_builder_free(rb);
+      free(p.cols);
+      return SQLITE_NOMEM;
+    }
+    for (int i = 0; i < vt->n_cols; i++) all[i] = i;
+    free(p.cols);
+    p.cols = all;
+    p.n_cols = vt->n_cols;
+  }
   if (p.empty) {
     /* a pushed IN () list with no values, or a comparison with NULL: no row can match */
     paimon_read_builder_free(rb);
@@ -192,6 +207,19 @@ int psql_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i) {
 }
 
 int psql_rowid(sqlite3_vtab_cursor *cur, sqlite3_int64 *rowid) {
-  *rowid = ((psql_cursor *)cur)->rowid;
+  psql_cursor *c = (psql_cursor *)cur;
+  psql_vtab *vt = (psql_vtab *)cur->pVtab;
+  if (vt->in_tx && !vt->system && c->batch.release) {
+    /* a DELETE / UPDATE scan: the rowid names the row recorded for xUpdate */
+    if (c->dml_rowid < 0) {
+      sqlite3_int64 id = 0;
+      int rc = psql_tx_record(vt, &c->type, c->col_map, &c->batch, c->batch.offset + c->row, &id);
+      if (rc) return rc;
+      c->dml_rowid = id;
+    }
+    *rowid = c->dml_rowid;
+    return SQLITE_OK;
+  }
+  *rowid = c->rowid;
   return SQLITE_OK;
 }

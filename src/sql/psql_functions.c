@@ -8,6 +8,7 @@
  *   paimon_delete_branch('db.t', 'b')                  paimon_compact('db.t' [, full])
  *   paimon_expire_snapshots('db.t', retain_max)        paimon_remove_orphan_files('db.t' [, older_than_ms [, dry_run]])
  *   paimon_drop_database('db' [, cascade])
+ *   paimon_overwrite('db.t', 'SELECT ...' [, 'dt=2024-01-01,hr=1'])  (INSERT OVERWRITE: commits at once)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -193,6 +194,23 @@ static void fn_drop_database(sqlite3_context *ctx, int argc, sqlite3_value **arg
   else done(ctx, sqlite3_mprintf("dropped database %s (its schema stays attached until DETACH)", name));
 }
 
+/* INSERT OVERWRITE db.t [PARTITION (spec)] SELECT ...: the query's rows by position; without a
+ * spec a partitioned table has the partitions they touch replaced (dynamic-partition-overwrite),
+ * with one the spec's partition. Its own commit, outside the SQLite transaction. */
+static void fn_overwrite(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  paimon_table *t = open_table(ctx, "paimon_overwrite", argv);
+  if (!t) return;
+  const char *select = (const char *)sqlite3_value_text(argv[1]);
+  const char *spec = argc > 2 ? (const char *)sqlite3_value_text(argv[2]) : NULL;
+  int64_t rows = 0, snap = -1;
+  char *err = NULL;
+  if (psql_overwrite(sqlite3_context_db_handle(ctx), t, select, spec, &rows, &snap, &err)) fail(ctx, "paimon_overwrite", err);
+  else if (snap < 0) done(ctx, sqlite3_mprintf("overwrote %s with %lld rows (no snapshot)", paimon_table_identifier(t), (long long)rows));
+  else done(ctx, sqlite3_mprintf("overwrote %s with %lld rows in snapshot %lld", paimon_table_identifier(t), (long long)rows, (long long)snap));
+  sqlite3_free(err);
+  paimon_table_free(t);
+}
+
 int psql_register_functions(sqlite3 *db, psql_conn *c) {
   static const struct {
     const char *name;
@@ -207,6 +225,7 @@ int psql_register_functions(sqlite3 *db, psql_conn *c) {
       {"paimon_expire_snapshots", 2, fn_expire_snapshots}, {"paimon_remove_orphan_files", 1, fn_remove_orphan_files},
       {"paimon_remove_orphan_files", 2, fn_remove_orphan_files}, {"paimon_remove_orphan_files", 3, fn_remove_orphan_files},
       {"paimon_drop_database", 1, fn_drop_database}, {"paimon_drop_database", 2, fn_drop_database},
+      {"paimon_overwrite", 2, fn_overwrite},         {"paimon_overwrite", 3, fn_overwrite},
   };
   for (size_t i = 0; i < sizeof FNS / sizeof *FNS; i++) {
     int rc = sqlite3_create_function(db, FNS[i].name, FNS[i].n_args, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, FNS[i].fn, NULL, NULL);

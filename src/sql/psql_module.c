@@ -78,6 +78,7 @@ static void vtab_free(psql_vtab *vt) {
   free(vt->col_names);
   free(vt->col_paimon);
   free(vt->col_types);
+  free(vt->pk_cols);
   free(vt->ident);
   sqlite3_free(vt->base.zErrMsg);
   free(vt);

@@ -510,3 +510,11 @@ void psql_result_value(sqlite3_context *ctx, const psql_type *t, const struct Ar
   }
   sqlite3_result_text64(ctx, b.data, b.len, free, SQLITE_UTF8);
 }
+
+void psql_json_cell(psql_buf *b, const psql_type *t, const struct ArrowArray *a, int64_t row) {
+  json_value(b, t, a, row, t->digits);
+}
+
+void psql_json_string(psql_buf *b, const char *s, size_t n) { json_string(b, s, n); }
+
+void psql_json_double(psql_buf *b, double d) { fmt_double(b, d); }
