@@ -9,13 +9,19 @@
  *   paimon_expire_snapshots('db.t', retain_max)        paimon_remove_orphan_files('db.t' [, older_than_ms [, dry_run]])
  *   paimon_drop_database('db' [, cascade])
  *   paimon_overwrite('db.t', 'SELECT ...' [, 'dt=2024-01-01,hr=1'])  (INSERT OVERWRITE: commits at once)
+ *   paimon_alter_table('db.t', 'change', ...)  one schema change per argument, all in one new schema:
+ *     'ADD COLUMN c TYPE' 'DROP COLUMN c' 'RENAME COLUMN a TO b' 'ALTER COLUMN c TYPE T'
+ *     'SET key = value' 'RESET key'   (connections attached before see the new columns after
+ *     re-attaching: a new connection)
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "paimon/cleanup.h"
 #include "paimon/compact.h"
+#include "paimon/ddl.h"
 #include "paimon/expire.h"
 #include "sql/psql.h"
 
@@ -211,6 +217,112 @@ static void fn_overwrite(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
   paimon_table_free(t);
 }
 
+/* Case-insensitive keyword at *p followed by a space; advances past it and the spaces. */
+static int keyword(const char **p, const char *kw) {
+  size_t n = strlen(kw);
+  if (sqlite3_strnicmp(*p, kw, (int)n) || ((*p)[n] && !isspace((unsigned char)(*p)[n]))) return 0;
+  *p += n;
+  while (isspace((unsigned char)**p)) (*p)++;
+  return 1;
+}
+
+/* The next word (up to a space, or `quoted`) into buf; advances. */
+static int word(const char **p, char *buf, size_t cap) {
+  const char *s = *p;
+  size_t n = 0;
+  if (*s == '`' || *s == '"' || *s == '\'') {
+    char q = *s++;
+    while (*s && *s != q && n + 1 < cap) buf[n++] = *s++;
+    if (*s != q) return 0;
+    s++;
+  } else {
+    while (*s && !isspace((unsigned char)*s) && *s != '=' && n + 1 < cap) buf[n++] = *s++;
+  }
+  buf[n] = 0;
+  while (isspace((unsigned char)*s)) s++;
+  *p = s;
+  return n > 0;
+}
+
+/* One change text as a schema change; NULL with *msg (static text) when it does not parse. */
+static paimon_schema_change *parse_change(const char *text, const char **msg, paimon_error *e) {
+  const char *p = text;
+  char a[512], b[512];
+  paimon_schema_change *ch = NULL;
+  paimon_status st = PAIMON_OK;
+  *msg = "expected ADD COLUMN c TYPE, DROP COLUMN c, RENAME COLUMN a TO b, ALTER COLUMN c TYPE T, SET k = v or RESET k";
+  while (isspace((unsigned char)*p)) p++;
+  if (keyword(&p, "ADD")) {
+    keyword(&p, "COLUMN");
+    if (!word(&p, a, sizeof a) || !*p) return NULL;
+    st = paimon_schema_change_add_column(a, p, NULL, PAIMON_COLUMN_LAST, NULL, &ch, e);
+  } else if (keyword(&p, "DROP")) {
+    keyword(&p, "COLUMN");
+    if (!word(&p, a, sizeof a) || *p) return NULL;
+    st = paimon_schema_change_drop_column(a, &ch, e);
+  } else if (keyword(&p, "RENAME")) {
+    keyword(&p, "COLUMN");
+    if (!word(&p, a, sizeof a) || !keyword(&p, "TO") || !word(&p, b, sizeof b) || *p) return NULL;
+    st = paimon_schema_change_rename_column(a, b, &ch, e);
+  } else if (keyword(&p, "ALTER")) {
+    keyword(&p, "COLUMN");
+    if (!word(&p, a, sizeof a)) return NULL;
+    keyword(&p, "TYPE");
+    if (!*p) return NULL;
+    st = paimon_schema_change_update_column_type(a, p, &ch, e);
+  } else if (keyword(&p, "SET")) {
+    if (!word(&p, a, sizeof a) || *p != '=') return NULL;
+    p++;
+    while (isspace((unsigned char)*p)) p++;
+    if (!word(&p, b, sizeof b) || *p) return NULL;
+    st = paimon_schema_change_set_option(a, b, &ch, e);
+  } else if (keyword(&p, "RESET")) {
+    if (!word(&p, a, sizeof a) || *p) return NULL;
+    st = paimon_schema_change_remove_option(a, &ch, e);
+  } else {
+    return NULL;
+  }
+  if (st) *msg = e->message;
+  return st ? NULL : ch;
+}
+
+static void fn_alter_table(sqlite3_context *ctx, int argc, sqlite3_value **argv) {
+  psql_conn *c = sqlite3_user_data(ctx);
+  const char *ident = (const char *)sqlite3_value_text(argv[0]);
+  psql_attach *a = attach_of(c, ident);
+  if (!a || !ident || argc < 2) {
+    fail(ctx, "paimon_alter_table", !a ? "run SELECT paimon_attach('warehouse=...') first" : "needs the table and changes");
+    return;
+  }
+  paimon_schema_change **chs = calloc((size_t)argc, sizeof *chs);
+  if (!chs) {
+    sqlite3_result_error_nomem(ctx);
+    return;
+  }
+  paimon_error e;
+  int n = 0, ok = 1;
+  for (int i = 1; i < argc && ok; i++) {
+    const char *text = (const char *)sqlite3_value_text(argv[i]);
+    const char *msg = "a change is NULL";
+    if (text) chs[n] = parse_change(text, &msg, &e);
+    if (chs[n]) {
+      n++;
+    } else {
+      char *m = sqlite3_mprintf("change '%s': %s", text ? text : "NULL", msg);
+      fail(ctx, "paimon_alter_table", m ? m : "out of memory");
+      sqlite3_free(m);
+      ok = 0;
+    }
+  }
+  if (ok) {
+    if (paimon_catalog_alter_table(a->catalog, ident, (const paimon_schema_change *const *)chs, (size_t)n, 0, &e))
+      fail(ctx, "paimon_alter_table", e.message);
+    else done(ctx, sqlite3_mprintf("altered %s: %d changes", ident, n));
+  }
+  for (int i = 0; i < n; i++) paimon_schema_change_free(chs[i]);
+  free(chs);
+}
+
 int psql_register_functions(sqlite3 *db, psql_conn *c) {
   static const struct {
     const char *name;
@@ -226,6 +338,7 @@ int psql_register_functions(sqlite3 *db, psql_conn *c) {
       {"paimon_remove_orphan_files", 2, fn_remove_orphan_files}, {"paimon_remove_orphan_files", 3, fn_remove_orphan_files},
       {"paimon_drop_database", 1, fn_drop_database}, {"paimon_drop_database", 2, fn_drop_database},
       {"paimon_overwrite", 2, fn_overwrite},         {"paimon_overwrite", 3, fn_overwrite},
+      {"paimon_alter_table", -1, fn_alter_table},
   };
   for (size_t i = 0; i < sizeof FNS / sizeof *FNS; i++) {
     int rc = sqlite3_create_function(db, FNS[i].name, FNS[i].n_args, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, FNS[i].fn, NULL, NULL);

@@ -1,6 +1,6 @@
 /* The catalog / maintenance SQL functions (paimon_create_tag, paimon_compact, paimon_rollback,
  * paimon_create_branch, paimon_expire_snapshots, paimon_remove_orphan_files, paimon_delete_tag,
- * paimon_delete_branch, paimon_drop_database) over a table written through SQL, judged by a fresh
+ * paimon_delete_branch, paimon_alter_table, paimon_drop_database) over a table written through SQL, judged by a fresh
  * connection's system tables and the paimon-table oracle (read, check). */
 #include <dirent.h>
 #include <unistd.h>
@@ -78,6 +78,23 @@ int main(void) {
   EXPECT(db, "SELECT paimon_delete_tag('db.t', 't1')", "deleted tag t1");
   EXPECT(db, "SELECT paimon_delete_branch('db.t', 'dev')", "deleted branch dev");
   CHECK(ot_check_ok(dir, 0, "after the maintenance functions"));
+  /* paimon_alter_table: the changes in one new schema; a new connection sees and writes the new column */
+  EXPECT(db, "SELECT paimon_alter_table('db.t', 'ADD COLUMN c BIGINT', 'RENAME COLUMN v TO name', "
+             "'SET snapshot.num-retained.max = 70')",
+         "altered db.t: 3 changes");
+  EXPECT(db, "SELECT paimon_alter_table('db.t', 'DROP COLUMN nope')", "ERROR paimon_alter_table:");
+  EXPECT(db, "SELECT paimon_alter_table('db.t', 'FROB x')", "ERROR paimon_alter_table: change 'FROB x': expected");
+  db2 = open_db(wh);
+  CHECK(sqlite3_exec(db2, "INSERT INTO db.t VALUES (3, 'c', 30)", NULL, NULL, NULL) == SQLITE_OK);
+  EXPECT(db2, "SELECT group_concat(id || name || coalesce(c, '-')) FROM (SELECT * FROM db.t ORDER BY id)", "1a-,2b-,3c30");
+  EXPECT(db2, "SELECT value FROM db.\"t$options\" WHERE key = 'snapshot.num-retained.max'", "70");
+  sqlite3_close(db2);
+  want = json_loads("[{\"id\":1,\"name\":\"a\",\"c\":null},{\"id\":2,\"name\":\"b\",\"c\":null},"
+                    "{\"id\":3,\"name\":\"c\",\"c\":30}]",
+                    0, &je);
+  CHECK(ot_read_equals(dir, "", want, "after paimon_alter_table"));
+  json_decref(want);
+  CHECK(ot_check_ok(dir, 0, "after paimon_alter_table"));
   EXPECT(db, "SELECT paimon_drop_database('db')", "ERROR"); /* not empty */
   EXPECT(db, "SELECT paimon_drop_database('db', 1)", "dropped database db");
   CHECK(access(dir, F_OK) != 0);
