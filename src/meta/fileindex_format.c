@@ -16,8 +16,7 @@ static int corrupt(pm_error *err, const char *what, const char *msg) {
   return pm_errorf(err, PAIMON_ERR_CORRUPT, "file index %s: %s", what ? what : "(embedded)", msg);
 }
 
-int pm_fidx_open_safe(const uint8_t *data, size_t len, const char *what, pm_fidx *out, pm_error *err) {
-  memset(out, 0, sizeof *out);
+static int open_header(const uint8_t *data, size_t len, const char *what, pm_fidx *out, pm_error *err) {
   out->data = data;
   out->len = len;
   out->what = what;
@@ -84,6 +83,14 @@ int pm_fidx_open_safe(const uint8_t *data, size_t len, const char *what, pm_fidx
     return corrupt(err, what, "truncated header");
   }
   return 0;
+}
+
+/* Every failure of open_header leaves nothing allocated in *out. */
+int pm_fidx_open_safe(const uint8_t *data, size_t len, const char *what, pm_fidx *out, pm_error *err) {
+  memset(out, 0, sizeof *out);
+  int rc = open_header(data, len, what, out, err);
+  if (rc) pm_fidx_clear(out);
+  return rc;
 }
 
 void pm_fidx_clear(pm_fidx *ix) {
