@@ -262,6 +262,7 @@ int psql_index_apply(psql_vtab *vt, paimon_read_builder *rb, const char *idx, in
             }
             capv *= 2;
           }
+          owned[nv] = NULL; /* (the slots realloc added are not zeroed) */
           if (!to_literal(t, x, &vals[nv], buf, sizeof buf)) {
             ok = 0;
             break;

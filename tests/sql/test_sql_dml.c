@@ -134,6 +134,23 @@ int main(void) {
                 "{\"id\":7,\"name\":\"g\",\"amount\":\"7.00\",\"dt\":\"d2\"}]",
                 "after the dynamic overwrite"));
   CHECK(ot_check_ok(tdir("t"), 0, "after the overwrites"));
+  /* DELETE with an IN subquery over the same table (an IN list of more than 16 integers pushed down) */
+  CHECK_EQ_INT(sw_exec(db,
+                       "WITH RECURSIVE s(x) AS (SELECT 200 UNION ALL SELECT x + 1 FROM s WHERE x < 239) "
+                       "INSERT INTO db.t SELECT x, 'n', x, 'd4' FROM s",
+                       NULL, 0),
+               0);
+  CHECK_EQ_INT(sw_exec(db, "DELETE FROM db.t WHERE id IN (SELECT id FROM db.t WHERE id >= 200 AND id % 2 = 0)", NULL, 0), 0);
+  sw_text(db, "SELECT count(*) || ':' || sum(id) FROM db.t WHERE dt = 'd4'", msg, sizeof msg);
+  CHECK_EQ_STR(msg, "20:4400"); /* 201 + 203 + ... + 239 */
+  {
+    int orc = 0;
+    char *e = NULL;
+    json_t *rows = ot_read(tdir("t"), "", &orc, &e);
+    CHECK_EQ_INT(json_array_size(rows), 22);
+    json_decref(rows);
+    free(e);
+  }
 
   /* refusals as Java's */
   CHECK_EQ_INT(sw_exec(db,
