@@ -24,6 +24,19 @@
  * "...Z" with a local time zone), so SQLite's date functions read them; binary as blobs;
  * ARRAY / MAP / ROW as JSON text (maps as [key, value] pairs), so SQLite's JSON functions
  * read them.
+ *
+ * Writes: INSERT on every data table; DELETE and UPDATE on primary-key tables, written as -D /
+ * +U rows through the table's merge engine (an UPDATE that changes the primary key as -D of the
+ * old row and +I of the new one) and refused as Java refuses them: tables without a primary key,
+ * first-row, partial-update without 'partial-update.remove-record-on-delete' /
+ * '.remove-record-on-sequence-group', aggregation without 'aggregation.remove-record-on-delete',
+ * 'ignore-delete' = true, and UPDATE on aggregation. A transaction (one statement or BEGIN ...
+ * COMMIT) is one commit per table: rows are written at COMMIT (statements do not see the rows
+ * earlier statements of their transaction wrote); ROLLBACK, or any statement of the transaction
+ * failing (ROLLBACK TO included), publishes nothing and leaves no file. SQL functions:
+ * paimon_overwrite('db.t', 'SELECT ...' [, 'dt=2024-01-01,hr=1']) is INSERT OVERWRITE (its own
+ * commit, at once), paimon_alter_table('db.t', 'ADD COLUMN c INT', ...) alters the schema (new
+ * connections see it), and paimon_compact, paimon_create_tag, ... follow Java's procedures.
  */
 #ifndef PAIMON_SQLITE_H
 #define PAIMON_SQLITE_H
