@@ -526,7 +526,7 @@ static int rewrite(pm_table_write *w, pm_wslot *s, const pm_append_compact_task 
     }
     if (!b.release) break;
     if (b.length > 0) {
-      rc = pm_write_match(w->fields, w->n_fields, &schema, &b, &nb, err);
+      rc = pm_write_match_read(w->fields, w->n_fields, &schema, &b, &nb, err);
       if (!rc) {
         rc = pm_wslot_write(w, s, &nb, err);
         nb.release(&nb);

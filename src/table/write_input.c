@@ -467,8 +467,8 @@ static int check_nulls(const pm_data_type *t, const struct ArrowArray *a, int64_
 
 /* ------------------------------------------------------------ match */
 
-int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct ArrowSchema *s,
-                   const struct ArrowArray *a, struct ArrowArray *out, pm_error *err) {
+static int write_match(const pm_data_field *fields, size_t n_fields, const struct ArrowSchema *s,
+                       const struct ArrowArray *a, int validate, struct ArrowArray *out, pm_error *err) {
   out->release = NULL;
   if (!s || !a || !s->format || !a->release)
     return pm_errorf(err, PAIMON_ERR_INVALID_ARGUMENT, "write: the batch or its schema is released or NULL");
@@ -487,7 +487,7 @@ int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct Ar
   }
   pm_type in;
   memset(&in, 0, sizeof in);
-  int rc = pm_arrow_validate_ex(s, a, PM_VALIDATE_UTF8, err);
+  int rc = validate ? pm_arrow_validate_ex(s, a, PM_VALIDATE_UTF8, err) : 0;
   if (!rc) rc = pm_type_from_schema(s, &in, err);
   if (rc) {
     if (pa.release) pa.release(&pa);
@@ -526,6 +526,16 @@ int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct Ar
   pm_type_free(&in);
   if (ps.release) ps.release(&ps);
   return rc;
+}
+
+int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct ArrowSchema *s,
+                   const struct ArrowArray *a, struct ArrowArray *out, pm_error *err) {
+  return write_match(fields, n_fields, s, a, 1, out, err);
+}
+
+int pm_write_match_read(const pm_data_field *fields, size_t n_fields, const struct ArrowSchema *s,
+                        const struct ArrowArray *a, struct ArrowArray *out, pm_error *err) {
+  return write_match(fields, n_fields, s, a, 0, out, err);
 }
 
 /* ------------------------------------------------------------ values */

@@ -29,6 +29,11 @@
  */
 int pm_write_match(const pm_data_field *fields, size_t n_fields, const struct ArrowSchema *s,
                    const struct ArrowArray *a, struct ArrowArray *out, pm_error *err);
+/* pm_write_match of a batch that our own table reader produced (compaction):
+ * its layout is valid by construction and its values are copied as stored (as
+ * Java's rewrite copies them), so it is not validated again. */
+int pm_write_match_read(const pm_data_field *fields, size_t n_fields, const struct ArrowSchema *s,
+                        const struct ArrowArray *a, struct ArrowArray *out, pm_error *err);
 
 /* Value of row i (logical, honours offsets) of array `a` holding atomic
  * Paimon type `t` as the table schema's Arrow form (pm_dtype_arrow_format).

@@ -3,6 +3,7 @@
 #include "util/snappy_decode.h"
 
 #include <limits.h>
+#include <pthread.h>
 #include <lz4.h>
 #include <snappy-c.h>
 #include <zlib.h>
@@ -242,6 +243,32 @@ int pm_decompress_unknown(pm_codec codec, const uint8_t *src, size_t src_len, pm
 
 int pm_compress(pm_codec codec, int level, const uint8_t *src, size_t src_len, pm_buf *out, pm_error *err) {
   return pm_compress_ctx(NULL, codec, level, src, src_len, out, err);
+}
+
+#define DCTX_KEEP 8
+static pthread_mutex_t dctx_lock = PTHREAD_MUTEX_INITIALIZER;
+static ZSTD_DCtx *dctx_idle[DCTX_KEEP];
+static size_t dctx_n;
+
+void *pm_zstd_dctx_take(void) {
+  ZSTD_DCtx *d = NULL;
+  pthread_mutex_lock(&dctx_lock);
+  if (dctx_n) d = dctx_idle[--dctx_n];
+  pthread_mutex_unlock(&dctx_lock);
+  return d ? d : ZSTD_createDCtx();
+}
+
+void pm_zstd_dctx_give(void *dctx) {
+  ZSTD_DCtx *d = dctx;
+  if (!d) return;
+  ZSTD_DCtx_reset(d, ZSTD_reset_session_only); /* (a failed frame leaves nothing behind) */
+  pthread_mutex_lock(&dctx_lock);
+  if (dctx_n < DCTX_KEEP) {
+    dctx_idle[dctx_n++] = d;
+    d = NULL;
+  }
+  pthread_mutex_unlock(&dctx_lock);
+  ZSTD_freeDCtx(d); /* NULL ok */
 }
 
 void pm_codec_ctx_free(pm_codec_ctx *cx) {

@@ -52,4 +52,12 @@ int pm_decompress_ctx(pm_codec_ctx *cx, pm_codec codec, const uint8_t *src, size
                       size_t dst_len, pm_error *err);
 void pm_codec_ctx_free(pm_codec_ctx *cx);
 
+/* A process-wide pool of idle zstd decompression contexts (a context costs
+ * more to create than decoding a small file's pages or a manifest): a reader
+ * takes one at its first zstd block (NULL when out of memory) and gives it
+ * back when it closes (NULL ok); a few idle ones are kept, the rest freed.
+ * Thread-safe. The pointers are ZSTD_DCtx. */
+void *pm_zstd_dctx_take(void);
+void pm_zstd_dctx_give(void *dctx);
+
 #endif

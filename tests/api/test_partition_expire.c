@@ -85,8 +85,28 @@ static void test_time_extract(void) {
   EXPECT_TIME("yyyy-MM-dd HH", "2024-01-05 24", 1704499200); /* SMART: 24:00 = next midnight */
   EXPECT_NO_TIME("yyyyMM", "202401");              /* no day: no date */
   EXPECT_NO_TIME("yyyyMMdd", "20240105x");
+  /* the other patterns Java users write: proleptic year, ISO 'T', fractions, packed times */
+  EXPECT_TIME("uuuu-MM-dd", "2024-01-05", 1704412800);
+  EXPECT_TIME("uuuuMMddHHmmss", "20240105030405", 1704423845);
+  EXPECT_TIME("yyyy-MM-dd'T'HH:mm:ss", "2024-01-05T03:04:05", 1704423845);
+  EXPECT_TIME("yyyy-MM-dd'T'HH:mm:ss.SSS", "2024-01-05T03:04:05.999", 1704423845);
+  EXPECT_TIME("yyyy-MM-dd HH:mm", "2024-01-05 03:04", 1704423840);
+  EXPECT_TIME("yyyy_MM_dd-HH", "2024_01_05-03", 1704423600);
+  EXPECT_TIME("'dt='yyyyMMdd", "dt=20240105", 1704412800);
+  EXPECT_TIME("dd.MM.yyyy", "05.01.2024", 1704412800);
+  EXPECT_NO_TIME("yyyy-MM-dd'T'HH", "2024-01-05 03");
   pm_ptime_format *f = NULL;
   pm_error e = {0};
+  /* unsupported letters are refused naming the option and the letter: an unquoted T, am/pm,
+   * zones, optional sections */
+  CHECK_EQ_INT(pm_ptime_format_compile("yyyy-MM-ddTHH", &f, &e), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(e.message, "partition.timestamp-formatter") && strstr(e.message, "'T'"));
+  CHECK_EQ_INT(pm_ptime_format_compile("yyyy-MM-dd hh a", &f, &e), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(e.message, "partition.timestamp-formatter") && strstr(e.message, "'h'"));
+  CHECK_EQ_INT(pm_ptime_format_compile("yyyy-MM-dd HH:mm:ssXXX", &f, &e), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(e.message, "'X'") != NULL);
+  CHECK_EQ_INT(pm_ptime_format_compile("yyyy-MM-dd[ HH]", &f, &e), PAIMON_ERR_INVALID_ARGUMENT);
+  CHECK(strstr(e.message, "partition.timestamp-formatter") && strstr(e.message, "'['"));
   CHECK_EQ_INT(pm_ptime_format_compile("yyyy-MMM-dd", &f, &e), PAIMON_ERR_INVALID_ARGUMENT);
   CHECK(strstr(e.message, "partition.timestamp-formatter") != NULL);
   CHECK_EQ_INT(pm_ptime_format_compile("yyyy-MM-dd'", &f, &e), PAIMON_ERR_INVALID_ARGUMENT);

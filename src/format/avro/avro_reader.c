@@ -1,5 +1,4 @@
 /* Avro object container reader: header, then one block at a time. */
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,34 +29,6 @@ struct pm_avro_reader {
   pm_buf data; /* decompressed block */
   ZSTD_DCtx *zstd; /* reused across blocks */
 };
-
-/* Decompression contexts outlive readers: a reader takes one at its first
- * zstd block and gives it back on close (creating a context costs more than
- * decoding a small manifest). At most DCTX_KEEP idle contexts are kept. */
-#define DCTX_KEEP 8
-static pthread_mutex_t dctx_lock = PTHREAD_MUTEX_INITIALIZER;
-static ZSTD_DCtx *dctx_idle[DCTX_KEEP];
-static size_t dctx_n;
-
-static ZSTD_DCtx *dctx_take(void) {
-  ZSTD_DCtx *d = NULL;
-  pthread_mutex_lock(&dctx_lock);
-  if (dctx_n) d = dctx_idle[--dctx_n];
-  pthread_mutex_unlock(&dctx_lock);
-  return d ? d : ZSTD_createDCtx();
-}
-
-static void dctx_give(ZSTD_DCtx *d) {
-  if (!d) return;
-  ZSTD_DCtx_reset(d, ZSTD_reset_session_only); /* (a failed frame leaves nothing behind) */
-  pthread_mutex_lock(&dctx_lock);
-  if (dctx_n < DCTX_KEEP) {
-    dctx_idle[dctx_n++] = d;
-    d = NULL;
-  }
-  pthread_mutex_unlock(&dctx_lock);
-  ZSTD_freeDCtx(d); /* NULL ok */
-}
 
 const char *pm_avro_codec_name(pm_codec c) {
   switch (c) {
@@ -99,7 +70,7 @@ void pm_avro_reader_close(pm_avro_reader *r) {
   free(r->meta_lens);
   pm_buf_free(&r->raw);
   pm_buf_free(&r->data);
-  dctx_give(r->zstd);
+  pm_zstd_dctx_give(r->zstd);
   free(r);
 }
 
@@ -291,7 +262,7 @@ uint64_t pm_avro_reader_block_offset(const pm_avro_reader *r) { return r->block_
  * One reused context and no streaming copies: several times faster than
  * a fresh streaming decoder per block. */
 static int zstd_block(pm_avro_reader *r, const uint8_t *src, size_t n, pm_error *err) {
-  if (!r->zstd && !(r->zstd = dctx_take())) return PM_NOMEM(err);
+  if (!r->zstd && !(r->zstd = pm_zstd_dctx_take())) return PM_NOMEM(err);
   size_t cap = r->data.cap;
   if (cap < 16384) cap = 16384;
   if (n <= PM_AVRO_MAX_BLOCK_BYTES / 8 && cap < 8 * n) cap = 8 * n;

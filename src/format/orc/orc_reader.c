@@ -12,6 +12,7 @@
 #include "format/orc/orc_rle.h"
 #include "util/tz.h"
 #include "util/buf.h"
+#include "util/compress.h"
 #include "util/str.h"
 
 #define ORC_TAIL_READ 16384
@@ -210,7 +211,7 @@ static int orc_decompress(pm_orc_reader *r, const uint8_t *src, size_t len, pm_b
       else
         out->len += (size_t)n;
     } else if (r->codec == PM_CODEC_ZSTD) {
-      if (!r->zdctx && !(r->zdctx = ZSTD_createDCtx())) return PM_NOMEM(err);
+      if (!r->zdctx && !(r->zdctx = pm_zstd_dctx_take())) return PM_NOMEM(err);
       if (pm_buf_reserve(out, r->block_size)) return PM_NOMEM(err);
       size_t n = ZSTD_decompressDCtx(r->zdctx, out->data + out->len, r->block_size, c, clen);
       if (ZSTD_isError(n))
@@ -671,7 +672,7 @@ void pm_orc_reader_close(pm_orc_reader *r) {
   pm_buf_free(&r->footer);
   pm_buf_free(&r->metadata);
   pm_buf_free(&r->tmp);
-  if (r->zdctx) ZSTD_freeDCtx(r->zdctx);
+  pm_zstd_dctx_give(r->zdctx);
   free(r->sstats);
   free(r->sstats_len);
   for (size_t i = 0; i < r->n_preds; i++) {

@@ -509,7 +509,7 @@ static int decompress(pm_pq_reader *r, leaf_reader *lr, const uint8_t *src, size
                       size_t dst_len, pm_error *err) {
   int rc;
   if (lr->codec == PM_CODEC_ZSTD) {
-    if (!r->zstd && !(r->zstd = ZSTD_createDCtx())) return PM_NOMEM(err);
+    if (!r->zstd && !(r->zstd = pm_zstd_dctx_take())) return PM_NOMEM(err);
     size_t n = ZSTD_decompressDCtx(r->zstd, dst, dst_len, src, src_len);
     if (ZSTD_isError(n))
       rc = pm_errorf(err, PAIMON_ERR_CORRUPT, "zstd: %s", ZSTD_getErrorName(n));
@@ -2678,7 +2678,7 @@ void pm_pq_reader_close(pm_pq_reader *r) {
   free(r->valid_scratch);
   free(r->ops);
   free(r->spans);
-  if (r->zstd) ZSTD_freeDCtx(r->zstd);
+  pm_zstd_dctx_give(r->zstd);
   pool_unref(r->pool);
   pm_pq_meta_free(r->meta);
   pm_file_close(r->file);
