@@ -40,7 +40,7 @@ BATCH_COMMIT_IDENTIFIER = (1 << 63) - 1
 __all__ = [
     "CatalogFactory", "Catalog", "PaimonCatalog", "Schema", "DataField", "Table", "ReadBuilder", "PredicateBuilder",
     "Predicate", "TableScan", "Plan", "Split", "TableRead", "ArrowStream", "BatchWriteBuilder", "StreamWriteBuilder",
-    "TableWrite", "TableCommit", "CommitMessage", "Snapshot", "Tag", "PartitionStat", "Timestamp", "PaimonError",
+    "TableWrite", "TableCommit", "TableUpdate", "RowIdUpdate", "CommitMessage", "Snapshot", "Tag", "PartitionStat", "Timestamp", "PaimonError",
     "InvalidArgumentError", "PaimonIOError", "CorruptError", "NotFoundError", "UnsupportedError", "OutOfMemoryError",
     "ConflictError", "AlreadyExistsError", "InternalError", "CommitOutcomeUnknownError", "BATCH_COMMIT_IDENTIFIER",
     "__version__",
@@ -676,6 +676,26 @@ class ReadBuilder(_Closeable):
         self._apply()
         return self
 
+    def with_row_ranges(self, ranges):
+        """Data-evolution (row-tracking) tables: only rows whose _ROW_ID is in one of the inclusive
+        (from, to) ranges; an empty list selects no row; a second call replaces the ranges."""
+        _native.rb_row_ranges(self._h, list(ranges))
+        return self
+
+    def with_shard(self, index, count):
+        """Shard index of count: primary-key tables by bucket (bucket % count == index), append
+        tables by row position (see TableScan.with_row_position_shard); stream scans as Java's."""
+        _native.rb_select(self._h, "b", int(index), int(count))
+        return self
+
+    def with_row_position_slice(self, start, end):
+        _native.rb_select(self._h, "s", int(start), int(end))
+        return self
+
+    def with_row_position_shard(self, index, count):
+        _native.rb_select(self._h, "p", int(index), int(count))
+        return self
+
     def new_predicate_builder(self):
         return PredicateBuilder()
 
@@ -735,6 +755,12 @@ class Split:
     def is_streaming(self):
         return self._i()["is_streaming"]
 
+    @property
+    def row_ranges(self):
+        """The split's row selection as inclusive (from, to) pairs (row ids on row-tracking tables,
+        else positions local to the split), or None when every row of its files is read."""
+        return _native.split_row_ranges(self._h)
+
     def serialize(self):
         return _native.split_serialize(self._h)
 
@@ -764,6 +790,22 @@ class Plan(_Closeable):
 class TableScan:
     def __init__(self, rb):
         self._rb = rb
+
+    def with_row_position_slice(self, start, end):
+        """Rows at plan positions [start, end) (append and data-evolution tables). The selection is
+        set on the read builder (its later scans carry it) and encoded in the splits."""
+        self._rb.with_row_position_slice(start, end)
+        return self
+
+    def with_row_position_shard(self, index, count):
+        """Balanced shard index of count of the plan's row positions (first N % count shards get
+        one row more)."""
+        self._rb.with_row_position_shard(index, count)
+        return self
+
+    def with_shard(self, index, count):
+        self._rb.with_shard(index, count)
+        return self
 
     def plan(self):
         return Plan(_native.rb_plan(self._rb._h))
@@ -975,6 +1017,63 @@ class _WriteBuilder(_Closeable):
 
     def new_commit(self):
         return TableCommit(self)
+
+    def new_update(self):
+        return TableUpdate(self)
+
+
+class TableUpdate:
+    """builder.new_update(): column updates of data-evolution tables (row-tracking.enabled and
+    data-evolution.enabled)."""
+
+    def __init__(self, wb):
+        self._wb = wb
+
+    def new_update_by_row_id(self, commit_identifier=None):
+        streaming = isinstance(self._wb, StreamWriteBuilder)
+        if streaming and commit_identifier is None:
+            raise ValueError("a stream update takes a commit identifier")
+        if not streaming and commit_identifier not in (None, BATCH_COMMIT_IDENTIFIER):
+            raise ValueError("a batch update takes no commit identifier")
+        return RowIdUpdate(self._wb, BATCH_COMMIT_IDENTIFIER if commit_identifier is None else commit_identifier)
+
+
+class RowIdUpdate:
+    """update_columns(data, columns): data holds _ROW_ID and the columns to update (any
+    __arrow_c_stream__ / __arrow_c_array__ object, or a list of dicts); returns the commit messages
+    of the files written (commit them with a TableCommit of the same builder). Invalid input fails
+    before anything is written."""
+
+    def __init__(self, wb, identifier):
+        self._wb = wb
+        self._identifier = identifier
+        self.updated_rows = 0
+
+    def update_columns(self, data, columns):
+        cols = [columns] if isinstance(columns, str) else list(columns)
+        u = _native.wb_new_update(self._wb._h, cols)
+        try:
+            th = self._wb._table._h
+            if isinstance(data, (list, tuple)):
+                lines = []
+                for r in data:
+                    if not isinstance(r, dict):
+                        raise TypeError("update_columns takes dicts keyed by column name, got %s" % type(r).__name__)
+                    lines.append(_json.dumps({str(k): _json_value(v) for k, v in r.items()}, allow_nan=False))
+                if lines:
+                    _native.update_input(u, th, ("\n".join(lines) + "\n").encode("utf-8"))
+            elif _is_stream(data):
+                _native.update_input(u, th, data.__arrow_c_stream__())
+            elif hasattr(data, "__arrow_c_array__"):
+                schema, array = data.__arrow_c_array__()
+                _native.update_input(u, th, schema, array)
+            else:
+                raise TypeError("update_columns takes an Arrow stream / batch object or a list of dicts")
+            msgs = [CommitMessage(_native.update_prepare_commit(u, self._identifier), self._identifier)]
+            self.updated_rows += _native.update_rows(u)
+            return msgs
+        finally:
+            u.close()
 
 
 class BatchWriteBuilder(_WriteBuilder):

@@ -23,7 +23,7 @@ static PyObject *g_errors; /* (message, code) -> exception, set by _register_err
 
 static const char *const KIND_NAMES[H_KIND_COUNT] = {
     "?", "catalog", "table", "read builder", "plan", "split", "split", "stream", "write builder",
-    "write", "commit messages", "commit", "stream scan"};
+    "write", "commit messages", "commit", "stream scan", "updater"};
 
 void pc_stream_free(struct ArrowArrayStream *s) {
   if (!s) return;
@@ -48,6 +48,7 @@ void pc_handle_release(Handle *h) {
       case H_MESSAGES: paimon_commit_messages_free(p); break;
       case H_COMMIT: paimon_table_commit_free(p); break;
       case H_STREAM_SCAN: paimon_stream_scan_free(p); break;
+      case H_UPDATE: paimon_table_update_free(p); break;
       default: break;
     }
   }

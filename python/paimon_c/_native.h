@@ -14,6 +14,8 @@
 #include "paimon/cleanup.h"
 #include "paimon/compact.h"
 #include "paimon/expire.h"
+#include "paimon/scan_select.h"
+#include "paimon/update.h"
 
 /* Kinds of C handle a Handle object owns (or borrows, for plan splits). */
 enum {
@@ -29,6 +31,7 @@ enum {
   H_MESSAGES,
   H_COMMIT,
   H_STREAM_SCAN,
+  H_UPDATE, /* row-id column updater (owner: its write builder) */
   H_KIND_COUNT
 };
 

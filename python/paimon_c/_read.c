@@ -491,7 +491,86 @@ static PyObject *stream_scan_notify(PyObject *self, PyObject *args) {
   Py_RETURN_NONE;
 }
 
+/* Row selection (paimon/scan_select.h): what 's' slice [a, b), 'p' position shard a of b,
+ * 'b' shard a of b (primary-key tables by bucket). Checked at once. */
+static PyObject *rb_select(PyObject *self, PyObject *args) {
+  PyObject *h;
+  int what;
+  long long a, b;
+  if (!PyArg_ParseTuple(args, "OCLL", &h, &what, &a, &b)) return NULL;
+  GET(rb, paimon_read_builder, h, H_READ_BUILDER);
+  paimon_error err;
+  paimon_status st = what == 's'   ? paimon_read_builder_with_row_position_slice(rb, a, b, &err)
+                     : what == 'p' ? paimon_read_builder_with_row_position_shard(rb, a, b, &err)
+                                   : paimon_read_builder_with_shard(rb, a, b, &err);
+  if (st) return pc_raise(st, &err);
+  Py_RETURN_NONE;
+}
+
+/* Inclusive _ROW_ID ranges: a sequence of (from, to) pairs (empty: no row). */
+static PyObject *rb_row_ranges(PyObject *self, PyObject *args) {
+  PyObject *h, *seq;
+  if (!PyArg_ParseTuple(args, "OO", &h, &seq)) return NULL;
+  GET(rb, paimon_read_builder, h, H_READ_BUILDER);
+  PyObject *tup = PySequence_Tuple(seq);
+  if (!tup) return NULL;
+  Py_ssize_t n = PyTuple_Size(tup);
+  int64_t *v = malloc(((size_t)n * 2 + 1) * sizeof *v);
+  if (!v) {
+    Py_DECREF(tup);
+    return PyErr_NoMemory();
+  }
+  for (Py_ssize_t i = 0; i < n; i++) {
+    long long from, to;
+    PyObject *pair = PySequence_Tuple(PyTuple_GetItem(tup, i));
+    int ok = pair && PyTuple_Size(pair) == 2;
+    if (ok) {
+      from = PyLong_AsLongLong(PyTuple_GetItem(pair, 0));
+      to = PyLong_AsLongLong(PyTuple_GetItem(pair, 1));
+      ok = !PyErr_Occurred();
+    }
+    Py_XDECREF(pair);
+    if (!ok) {
+      if (!PyErr_Occurred() || PyErr_ExceptionMatches(PyExc_TypeError)) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "with_row_ranges: range %zd is not a (from, to) pair of int", i);
+      }
+      free(v);
+      Py_DECREF(tup);
+      return NULL;
+    }
+    v[2 * i] = from;
+    v[2 * i + 1] = to;
+  }
+  Py_DECREF(tup);
+  paimon_error err;
+  paimon_status st = paimon_read_builder_with_row_ranges(rb, v, (size_t)n, &err);
+  free(v);
+  if (st) return pc_raise(st, &err);
+  Py_RETURN_NONE;
+}
+
+/* The split's row selection as a list of inclusive (from, to) pairs, or None (all rows). */
+static PyObject *split_row_ranges(PyObject *self, PyObject *args) {
+  PyObject *h;
+  if (!PyArg_ParseTuple(args, "O", &h)) return NULL;
+  GET(s, paimon_split, h, H_SPLIT);
+  const int64_t *r = NULL;
+  size_t n = 0;
+  if (!paimon_split_row_ranges(s, &r, &n)) Py_RETURN_NONE;
+  PyObject *l = PyList_New(0);
+  for (size_t i = 0; l && i < n; i++) {
+    PyObject *p = Py_BuildValue("(LL)", (long long)r[2 * i], (long long)r[2 * i + 1]);
+    if (!p || PyList_Append(l, p)) Py_CLEAR(l);
+    Py_XDECREF(p);
+  }
+  return l;
+}
+
 PyMethodDef pc_read_methods[] = {
+    {"rb_select", rb_select, METH_VARARGS, NULL},
+    {"rb_row_ranges", rb_row_ranges, METH_VARARGS, NULL},
+    {"split_row_ranges", split_row_ranges, METH_VARARGS, NULL},
     {"read_builder_new", read_builder_new, METH_VARARGS, NULL},
     {"rb_projection", rb_projection, METH_VARARGS, NULL},
     {"rb_settings", rb_settings, METH_VARARGS, NULL},

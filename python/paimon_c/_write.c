@@ -294,7 +294,91 @@ static PyObject *commit_truncate(PyObject *self, PyObject *args) {
   return PyLong_FromLongLong(snap);
 }
 
+/* ------------------------------------------------- row-id column updates (paimon/update.h) */
+
+static PyObject *wb_new_update(PyObject *self, PyObject *args) {
+  PyObject *h, *cols;
+  if (!PyArg_ParseTuple(args, "OO", &h, &cols)) return NULL;
+  GET(wb, paimon_write_builder, h, H_WRITE_BUILDER);
+  strv s;
+  if (pc_strv_from(cols, &s)) return NULL;
+  paimon_table_update *u = NULL;
+  paimon_error err;
+  paimon_status st = paimon_write_builder_new_update_by_row_id(wb, s.v, s.n, &u, &err);
+  pc_strv_free(&s);
+  if (st) return pc_raise(st, &err);
+  return pc_wrap(u, H_UPDATE, h);
+}
+
+/* One input of an updater: a PyCapsule "arrow_array_stream" (moved out), capsules "arrow_schema" +
+ * "arrow_array" (borrowed), or JSON lines (bytes) holding _ROW_ID and the updated columns. */
+static PyObject *update_input(PyObject *self, PyObject *args) {
+  PyObject *h, *th, *a, *b = NULL;
+  if (!PyArg_ParseTuple(args, "OOO|O", &h, &th, &a, &b)) return NULL;
+  GET(u, paimon_table_update, h, H_UPDATE);
+  paimon_error err;
+  if (b) {
+    struct ArrowSchema *schema = PyCapsule_GetPointer(a, "arrow_schema");
+    struct ArrowArray *array = schema ? PyCapsule_GetPointer(b, "arrow_array") : NULL;
+    if (!array) return NULL;
+    CALL(paimon_table_update_columns(u, schema, array, &err));
+    Py_RETURN_NONE;
+  }
+  if (PyBytes_Check(a)) {
+    GET(t, paimon_table, th, H_TABLE);
+    char *data;
+    Py_ssize_t len;
+    if (PyBytes_AsStringAndSize(a, &data, &len)) return NULL;
+    FILE *f = tmpfile();
+    if (!f) return PyErr_SetFromErrno(PyExc_OSError);
+    paimon_status st = PAIMON_OK;
+    Py_BEGIN_ALLOW_THREADS if (fwrite(data, 1, (size_t)len, f) != (size_t)len || fflush(f) ||
+                               lseek(fileno(f), 0, SEEK_SET) != 0) {
+      st = PAIMON_ERR_IO;
+      snprintf(err.message, sizeof err.message, "cannot stage rows in a temporary file");
+    }
+    else {
+      struct ArrowArrayStream s;
+      memset(&s, 0, sizeof s);
+      st = paimon_table_open_cdc_input(t, NULL, fileno(f), "jsonl", "_ROW_ID", &s, &err);
+      if (!st) st = paimon_table_update_stream(u, &s, &err);
+    }
+    fclose(f);
+    Py_END_ALLOW_THREADS if (st) return pc_raise(st, &err);
+    Py_RETURN_NONE;
+  }
+  struct ArrowArrayStream *src = PyCapsule_GetPointer(a, "arrow_array_stream");
+  if (!src) return NULL;
+  if (!src->release) return PyErr_Format(PyExc_ValueError, "the Arrow stream was already consumed");
+  struct ArrowArrayStream s = *src;
+  src->release = NULL;
+  CALL(paimon_table_update_stream(u, &s, &err));
+  Py_RETURN_NONE;
+}
+
+static PyObject *update_prepare_commit(PyObject *self, PyObject *args) {
+  PyObject *h;
+  long long ident;
+  if (!PyArg_ParseTuple(args, "OL", &h, &ident)) return NULL;
+  GET(u, paimon_table_update, h, H_UPDATE);
+  paimon_commit_messages *m = NULL;
+  paimon_error err;
+  CALL(paimon_table_update_prepare_commit(u, ident, &m, &err));
+  return pc_wrap(m, H_MESSAGES, NULL);
+}
+
+static PyObject *update_rows(PyObject *self, PyObject *args) {
+  PyObject *h;
+  if (!PyArg_ParseTuple(args, "O", &h)) return NULL;
+  GET(u, paimon_table_update, h, H_UPDATE);
+  return PyLong_FromLongLong((long long)paimon_table_update_rows(u));
+}
+
 PyMethodDef pc_write_methods[] = {
+    {"wb_new_update", wb_new_update, METH_VARARGS, NULL},
+    {"update_input", update_input, METH_VARARGS, NULL},
+    {"update_prepare_commit", update_prepare_commit, METH_VARARGS, NULL},
+    {"update_rows", update_rows, METH_VARARGS, NULL},
     {"write_builder_new", write_builder_new, METH_VARARGS, NULL},
     {"wb_commit_user", wb_commit_user, METH_VARARGS, NULL},
     {"wb_overwrite", wb_overwrite, METH_VARARGS, NULL},
