@@ -574,8 +574,50 @@ void pm_pred_free(pm_predicate *p) {
   for (size_t i = 0; i < p->n_literals; i++)
     if (vk_is_bytes(p->literals[i].kind)) free((void *)p->literals[i].u.bytes.data);
   free(p->literals);
+  free(p->in_sorted);
   free(p->field_name);
   free(p);
+}
+
+#define IN_SORT_MIN 8 /* below this many literals a linear scan is as fast */
+
+static int in_cmp(const void *a, const void *b) { return pm_pred_value_compare(a, b); }
+
+/* Builds p->in_sorted for an IN / NOT IN leaf whose non-null literals are all of one kind
+ * (all bytes, or one scalar kind: a total order, Java's Double.compare for floats). */
+static int build_in_index(pm_predicate *p, pm_error *err) {
+  if ((p->op != PM_PRED_IN && p->op != PM_PRED_NOT_IN) || p->n_literals < IN_SORT_MIN) return 0;
+  pm_value_kind k = PM_V_NULL;
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_literals; i++) {
+    pm_value_kind lk = p->literals[i].kind;
+    if (lk == PM_V_NULL) continue;
+    if (k == PM_V_NULL) k = lk;
+    else if (lk != k && !(vk_is_bytes(lk) && vk_is_bytes(k))) return 0;
+    n++;
+  }
+  pm_value *v = malloc((n ? n : 1) * sizeof *v);
+  if (!v) return PM_NOMEM(err);
+  n = 0;
+  for (size_t i = 0; i < p->n_literals; i++)
+    if (p->literals[i].kind != PM_V_NULL) v[n++] = p->literals[i];
+    else p->in_has_null = 1;
+  qsort(v, n, sizeof *v, in_cmp);
+  p->in_sorted = v;
+  p->n_in_sorted = n;
+  return 0;
+}
+
+static int in_sorted_has(const pm_predicate *p, const pm_value *v) {
+  size_t lo = 0, hi = p->n_in_sorted;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    int c = pm_pred_value_compare(&p->in_sorted[mid], v);
+    if (c == 0) return 1;
+    if (c < 0) lo = mid + 1;
+    else hi = mid;
+  }
+  return 0;
 }
 
 /* The string functions and their negations. */
@@ -643,6 +685,11 @@ int pm_pred_leaf_tz(pm_pred_op op, const pm_pred_column *col, const pm_literal *
     }
     p->n_literals = i + 1;
   }
+  int brc = build_in_index(p, err);
+  if (brc) {
+    pm_pred_free(p);
+    return brc;
+  }
   if ((op == PM_PRED_LIKE || op == PM_PRED_NOT_LIKE) && p->literals[0].kind != PM_V_NULL) {
     if (pm_like_match((const uint8_t *)"", 0, p->literals[0].u.bytes.data, p->literals[0].u.bytes.len) < 0) {
       pm_pred_free(p);
@@ -709,6 +756,13 @@ int pm_pred_copy(const pm_predicate *p, pm_predicate **out, pm_error *err) {
         c->literals[i].u.bytes.data = b;
       }
       c->n_literals = i + 1;
+    }
+  }
+  if (p->in_sorted) {
+    int brc = build_in_index(c, err);
+    if (brc) {
+      pm_pred_free(c);
+      return brc;
     }
   }
   if (p->n_children) {
@@ -966,6 +1020,10 @@ static int leaf_test(const pm_predicate *p, const pm_value *v) {
     default: break;
   }
   if (v->kind == PM_V_NULL) return 0;
+  if (p->in_sorted && (p->op == PM_PRED_IN || p->op == PM_PRED_NOT_IN)) {
+    if (p->op == PM_PRED_NOT_IN && p->in_has_null) return 0;
+    return in_sorted_has(p, v) == (p->op == PM_PRED_IN);
+  }
   if (p->op == PM_PRED_IN) {
     for (size_t i = 0; i < p->n_literals; i++)
       if (p->literals[i].kind != PM_V_NULL && pm_pred_value_compare(v, &p->literals[i]) == 0) return 1;

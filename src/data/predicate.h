@@ -101,6 +101,11 @@ typedef struct pm_predicate {
   int32_t scale;       /* DECIMAL scale */
   pm_value *literals;  /* owned; byte literals point into owned copies */
   size_t n_literals;
+  /* IN / NOT IN with many literals of one kind: the non-null literals sorted (sharing
+   * their bytes), so a value is looked up by binary search; NULL when not built */
+  pm_value *in_sorted;
+  size_t n_in_sorted;
+  int in_has_null;
   /* and / or */
   struct pm_predicate **children; /* owned */
   size_t n_children;

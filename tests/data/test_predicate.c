@@ -395,6 +395,70 @@ static void test_grammar_ux(void) {
   CHECK(pm_pred_parse("x.b = 1", NCOLS2, 2, 1, &p, &err) == PAIMON_ERR_NOT_FOUND);
 }
 
+/* IN / NOT IN with many literals (looked up by binary search from IN_SORT_MIN literals on)
+ * agree with the SQL rule checked value by value: random int, double and string lists of
+ * 0..40 literals with duplicates and NULLs, against random values, also on a copy. */
+static int model_in(const pm_value *lits, size_t n, const pm_value *v, int not_in) {
+  if (v->kind == PM_V_NULL) return 0;
+  int found = 0, has_null = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (lits[i].kind == PM_V_NULL) has_null = 1;
+    else if (pm_pred_value_compare(v, &lits[i]) == 0) found = 1;
+  }
+  return not_in ? !found && !has_null : found;
+}
+
+static void test_in_many_literals(void) {
+  uint64_t seed = 12345;
+  char sbuf[64][8];
+  for (int round = 0; round < 300; round++) {
+    int col = round % 3; /* id INT, score DOUBLE, name STRING */
+    size_t n = 1 + (size_t)(round * 7 % 40);
+    pm_literal lits[40];
+    pm_value want[40];
+    for (size_t i = 0; i < n; i++) {
+      seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+      int64_t r = (int64_t)((seed >> 33) % 50);
+      if (r == 0 && round % 4 == 0) {
+        lits[i] = (pm_literal){.kind = PM_LIT_NULL};
+        want[i] = vnull();
+      } else if (col == 0) {
+        lits[i] = (pm_literal){.kind = PM_LIT_INT, .i = r - 25};
+        want[i] = vint(r - 25);
+      } else if (col == 1) {
+        lits[i] = (pm_literal){.kind = PM_LIT_DOUBLE, .d = (double)(r - 25) / 4};
+        want[i] = vdbl((double)(r - 25) / 4);
+      } else {
+        snprintf(sbuf[i], sizeof sbuf[i], "k%02d", (int)r);
+        lits[i] = (pm_literal){.kind = PM_LIT_STRING, .s = sbuf[i], .len = strlen(sbuf[i])};
+        want[i] = vstr(sbuf[i]);
+      }
+    }
+    for (int not_in = 0; not_in < 2; not_in++) {
+      pm_error err = {0};
+      pm_predicate *p = NULL, *c = NULL;
+      CHECK_OK(pm_pred_leaf(not_in ? PM_PRED_NOT_IN : PM_PRED_IN, &COLS[col == 0 ? 0 : col == 1 ? 2 : 1], lits, n,
+                            &p, &err), &err);
+      if (p) CHECK_OK(pm_pred_copy(p, &c, &err), &err);
+      if (p && n >= 8 && col != 1) CHECK(p->in_sorted != NULL);
+      for (int64_t x = -30; x <= 55 && p && c; x++) {
+        pm_value row[NCOLS];
+        for (size_t k = 0; k < NCOLS; k++) row[k] = vnull();
+        char vb[8];
+        snprintf(vb, sizeof vb, "k%02d", (int)x);
+        pm_value v = x == 55 ? vnull() : col == 0 ? vint(x) : col == 1 ? vdbl((double)x / 4) : vstr(vb);
+        row[col == 0 ? 0 : col == 1 ? 2 : 1] = v;
+        int m = model_in(want, n, &v, not_in);
+        CHECK_MSG(pm_pred_eval_values(p, row, NCOLS) == m, "round %d col %d n %zu x %lld not_in %d", round, col, n,
+                  (long long)x, not_in);
+        CHECK(pm_pred_eval_values(c, row, NCOLS) == m);
+      }
+      pm_pred_free(p);
+      pm_pred_free(c);
+    }
+  }
+}
+
 int main(void) {
   RUN_TEST(test_parse_and_rows);
   RUN_TEST(test_stats);
@@ -405,5 +469,6 @@ int main(void) {
   RUN_TEST(test_timestamp_literals);
   RUN_TEST(test_nesting_limit);
   RUN_TEST(test_grammar_ux);
+  RUN_TEST(test_in_many_literals);
   TEST_MAIN_END();
 }
