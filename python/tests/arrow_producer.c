@@ -7,10 +7,13 @@
  * id % 7 == 3 (the first column's name is set by ap_id_column). ap_live() counts the schemas, arrays and streams made and not yet released, so a
  * test can prove the consumer released everything it was handed.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 struct ArrowSchema {
   const char *format;
@@ -168,6 +171,7 @@ void ap_release_batch(struct ArrowSchema *schema, struct ArrowArray *array) {
 
 typedef struct {
   int64_t next, end, batch;
+  int gate; /* >= 0: each batch waits for one byte on this descriptor (at most 5 s) */
 } stream_state;
 
 static int stream_get_schema(struct ArrowArrayStream *s, struct ArrowSchema *out) {
@@ -182,6 +186,11 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
     memset(out, 0, sizeof *out); /* end of stream: released array */
     return 0;
   }
+  if (st->gate >= 0) {
+    struct pollfd p = {.fd = st->gate, .events = POLLIN};
+    char c;
+    if (poll(&p, 1, 5000) != 1 || read(st->gate, &c, 1) != 1) return 5; /* EIO: the gate never opened */
+  }
   int64_t n = st->end - st->next < st->batch ? st->end - st->next : st->batch;
   make_batch(out, st->next, n);
   st->next += n;
@@ -189,8 +198,8 @@ static int stream_get_next(struct ArrowArrayStream *s, struct ArrowArray *out) {
 }
 
 static const char *stream_last_error(struct ArrowArrayStream *s) {
-  (void)s;
-  return NULL;
+  stream_state *st = s->private_data;
+  return st->gate >= 0 ? "arrow_producer: no byte on the gate descriptor within 5 s" : NULL;
 }
 
 static void stream_release(struct ArrowArrayStream *s) {
@@ -199,8 +208,11 @@ static void stream_release(struct ArrowArrayStream *s) {
   live--;
 }
 
-void ap_stream(struct ArrowArrayStream *out, int64_t start, int64_t end, int64_t batch) {
+/* gate: -1, or a descriptor each batch first reads one byte from (a test proves the consumer
+ * runs the stream without holding the GIL: the Python thread feeding the gate must run). */
+void ap_stream(struct ArrowArrayStream *out, int64_t start, int64_t end, int64_t batch, int gate) {
   stream_state *st = calloc(1, sizeof *st);
+  st->gate = gate;
   st->next = start;
   st->end = end;
   st->batch = batch > 0 ? batch : 1;

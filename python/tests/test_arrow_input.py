@@ -6,6 +6,8 @@ import json
 import os
 import subprocess
 import sysconfig
+import threading
+import time
 
 import pytest
 
@@ -25,7 +27,8 @@ def producer(tmp_path_factory):
                     os.path.join(HERE, "arrow_producer.c")], check=True)
     lib = ctypes.CDLL(so)
     lib.ap_live.restype = ctypes.c_long
-    lib.ap_stream.argtypes = [ctypes.POINTER(ArrowArrayStream), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64]
+    lib.ap_stream.argtypes = [ctypes.POINTER(ArrowArrayStream), ctypes.c_int64, ctypes.c_int64, ctypes.c_int64,
+                              ctypes.c_int]
     lib.ap_batch.argtypes = [ctypes.POINTER(ArrowSchema), ctypes.POINTER(ArrowArray), ctypes.c_int64, ctypes.c_int64]
     lib.ap_release_batch.argtypes = [ctypes.POINTER(ArrowSchema), ctypes.POINTER(ArrowArray)]
     lib.ap_id_column.argtypes = [ctypes.c_char_p]
@@ -37,9 +40,9 @@ class CStream:
     """__arrow_c_stream__ over the C producer's stream of rows [start, end) (capsule without a
     destructor: the struct lives in this object, release() drops an unconsumed stream)."""
 
-    def __init__(self, lib, start, end, batch):
+    def __init__(self, lib, start, end, batch, gate=-1):
         self.lib, self.s = lib, ArrowArrayStream()
-        lib.ap_stream(ctypes.byref(self.s), start, end, batch)
+        lib.ap_stream(ctypes.byref(self.s), start, end, batch, gate)
 
     def __arrow_c_stream__(self, requested_schema=None):
         return _capsule_new(ctypes.addressof(self.s), b"arrow_array_stream", None)
@@ -96,6 +99,39 @@ def test_write_from_c_stream_and_batch(catalog, warehouse, producer):
     oracle_check(table_dir(warehouse, "t"))
     got = sorted((json.loads(x) for x in oracle_read(table_dir(warehouse, "t")).splitlines()), key=lambda r: r["id"])
     assert got == expected(range(10500))
+
+
+def test_write_releases_the_gil(catalog, producer):
+    """write_arrow runs the producer's get_next without the GIL: each batch waits for a byte that
+    only this (main) Python thread writes while another thread is inside write_arrow. Holding the
+    GIL, the gate would time out (5 s) and the write fail."""
+    catalog.create_table("db.g", Schema([("id", "INT NOT NULL"), ("name", "STRING")]))
+    t = catalog.get_table("db.g")
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    r, wfd = os.pipe()
+    errors = []
+
+    def run():
+        try:
+            w.write_arrow(CStream(producer, 0, 30, 10, r))
+        except Exception as e:  # pragma: no cover
+            errors.append(e)
+
+    th = threading.Thread(target=run)
+    th.start()
+    try:
+        for _ in range(3):
+            time.sleep(0.05)
+            assert th.is_alive()  # blocked on the gate inside write_arrow, and we are running
+            os.write(wfd, b"x")
+        th.join(10)
+    finally:
+        os.close(wfd)
+        os.close(r)
+    assert not th.is_alive() and not errors, errors
+    wb.new_commit().commit(w.prepare_commit())
+    assert sorted(r["id"] for r in read_all(t)) == list(range(30))
 
 
 def test_c_stream_with_bad_rows_fails_before_writing(catalog, warehouse, producer):
