@@ -1087,6 +1087,18 @@ int pm_commit_abort_parts(pm_table *t, const pm_manifest_committable *m, int par
           continue;
         }
         delete_quietly(t->fs, p, &first, err);
+        const char *slash = strrchr(p, '/');
+        for (int32_t x = 0; slash && x < f->extra_files.n; x++) { /* "<file>.index" beside it */
+          size_t need = (size_t)(slash - p) + strlen(f->extra_files.items[x]) + 2;
+          char *xp = malloc(need);
+          if (!xp) {
+            if (!first) first = PM_NOMEM(err);
+            break;
+          }
+          snprintf(xp, need, "%.*s/%s", (int)(slash - p), p, f->extra_files.items[x]);
+          delete_quietly(t->fs, xp, &first, err);
+          free(xp);
+        }
         free(p);
       }
     const pm_index_list *idx[2] = {&msg->new_index_files, &msg->compact_new_index_files};

@@ -26,6 +26,14 @@ void pm_wslot_free(pm_table_write *w, pm_wslot *s, int delete_files) {
     }
     free(s->file_paths[i]);
   }
+  for (size_t i = 0; i < s->n_index_paths; i++) {
+    if (delete_files) {
+      pm_error e;
+      pm_fs_delete(w->t->fs, s->index_paths[i], &e);
+    }
+    free(s->index_paths[i]);
+  }
+  free(s->index_paths);
   free(s->files);
   free(s->file_paths);
   free(s->part);
@@ -478,6 +486,8 @@ int pm_table_write_prepare(pm_table_write *w, int64_t identifier, pm_manifest_co
     pm_wslot *s = w->slots[i];
     for (size_t k = 0; k < s->n_files; k++) free(s->file_paths[k]);
     s->n_files = 0;
+    for (size_t k = 0; k < s->n_index_paths; k++) free(s->index_paths[k]);
+    s->n_index_paths = 0;
   }
   pm_append_compact_handed(w);
   *out = c;

@@ -7,6 +7,7 @@
 #include <time.h>
 
 #include "io/fs.h"
+#include "meta/fileindex.h"
 #include "util/random.h"
 #include "table/write_internal.h"
 
@@ -209,6 +210,7 @@ static void wfile_free(pm_wfile *f) {
   free(f->name);
   free(f->external);
   free(f->dec);
+  pm_fidx_writer_free(f->fidx);
   free(f);
 }
 
@@ -239,6 +241,10 @@ int pm_wfile_open(pm_table_write *w, pm_wslot *s, pm_error *err) {
     if (!dir || !f->path) rc = PM_NOMEM(err);
     else snprintf(f->path, n, "%s/%s", s->bucket_dir, name);
   }
+  /* Java's DataFileIndexWriter over the file's rows; files of some columns only
+   * (data-evolution write columns) carry none */
+  if (!rc && !w->own_fields && pm_fidx_options_declared(&w->t->options))
+    rc = pm_fidx_writer_new(&w->t->options, w->fields, w->n_fields, &f->fidx, err);
   if (!rc) rc = pm_fs_mkdirs(w->t->fs, dir, err);
   free(dir);
   pm_out_file *sink = NULL;
@@ -323,6 +329,7 @@ int pm_wfile_write(pm_table_write *w, pm_wslot *s, const struct ArrowArray *b, p
   pm_wfile *f = s->open;
   pm_write_track_decimals(w->fields, w->n_fields, f->dec, b, 0);
   PM_TRY(pm_format_writer_write(f->fw, b, err));
+  if (f->fidx) PM_TRY(pm_fidx_writer_add(f->fidx, &w->schema, b, 0, err));
   f->rows += b->length;
   s->next_seq += b->length;
   return 0;
@@ -405,6 +412,50 @@ int pm_write_stats(const pm_data_field *fields, size_t n, const pm_stats_mode *m
   return rc;
 }
 
+/* The file index of a completed data file as Java's DataFileIndexWriter.close decides:
+ * embedded in the meta up to file-index.in-manifest-threshold bytes, else written as
+ * "<file>.index" beside the data file (published whole, create-if-absent) and listed in
+ * the meta's extra files; its path joins the slot's so that an abort deletes it. */
+static int wfile_index(pm_table_write *w, pm_wslot *s, pm_wfile *f, const char *data_path, pm_data_file_meta *m,
+                       pm_error *err) {
+  pm_buf b;
+  pm_buf_init(&b);
+  int rc = pm_fidx_writer_finish(f->fidx, &b, err);
+  if (!rc && (int64_t)b.len <= w->t->co.file_index_in_manifest_threshold) {
+    uint8_t *copy = pm_arena_alloc(&w->arena, b.len ? b.len : 1);
+    if (!copy) rc = PM_NOMEM(err);
+    else {
+      if (b.len) memcpy(copy, b.data, b.len);
+      m->embedded_index.data = copy;
+      m->embedded_index.len = b.len;
+      m->has_embedded_index = 1;
+    }
+  } else if (!rc) {
+    size_t pl = strlen(data_path) + sizeof PM_FIDX_FILE_SUFFIX;
+    char *ipath = malloc(pl);
+    char *iname = pm_arena_alloc(&w->arena, strlen(f->name) + sizeof PM_FIDX_FILE_SUFFIX);
+    const char **list = pm_arena_alloc(&w->arena, sizeof *list);
+    char **np = realloc(s->index_paths, (s->n_index_paths + 1) * sizeof *np);
+    if (np) s->index_paths = np;
+    if (!ipath || !iname || !list || !np) {
+      free(ipath);
+      rc = PM_NOMEM(err);
+    } else {
+      snprintf(ipath, pl, "%s%s", data_path, PM_FIDX_FILE_SUFFIX);
+      snprintf(iname, strlen(f->name) + sizeof PM_FIDX_FILE_SUFFIX, "%s%s", f->name, PM_FIDX_FILE_SUFFIX);
+      rc = pm_fs_write_file(w->t->fs, ipath, b.data, b.len, PM_OUT_CREATE_IF_ABSENT, err);
+      if (rc) free(ipath);
+      else {
+        s->index_paths[s->n_index_paths++] = ipath;
+        list[0] = iname;
+        m->extra_files = (pm_str_list){list, 1, 0};
+      }
+    }
+  }
+  pm_buf_free(&b);
+  return rc;
+}
+
 int pm_wfile_close(pm_table_write *w, pm_wslot *s, pm_error *err) {
   pm_wfile *f = s->open;
   if (!f) return 0;
@@ -457,6 +508,7 @@ int pm_wfile_close(pm_table_write *w, pm_wslot *s, pm_error *err) {
   m->file_source = PM_SOURCE_APPEND;
   m->write_cols.is_null = 1;
   m->write_cols_sequences_is_null = 1;
+  if (!rc && f->fidx) rc = wfile_index(w, s, f, s->file_paths[s->n_files - 1], m, err);
   if (!rc && w->own_fields) { /* Java's withWriteType: the file's columns */
     const char **v = pm_arena_alloc(&w->arena, (w->n_fields + 1) * sizeof *v);
     if (!v) rc = PM_NOMEM(err);

@@ -103,6 +103,7 @@ typedef struct pm_wfile {
   uint64_t fed;   /* Arrow bytes written */
   int64_t min_seq;
   pm_wdec *dec;   /* per column (n_fields) */
+  struct pm_fidx_writer *fidx; /* the file's index (file-index.*.columns), NULL without */
 } pm_wfile;
 
 /* One (partition, bucket) writer. */
@@ -119,6 +120,8 @@ typedef struct pm_wslot {
   pm_data_file_meta *files; /* closed, not handed out (strings in the writer's arena) */
   char **file_paths;        /* their local paths */
   size_t n_files, cap_files;
+  char **index_paths;       /* local paths of their "<file>.index" files (file indexes) */
+  size_t n_index_paths;
   int64_t *rows;            /* routing scratch: row indices of the current batch */
   size_t n_rows, cap_rows;
   uint64_t batch;           /* the last batch (pm_table_write.batch_no) that routed rows here */
