@@ -1135,8 +1135,16 @@ class TableWrite(_Closeable):
                                 row_kind_column)
 
     def write_rows(self, rows, columns=None):
-        cols = columns or self._wb._table.column_names()
-        self.write_pylist([dict(zip(cols, r)) for r in rows])
+        """Rows as tuples / lists of values in the order of `columns` (default: the table's columns)."""
+        cols = list(columns or self._wb._table.column_names())
+        recs = []
+        for i, r in enumerate(rows):
+            r = tuple(r)
+            if len(r) != len(cols):
+                raise InvalidArgumentError("write_rows: row %d has %d values, expected %d (%s)"
+                                           % (i, len(r), len(cols), ", ".join(cols)))
+            recs.append(dict(zip(cols, r)))
+        self.write_pylist(recs)
 
     def write_pandas(self, df):
         if _is_stream(df) and not hasattr(df, "to_dict"):

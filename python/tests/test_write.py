@@ -288,3 +288,26 @@ def test_row_kinds_on_primary_key_table(catalog):
         w.write_arrow(CtypesBatch([3], ["x"]), row_kind="delete")
     wb.new_commit().commit(w.prepare_commit())
     assert read_all(t) == [{"id": 2, "name": "B"}]
+
+
+def test_write_rows_tuples(catalog, warehouse):
+    """write_rows takes tuples in the table's column order (or the columns named), no dependency;
+    a wrong arity or type fails before anything is written."""
+    catalog.create_table("db.t", Schema([("id", "INT NOT NULL"), ("s", "STRING"), ("x", "DOUBLE")]))
+    t = catalog.get_table("db.t")
+    wb = t.new_batch_write_builder()
+    w = wb.new_write()
+    w.write_rows([(1, "a", 0.5), (2, None, None)])
+    w.write_rows([("c", 3)], columns=["s", "id"])
+    with pytest.raises(paimon_c.InvalidArgumentError, match="id"):
+        w.write_rows([(None, "z", 1.0)])
+    with pytest.raises(paimon_c.InvalidArgumentError):
+        w.write_rows([("not an int", "z", 1.0)])
+    with pytest.raises(paimon_c.InvalidArgumentError, match="row 1 has 2 values, expected 3"):
+        w.write_rows([(9, "z", 1.0), (9, "z")])
+    assert wb.new_commit().commit(w.prepare_commit()) == 1
+    assert by_id(read_all(t)) == [{"id": 1, "s": "a", "x": 0.5}, {"id": 2, "s": None, "x": None},
+                                  {"id": 3, "s": "c", "x": None}]
+    lines = oracle_read(table_dir(warehouse, "db.t")).strip().splitlines()
+    assert sorted(lines) == ['{"id":1,"s":"a","x":0.5}', '{"id":2,"s":null,"x":null}', '{"id":3,"s":"c","x":null}']
+    oracle_check(table_dir(warehouse, "db.t"))

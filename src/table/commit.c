@@ -892,6 +892,12 @@ int pm_commit_try(pm_commit *c, const pm_commit_provider *p, int64_t identifier,
     int64_t found = -1;
     PM_TRY(already_committed(c, identifier, kind, &found, err));
     if (found > 0) {
+      /* an earlier call or process published it, maybe without its hints (its outcome was
+       * unknown to it): LATEST names the newest snapshot again when ours is that one */
+      pm_snapshot_manager sm = pm_table_snapshots(c->t);
+      int64_t latest = 0;
+      pm_error e = {0};
+      if (!pm_snapshot_latest_id(&sm, &latest, &e) && latest == found) write_hints(c, found);
       *snapshot_id = found;
       return 0;
     }
