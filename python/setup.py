@@ -66,6 +66,25 @@ ext = Extension(
     depends=["paimon_c/_native.h"] + extra_objects,  # relink when libpaimon.a changes
 )
 
+# The SQLite module (src/sql, over the public API) as a loadable extension inside the package:
+# paimon_c.SQLContext loads it into Python's sqlite3. Its file name paimon_sqlite.abi3.so makes
+# SQLite derive the entry point sqlite3_paimonsqlite_init; it uses SQLite's API through
+# sqlite3ext.h (no libsqlite3 link). -z nodelete: sqlite3_close unloads extensions, and a pool
+# worker started for 'threads=N' must not outlive the code it runs.
+sql_sources = sorted(os.path.join(ROOT, "src", "sql", f) for f in os.listdir(os.path.join(ROOT, "src", "sql")) if f.endswith(".c"))
+sqlite_ext = Extension(
+    "paimon_c.paimon_sqlite",
+    sources=sql_sources,
+    include_dirs=[os.path.join(ROOT, "include"), os.path.join(ROOT, "src")],
+    define_macros=[("_DEFAULT_SOURCE", None), ("_POSIX_C_SOURCE", "200809L")],
+    py_limited_api=True,
+    extra_objects=extra_objects,
+    libraries=["zstd", "snappy", "lz4", "z", "jansson", "roaring", "m", "pthread"],
+    extra_compile_args=cflags,
+    extra_link_args=ldflags + ["-Wl,-z,nodelete"],
+    depends=extra_objects,
+)
+
 setup(
     name="paimon-c",
     version=version(),
@@ -73,7 +92,7 @@ setup(
     long_description=open(os.path.join(HERE, "README.md")).read(),
     long_description_content_type="text/markdown",
     packages=["paimon_c"],
-    ext_modules=[ext],
+    ext_modules=[ext, sqlite_ext],
     python_requires=">=3.9",
     options={"bdist_wheel": {"py_limited_api": "cp39"}},
 )

@@ -29,6 +29,7 @@ import math as _math
 from . import _native
 from ._values import Timestamp
 from ._version import __version__
+from .sql import SQLContext, sqlite_extension_path
 from .errors import (AlreadyExistsError, CommitOutcomeUnknownError, ConflictError, CorruptError, InternalError,
                      InvalidArgumentError, NotFoundError, OutOfMemoryError, PaimonError, PaimonIOError,
                      UnsupportedError, _make_error)
@@ -43,7 +44,7 @@ __all__ = [
     "TableWrite", "TableCommit", "TableUpdate", "RowIdUpdate", "CommitMessage", "Snapshot", "Tag", "PartitionStat", "Timestamp", "PaimonError",
     "InvalidArgumentError", "PaimonIOError", "CorruptError", "NotFoundError", "UnsupportedError", "OutOfMemoryError",
     "ConflictError", "AlreadyExistsError", "InternalError", "CommitOutcomeUnknownError", "BATCH_COMMIT_IDENTIFIER",
-    "__version__",
+    "SQLContext", "sqlite_extension_path", "__version__",
 ]
 
 

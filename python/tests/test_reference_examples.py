@@ -2,20 +2,31 @@
 "Writing to a Table", "Time Travel", "Table Inspection", "Table Maintenance", "Complete
 Example"), adapted to our package name and to a machine without pyarrow: record batches come
 from a ctypes Arrow producer (tests/arrow_c.py) and results are read with to_pylist. The SQL
-parts wait for the SQL issue."""
+parts run through paimon_c.SQLContext (Python's sqlite3 with our SQLite module) in SQLite's
+syntax: tables are db.t (SQLite names have two parts, so no catalog prefix), CREATE SCHEMA is
+paimon_create_database(), CREATE TABLE is CREATE VIRTUAL TABLE ... USING paimon(...), and
+queries return lists of dicts. Every table is checked by the independent oracle."""
 import datetime
 from decimal import Decimal
 
+import json
+import os
+
+import pytest
+
 import paimon_c
 from arrow_c import CtypesBatch
-from paimon_c import PaimonCatalog, Schema
+from conftest import oracle_check, oracle_read
+from paimon_c import PaimonCatalog, Schema, SQLContext
 
 
 def test_complete_example(warehouse):
-    # 1. (SQL in the reference) create the database and table
+    # 1. Write data via SQL (the database and table)
+    ctx = SQLContext()
+    ctx.register_catalog("paimon", {"warehouse": warehouse})
+    ctx.sql("SELECT paimon_create_database('wdb')")
+    ctx.sql("CREATE VIRTUAL TABLE wdb.t USING paimon(id INT, name STRING)")
     catalog = PaimonCatalog({"warehouse": warehouse})
-    catalog.create_database("wdb")
-    catalog.create_table("wdb.t", Schema([("id", "INT"), ("name", "STRING")]))
     # 2. Write using the programmatic API
     table = catalog.get_table("wdb.t")
     batch = CtypesBatch([1, 2, 3], ["alice", "bob", "carol"])
@@ -34,6 +45,57 @@ def test_complete_example(warehouse):
     rows = sorted(read.to_pylist(splits), key=lambda r: r["id"])
     assert rows == [{"id": 1, "name": "alice"}, {"id": 2, "name": "bob"}, {"id": 3, "name": "carol"}]
     assert plan.snapshot_id() == 1
+    # 4. Read via SQL
+    assert ctx.sql("SELECT id, name FROM wdb.t ORDER BY id") == rows
+    ctx.close()
+    oracle_check(os.path.join(warehouse, "wdb.db", "t"))
+
+
+def test_sql_context_sections(warehouse):
+    """"SQL Context", "read via SQL" and "write via SQL": DDL, INSERT, SELECT; the rows written by
+    SQL are read back by the programmatic API and by the oracle."""
+    with SQLContext() as ctx:
+        assert ctx.register_catalog("paimon", {"warehouse": warehouse}) is not None
+        ctx.sql("SELECT paimon_create_database('my_db')")
+        ctx.sql("CREATE VIRTUAL TABLE my_db.t USING paimon(id INT, name STRING)")
+        ctx.sql("INSERT INTO my_db.t VALUES (1, 'alice'), (2, 'bob')")
+        assert sorted(ctx.sql("SELECT * FROM my_db.t"), key=lambda r: r["id"]) == [
+            {"id": 1, "name": "alice"}, {"id": 2, "name": "bob"}]
+        # write via SQL into a table made by the programmatic API (the "default" database)
+        catalog = PaimonCatalog({"warehouse": warehouse})
+        catalog.create_database("default")
+        catalog.create_table("default.my_table", Schema([("id", "INT"), ("name", "STRING")]))
+        ctx.sql("SELECT paimon_attach(?, 'database=default')", ("warehouse=" + warehouse,))  # the new database
+        ctx.sql("INSERT INTO \"default\".my_table VALUES (?, ?)", (1, "alice"))
+        ctx.connection.executemany("INSERT INTO \"default\".my_table VALUES (?, ?)", [(2, "bob")])
+        assert ctx.sql("SELECT id, name FROM \"default\".my_table ORDER BY id") == [
+            {"id": 1, "name": "alice"}, {"id": 2, "name": "bob"}]
+        # a transaction is one commit
+        ctx.sql("BEGIN")
+        ctx.sql("INSERT INTO my_db.t VALUES (3, 'carol')")
+        ctx.sql("INSERT INTO my_db.t VALUES (4, 'dave')")
+        ctx.sql("COMMIT")
+    table = catalog.get_table("my_db.t")
+    assert [s.id() for s in table.list_snapshots()] == [2, 1]
+    rb = table.new_read_builder()
+    assert sorted(r["id"] for r in rb.new_read().to_pylist(rb.new_scan().plan().splits())) == [1, 2, 3, 4]
+    for t in ("my_db.db/t", "default.db/my_table"):
+        d = os.path.join(warehouse, t)
+        oracle_check(d)
+    got = sorted(json.loads(x)["id"] for x in oracle_read(os.path.join(warehouse, "default.db", "my_table")).splitlines())
+    assert got == [1, 2]
+
+
+def test_sql_context_errors(warehouse):
+    with SQLContext() as ctx:
+        with pytest.raises(paimon_c.InvalidArgumentError, match="warehouse"):
+            ctx.register_catalog("paimon", {})
+        ctx.register_catalog("paimon", {"warehouse": warehouse})
+        with pytest.raises(paimon_c.InvalidArgumentError, match="registered already"):
+            ctx.register_catalog("paimon", {"warehouse": warehouse})
+        with pytest.raises(Exception, match="no such table"):
+            ctx.sql("SELECT * FROM nope.t")
+    assert paimon_c.sqlite_extension_path().endswith(".so")
 
 
 def test_reading_writing_time_travel_inspection(warehouse):
