@@ -160,6 +160,19 @@ int main(void) {
     json_t *r = rows_of(db, "SELECT json_array(f0) FROM " T9 " LIMIT 2 OFFSET 1");
     CHECK_EQ_INT(json_array_size(r), 2);
     json_decref(r);
+    /* the same rows (the read order is the plan's) with the limit pushed and not */
+    const char *lq[] = {"SELECT json_array(f0, f1, f2, f3) FROM " T9 " LIMIT 3",
+                        "SELECT json_array(f0, f1, f2, f3) FROM " T9 " LIMIT 3 OFFSET 2",
+                        "SELECT json_array(f0, f1, f2, f3) FROM " T9 " WHERE f1 >= 20 LIMIT 2 OFFSET 1"};
+    for (size_t i = 0; i < sizeof lq / sizeof *lq; i++) {
+      json_t *on = rows_of(db, lq[i]);
+      sqlite3_exec(db, "SELECT paimon_pushdown(0)", NULL, NULL, NULL);
+      json_t *off = rows_of(db, lq[i]);
+      sqlite3_exec(db, "SELECT paimon_pushdown(1)", NULL, NULL, NULL);
+      CHECK_MSG(json_equal(on, off) && json_array_size(on) > 0, "%s: rows differ with the limit pushed", lq[i]);
+      json_decref(on);
+      json_decref(off);
+    }
     char *n = scalar(db, "SELECT count(*) FROM (SELECT f0 FROM " T9 " LIMIT 100 OFFSET 1)");
     char *all = scalar(db, "SELECT count(*) - 1 FROM " T9);
     CHECK(n && all && !strcmp(n, all));
