@@ -35,7 +35,10 @@ static void usage(FILE *out) {
         "changelog_bytes_written. Nothing is committed when there is nothing to compact.\n"
         "Exit 1 on an error: CONFLICT (a concurrent change, e.g. an overwrite; nothing published, the\n"
         "compaction's files deleted) or another failure (when the commit's outcome is unknown its\n"
-        "files are kept). Not supported yet on append tables: row tracking, data evolution.\n",
+        "files are kept). Data-evolution tables: the files of continuous row-id ranges (a base file and\n"
+        "the column files of update by _ROW_ID) are merged into one file per task, row ids kept (as\n"
+        "Java's data-evolution compaction). Not supported yet: row tracking without data evolution,\n"
+        "data-evolution tables with BLOB columns or deletion vectors.\n",
         out);
 }
 

@@ -2,6 +2,7 @@
  * Java's AppendCompactCoordinator for unaware-bucket tables, the rewrite of
  * AppendCompactTask / BaseAppendFileStoreWrite.compactRewrite through the
  * append writer's files, and the results kept in the writer until prepare. */
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -642,7 +643,39 @@ static int grow_compacts(pm_table_write *w, pm_error *err) {
   return 0;
 }
 
+/* Data evolution (DataEvolutionNormalCompactTask): the one output file takes the task's first row
+ * id and the inputs' sequence range; it must hold every row of the task's row-id range. */
+static int de_finish(pm_table_write *w, pm_wslot *s, const pm_append_compact_task *task, pm_error *err) {
+  const pm_data_file_meta *f0 = &task->files[0]->file;
+  int64_t lo = f0->first_row_id, hi = lo, min_seq = f0->min_sequence_number, max_seq = f0->max_sequence_number;
+  for (size_t i = 0; i < task->n_files; i++) {
+    const pm_data_file_meta *f = &task->files[i]->file;
+    if (f->first_row_id + f->row_count > hi) hi = f->first_row_id + f->row_count;
+    if (f->min_sequence_number < min_seq) min_seq = f->min_sequence_number;
+    if (f->max_sequence_number > max_seq) max_seq = f->max_sequence_number;
+  }
+  if (s->n_files != 1 || s->files[0].row_count != hi - lo)
+    return pm_errorf(err, PAIMON_ERR_IO,
+                     "table %s.%s: compacting rows %" PRId64 "..%" PRId64 " (%s and %zu more) wrote %zu files of %" PRId64
+                     " rows, not one of %" PRId64,
+                     w->t->database, w->t->name, lo, hi - 1, f0->file_name, task->n_files - 1, s->n_files,
+                     s->n_files ? s->files[0].row_count : 0, hi - lo);
+  pm_data_file_meta *m = &s->files[0];
+  m->first_row_id = lo;
+  m->has_first_row_id = 1;
+  m->min_sequence_number = min_seq;
+  m->max_sequence_number = max_seq;
+  return 0;
+}
+
 static int run_task(pm_table_write *w, const pm_append_compact_task *task, dv_state *dv, pm_error *err) {
+  int de = w->t->data_evolution;
+  for (size_t i = 0; de && dv && i < task->n_files; i++)
+    if (dv_find(dv, &task->partition, task->bucket, task->files[i]->file.file_name))
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                       "table %s.%s: compacting data-evolution file %s, which has a deletion vector, is not "
+                       "supported yet",
+                       w->t->database, w->t->name, task->files[i]->file.file_name);
   PM_TRY(grow_compacts(w, err));
   pm_wslot *s = NULL;
   PM_TRY(pm_wslot_new(w, task->partition.data, task->partition.len, task->bucket, &s, err));
@@ -650,7 +683,11 @@ static int run_task(pm_table_write *w, const pm_append_compact_task *task, dv_st
   s->next_seq = task->n_files ? task->files[0]->file.min_sequence_number : 0;
   pm_wcompact k;
   memset(&k, 0, sizeof k);
+  uint64_t target = w->target;
+  if (de) w->target = UINT64_MAX; /* one file per task: its rows keep their row ids */
   int rc = rewrite(w, s, task, dv, err);
+  w->target = target;
+  if (!rc && de) rc = de_finish(w, s, task, err);
   for (size_t i = 0; !rc && i < s->n_files; i++) s->files[i].file_source = PM_SOURCE_COMPACT;
   if (!rc) {
     k.before = pm_arena_alloc(&w->arena, task->n_files * sizeof *k.before);
@@ -680,11 +717,16 @@ static int supported(const pm_table *t, pm_error *err) {
                      "table %s.%s: compacting an append table with bucket %d is not supported yet (bucket -1 and "
                      "fixed buckets are)",
                      t->database, t->name, (int)t->bucket);
-  if (t->row_tracking || t->data_evolution)
+  if (t->row_tracking && !t->data_evolution)
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
-                     "table %s.%s: compacting an append table with row-tracking.enabled or data-evolution.enabled is "
-                     "not supported yet",
+                     "table %s.%s: compacting an append table with row-tracking.enabled (without "
+                     "data-evolution.enabled) is not supported yet",
                      t->database, t->name);
+  for (size_t i = 0; t->data_evolution && i < t->schema->n_fields; i++)
+    if (t->schema->fields[i].type->root == PM_DT_BLOB)
+      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED,
+                       "table %s.%s: compacting a data-evolution table with BLOB column '%s' is not supported yet",
+                       t->database, t->name, t->schema->fields[i].name);
   return 0;
 }
 
@@ -717,8 +759,9 @@ int pm_append_compact(pm_table_write *w, const pm_compact_request *req, pm_error
   pm_append_compact_plan plan;
   memset(&plan, 0, sizeof plan);
   /* Java's unaware-bucket coordinator plans the same way for a full compaction */
-  if (!rc && unaware && !dv) rc = pm_append_compact_plan_unaware(t, &live, req, &o, &plan, err);
-  if (!rc && unaware && dv) rc = pm_append_compact_plan_unaware_dv(t, &live, req, &o, dv_of, dv, &plan, err);
+  if (!rc && t->data_evolution) rc = pm_append_compact_plan_de(t, &live, req, &o, &plan, err);
+  else if (!rc && unaware && !dv) rc = pm_append_compact_plan_unaware(t, &live, req, &o, &plan, err);
+  else if (!rc && unaware && dv) rc = pm_append_compact_plan_unaware_dv(t, &live, req, &o, dv_of, dv, &plan, err);
   if (!rc && !unaware)
     rc = pm_append_compact_plan_bucketed(t, &live, req, bucket, full, &o, dv ? dv_of : NULL, dv, &plan, err);
   for (size_t i = 0; !rc && i < plan.n_tasks; i++) {

@@ -30,7 +30,16 @@
  * file (one file, not rolled at deletion-vector.index-file.target-size);
  * fixed buckets: the bucket's index file is rewritten without the vectors
  * of the rewritten files (the commit replaces the bucket's entry).
- * Refused (PAIMON_ERR_UNSUPPORTED) for now: row tracking / data evolution.
+ * Data-evolution tables (row-tracking + data-evolution; Java's
+ * DataEvolutionCompactCoordinator / DataEvolutionNormalCompactTask): see
+ * pm_append_compact_plan_de; a task's files are merge-read as one split
+ * (per row-id range each column from the newest file that has it) and
+ * written as ONE file (no rolling) of the table's columns (writeCols null),
+ * source COMPACT, first row id = the task's first, sequence numbers = min /
+ * max of the inputs: row ids are kept (position = row id - first row id),
+ * _SEQUENCE_NUMBER becomes the file's max. Refused (PAIMON_ERR_UNSUPPORTED)
+ * for now: BLOB columns, a task whose files have deletion vectors, and row
+ * tracking without data evolution.
  */
 #ifndef PM_TABLE_APPEND_COMPACT_H
 #define PM_TABLE_APPEND_COMPACT_H
@@ -120,6 +129,19 @@ int pm_append_compact_plan_bucketed(const pm_table *t, const pm_manifest_entries
 int pm_append_compact_plan_unaware_dv(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
                                       const pm_append_compact_opts *o, pm_append_dv_fn dv_of, void *dv_ctx,
                                       pm_append_compact_plan *out, pm_error *err);
+
+/* Data-evolution tables: per partition (order of first appearance) the
+ * normal data files (not .blob / vector-store files) of the spec, split into
+ * runs of continuous row ids (adjacent ranges join); per run the row-id
+ * groups (files of one range: a base file and column files) in row-id order
+ * go into a bin weighing sum(max(file size, source.split.open-file-cost)):
+ * a group heavier than target-file-size ends the bin and is a bin of its
+ * own; a bin heavier than target-file-size ends; every run ends its bin.
+ * A bin with at least compaction.min.file-num files is a task (files: its
+ * groups in row-id order, each in the snapshot's order). Files of one group
+ * with different ranges are PAIMON_ERR_CORRUPT. *out borrows live. */
+int pm_append_compact_plan_de(const pm_table *t, const pm_manifest_entries *live, const pm_compact_request *req,
+                              const pm_append_compact_opts *o, pm_append_compact_plan *out, pm_error *err);
 
 /* Runs one task in writer w (an append writer): its result waits in w for the
  * next prepare; on failure its files are deleted and w is unchanged. */
