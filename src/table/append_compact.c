@@ -64,7 +64,7 @@ static int by_pos(const void *a, const void *b) {
   return x->pos < y->pos ? -1 : x->pos > y->pos;
 }
 
-static int emit(pm_append_compact_plan *p, cand *bin, size_t n, pm_error *err) {
+int pm_append_compact_plan_push(pm_append_compact_plan *p, size_t n, pm_append_compact_task **out, pm_error *err) {
   if (p->n_tasks == p->cap_tasks) {
     size_t cap = p->cap_tasks ? 2 * p->cap_tasks : 8;
     pm_append_compact_task *nt = realloc(p->tasks, cap * sizeof *nt);
@@ -74,17 +74,30 @@ static int emit(pm_append_compact_plan *p, cand *bin, size_t n, pm_error *err) {
   }
   pm_append_compact_task *t = &p->tasks[p->n_tasks];
   memset(t, 0, sizeof *t);
-  t->files = malloc(n * sizeof *t->files);
+  t->files = malloc((n ? n : 1) * sizeof *t->files);
   if (!t->files) return PM_NOMEM(err);
+  t->n_files = n;
+  p->n_tasks++;
+  *out = t;
+  return 0;
+}
+
+/* Adds bin[0, n) as a task in the given order (fixed buckets: the bucket's queue order). */
+static int emit_ordered(pm_append_compact_plan *p, const cand *bin, size_t n, pm_error *err) {
+  if (!n) return 0;
+  pm_append_compact_task *t;
+  PM_TRY(pm_append_compact_plan_push(p, n, &t, err));
+  for (size_t i = 0; i < n; i++) t->files[i] = bin[i].e;
+  t->partition = bin[0].e->partition;
+  t->bucket = bin[0].e->bucket;
+  return 0;
+}
+
+static int emit(pm_append_compact_plan *p, cand *bin, size_t n, pm_error *err) {
   /* rows are rewritten in the order the snapshot lists the files (Java takes
    * its bin's order, sizes ascending after a hash set; the bins are the same) */
   qsort(bin, n, sizeof *bin, by_pos);
-  for (size_t i = 0; i < n; i++) t->files[i] = bin[i].e;
-  t->n_files = n;
-  t->partition = bin[0].e->partition;
-  t->bucket = bin[0].e->bucket;
-  p->n_tasks++;
-  return 0;
+  return emit_ordered(p, bin, n, err);
 }
 
 /* SubCoordinator.pack of one partition's candidates (sorted by size). */
@@ -282,28 +295,6 @@ static int by_seq(const void *a, const void *b) {
   if (x->e->file.min_sequence_number != y->e->file.min_sequence_number)
     return x->e->file.min_sequence_number < y->e->file.min_sequence_number ? -1 : 1;
   return x->pos < y->pos ? -1 : x->pos > y->pos;
-}
-
-/* Adds bin[0, n) as a task in the given order (the bucket's queue order). */
-static int emit_ordered(pm_append_compact_plan *p, const cand *bin, size_t n, pm_error *err) {
-  if (!n) return 0;
-  if (p->n_tasks == p->cap_tasks) {
-    size_t cap = p->cap_tasks ? 2 * p->cap_tasks : 8;
-    pm_append_compact_task *nt = realloc(p->tasks, cap * sizeof *nt);
-    if (!nt) return PM_NOMEM(err);
-    p->tasks = nt;
-    p->cap_tasks = cap;
-  }
-  pm_append_compact_task *t = &p->tasks[p->n_tasks];
-  memset(t, 0, sizeof *t);
-  t->files = malloc(n * sizeof *t->files);
-  if (!t->files) return PM_NOMEM(err);
-  for (size_t i = 0; i < n; i++) t->files[i] = bin[i].e;
-  t->n_files = n;
-  t->partition = bin[0].e->partition;
-  t->bucket = bin[0].e->bucket;
-  p->n_tasks++;
-  return 0;
 }
 
 /* One bucket's files q[0, n) sorted by min sequence number (the manager's
@@ -655,7 +646,7 @@ static int de_finish(pm_table_write *w, pm_wslot *s, const pm_append_compact_tas
     if (f->max_sequence_number > max_seq) max_seq = f->max_sequence_number;
   }
   if (s->n_files != 1 || s->files[0].row_count != hi - lo)
-    return pm_errorf(err, PAIMON_ERR_IO,
+    return pm_errorf(err, PAIMON_ERR_CORRUPT,
                      "table %s.%s: compacting rows %" PRId64 "..%" PRId64 " (%s and %zu more) wrote %zu files of %" PRId64
                      " rows, not one of %" PRId64,
                      w->t->database, w->t->name, lo, hi - 1, f0->file_name, task->n_files - 1, s->n_files,

@@ -81,6 +81,10 @@ typedef struct pm_append_compact_plan {
 } pm_append_compact_plan;
 
 void pm_append_compact_plan_free(pm_append_compact_plan *p);
+/* Appends a task of n files to p (files allocated, n_files = n, the rest
+ * zero) for the planner to fill: *out points into p (valid until the next
+ * push). */
+int pm_append_compact_plan_push(pm_append_compact_plan *p, size_t n, pm_append_compact_task **out, pm_error *err);
 
 /* 1 in *match when partition row `part` (manifest form) matches the spec
  * (NULL / n = 0: every partition; values in the text form reads print). */

@@ -52,22 +52,11 @@ static int drain(const pm_append_compact_opts *o, de_bin *bin, pm_append_compact
   bin->n = 0;
   bin->weight = 0;
   if (!n || (int64_t)n < o->min_file_num) return 0;
-  if (p->n_tasks == p->cap_tasks) {
-    size_t cap = p->cap_tasks ? 2 * p->cap_tasks : 8;
-    pm_append_compact_task *nt = realloc(p->tasks, cap * sizeof *nt);
-    if (!nt) return PM_NOMEM(err);
-    p->tasks = nt;
-    p->cap_tasks = cap;
-  }
-  pm_append_compact_task *t = &p->tasks[p->n_tasks];
-  memset(t, 0, sizeof *t);
-  t->files = malloc(n * sizeof *t->files);
-  if (!t->files) return PM_NOMEM(err);
+  pm_append_compact_task *t;
+  PM_TRY(pm_append_compact_plan_push(p, n, &t, err));
   for (size_t i = 0; i < n; i++) t->files[i] = bin->files[i].e;
-  t->n_files = n;
   t->partition = bin->files[0].e->partition;
   t->bucket = bin->files[0].e->bucket;
-  p->n_tasks++;
   return 0;
 }
 
