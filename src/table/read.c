@@ -762,6 +762,7 @@ static int file_source_open(read_ctx *c, const pm_data_split *split, const pm_da
   }
   if (!rc && blob && s->ranges)
     rc = pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "%s: deletion vectors on blob files are not supported", s->path);
+  if (!rc && blob) rc = pm_table_read_coalesce(c->t, &o.coalesce_max_gap, &o.coalesce_max_block, err);
   pm_file *file = NULL;
   if (!rc) rc = pm_fs_open(c->t->fs, s->path, &file, err);
   if (!rc) rc = pm_data_file_check_size(s->path, m, pm_file_size(file), err);

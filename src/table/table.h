@@ -139,6 +139,9 @@ int pm_table_fallback(pm_table *t, pm_table **out, pm_error *err);
 static inline const char *pm_table_option(const pm_table *t, const char *key) {
   return pm_options_get(&t->options, key);
 }
+/* file-io.read-coalesce.max-gap / .max-block (memory sizes; defaults 1 MiB / 8 MiB, io/coalesce.h):
+ * how blob payload reads are merged. An invalid value fails naming the key. */
+int pm_table_read_coalesce(const pm_table *t, uint64_t *max_gap, uint64_t *max_block, pm_error *err);
 /* 0, or the error of an invalid option value copied to *err (every plan and read checks it). */
 static inline int pm_table_options_ok(const pm_table *t, pm_error *err) {
   if (!t->options_error.code) return 0;

@@ -48,6 +48,14 @@ static int put_varint(pm_buf *b, int64_t v, pm_error *err) {
   return pm_buf_append(b, tmp, n) ? PM_NOMEM(err) : 0;
 }
 
+/* The index entry of one record (its length; -1 for a null), as a delta to the previous one. */
+static int put_length(pm_blob_writer *w, int64_t rlen, pm_error *err) {
+  PM_TRY(put_varint(&w->index, w->n == 0 ? rlen : rlen - w->prev_len, err));
+  w->prev_len = rlen;
+  w->n++;
+  return 0;
+}
+
 static int put_record(pm_blob_writer *w, const uint8_t *p, size_t len, pm_error *err) {
   int64_t rlen = (int64_t)len + 16;
   uint8_t le[8];
@@ -65,11 +73,18 @@ static int put_record(pm_blob_writer *w, const uint8_t *p, size_t len, pm_error 
   if (len) PM_TRY(pm_out_write(w->out, p, len, err));
   PM_TRY(pm_out_write(w->out, le, 8, err));
   PM_TRY(pm_out_write(w->out, c4, 4, err));
-  PM_TRY(put_varint(&w->index, w->n == 0 ? rlen : rlen - w->prev_len, err));
-  w->prev_len = rlen;
-  w->n++;
-  return 0;
+  return put_length(w, rlen, err);
 }
+
+int pm_blob_writer_put(pm_blob_writer *w, const uint8_t *p, size_t len, pm_error *err) {
+  return put_record(w, p, len, err);
+}
+
+int pm_blob_writer_put_null(pm_blob_writer *w, pm_error *err) { return put_length(w, -1, err); }
+
+uint64_t pm_blob_writer_pos(const pm_blob_writer *w) { return pm_out_pos(w->out); }
+
+int64_t pm_blob_writer_rows(const pm_blob_writer *w) { return w->n; }
 
 int pm_blob_writer_write(pm_blob_writer *w, const struct ArrowArray *a, const char *format, pm_error *err) {
   int large = format && (!strcmp(format, "Z") || !strcmp(format, "U"));
@@ -77,9 +92,10 @@ int pm_blob_writer_write(pm_blob_writer *w, const struct ArrowArray *a, const ch
     return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "blob files hold binary values, not Arrow \"%s\"",
                      format ? format : "?");
   for (int64_t i = 0; i < a->length; i++) {
-    if (!pm_array_is_valid(a, i))
-      return pm_errorf(err, PAIMON_ERR_UNSUPPORTED, "blob value %lld is null: blob files cannot hold nulls",
-                       (long long)(w->n));
+    if (!pm_array_is_valid(a, i)) {
+      PM_TRY(put_length(w, -1, err));
+      continue;
+    }
     int64_t k = a->offset + i, s, e;
     if (large) {
       s = ((const int64_t *)a->buffers[1])[k];
