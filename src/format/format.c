@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "format/format_internal.h"
+#include "io/coalesce.h"
 #include "util/compress.h"
 
 static const pm_format *const registry[] = {&pm_format_parquet, &pm_format_orc, &pm_format_avro, &pm_format_blob};
@@ -28,7 +29,11 @@ const pm_format *pm_format_for_file(const char *file_name) {
   return NULL;
 }
 
-void pm_format_read_options_init(pm_format_read_options *o) { memset(o, 0, sizeof *o); }
+void pm_format_read_options_init(pm_format_read_options *o) {
+  memset(o, 0, sizeof *o);
+  o->coalesce_max_gap = PM_COALESCE_MAX_GAP_DEFAULT;
+  o->coalesce_max_block = PM_COALESCE_MAX_BLOCK_DEFAULT;
+}
 
 void pm_format_write_options_init(pm_format_write_options *o) { memset(o, 0, sizeof *o); }
 

@@ -75,8 +75,9 @@ typedef struct pm_format_read_options {
    * are typed by it (fields matched by name), a blob file takes its single
    * column's name and id from its only child. Borrowed during open. */
   const struct ArrowSchema *data_schema;
-  /* Blob files: payload reads merged up to this gap / block size (io/coalesce.h; 0 = defaults
-   * 1 MiB / 8 MiB: file-io.read-coalesce.max-gap / .max-block). */
+  /* Blob files: payload reads merged up to this gap / block size (io/coalesce.h; init sets the
+   * defaults 1 MiB / 8 MiB of file-io.read-coalesce.max-gap / .max-block; a 0 gap merges only
+   * adjacent ranges). */
   uint64_t coalesce_max_gap, coalesce_max_block;
 } pm_format_read_options;
 

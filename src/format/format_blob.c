@@ -5,7 +5,6 @@
 #include "arrow/arrow.h"
 #include "format/blob/blob.h"
 #include "format/format_internal.h"
-#include "io/coalesce.h"
 
 static int32_t id_of(const struct ArrowSchema *f) {
   char *v = pm_schema_metadata_get(f, "PARQUET:field_id");
@@ -27,8 +26,7 @@ static int blob_open(pm_file *file, const pm_format_read_options *o, void **stat
   pm_blob_reader *r = NULL;
   int rc = pm_blob_reader_open(file, ds->children[0]->name, id_of(ds->children[0]), o->batch_rows, &r, err);
   if (!rc)
-    pm_blob_reader_set_coalesce(r, o->coalesce_max_gap ? o->coalesce_max_gap : PM_COALESCE_MAX_GAP_DEFAULT,
-                                o->coalesce_max_block ? o->coalesce_max_block : PM_COALESCE_MAX_BLOCK_DEFAULT);
+    pm_blob_reader_set_coalesce(r, o->coalesce_max_gap, o->coalesce_max_block ? o->coalesce_max_block : 1);
   *state = r;
   return rc;
 }
