@@ -24,6 +24,7 @@
 #include "support/oracle_table.h"
 #include "support/oracle_write.h"
 #include "support/rowid_update.h"
+#include "support/de_table.h"
 
 static char tmp_root[256];
 
@@ -100,139 +101,13 @@ static void test_plan(void) {
 
 /* ------------------------------------------------------------ tables */
 
-typedef struct fixture {
-  char wh[512], dir[1200], ident[300];
-  paimon_catalog *cat;
-  paimon_table *t;
-} fixture;
-
-static int open_fixture(fixture *f, const char *name, const char *pkeys, const char *const *opts, size_t n_opts) {
-  memset(f, 0, sizeof *f);
-  snprintf(f->wh, sizeof f->wh, "%s/%s", tmp_root, name);
-  snprintf(f->dir, sizeof f->dir, "%s/db.db/%s", f->wh, name);
-  snprintf(f->ident, sizeof f->ident, "db.%s", name);
-  char cmd[700];
-  snprintf(cmd, sizeof cmd, "mkdir -p '%s'", f->wh);
-  CHECK(system(cmd) == 0);
-  paimon_option wo = {"warehouse", f->wh};
-  paimon_error err = {0};
-  CHECK_OK(paimon_catalog_open(&wo, 1, &f->cat, &err), &err);
-  if (!f->cat) return 0;
-  CHECK_OK(ow_create_table(f->cat, "db", name, "id INT, name STRING, score INT, p STRING", pkeys, opts, n_opts, 0,
-                           &err),
-           &err);
-  CHECK_OK(paimon_catalog_get_table(f->cat, f->ident, &f->t, &err), &err);
-  return f->t != NULL;
-}
-
-static void refresh(fixture *f) {
-  paimon_error err = {0};
-  paimon_table_free(f->t);
-  f->t = NULL;
-  CHECK_OK(paimon_catalog_get_table(f->cat, f->ident, &f->t, &err), &err);
-}
-
-static void close_fixture(fixture *f) {
-  paimon_table_free(f->t);
-  paimon_catalog_free(f->cat);
-}
-
-/* model: rows in id order (id = index) */
-static void append_rows(fixture *f, json_t *model, int n, const char *part) {
-  char *lines = malloc(128 * (size_t)n + 1);
-  size_t len = 0;
-  lines[0] = 0;
-  for (int i = 0; i < n; i++) {
-    int id = (int)json_array_size(model);
-    json_t *o = json_pack("{s:i, s:s+, s:i, s:s}", "id", id, "name", "n", "", "score", id * 10, "p", part);
-    char nm[32];
-    snprintf(nm, sizeof nm, "n%d", id);
-    json_object_set_new(o, "name", json_string(nm));
-    char *s = json_dumps(o, JSON_COMPACT);
-    len += (size_t)snprintf(lines + len, 128 * (size_t)n + 1 - len, "%s\n", s);
-    free(s);
-    json_array_append_new(model, o);
-  }
-  paimon_error err = {0};
-  CHECK_OK(ow_write_commit(f->t, NULL, 0, 0, lines, NULL, 0, 0, NULL, &err), &err);
-  free(lines);
-  refresh(f);
-}
-
-/* id -> [_ROW_ID, _SEQUENCE_NUMBER] by our reader, as an array indexed by id. */
-static json_t *row_ids(fixture *f) {
-  paimon_error err = {0};
-  paimon_read_builder *rb = NULL;
-  paimon_plan *plan = NULL;
-  struct ArrowArrayStream st = {0};
-  const char *cols[3] = {"id", "_ROW_ID", "_SEQUENCE_NUMBER"};
-  CHECK_OK(paimon_read_builder_new(f->t, NULL, 0, &rb, &err), &err);
-  CHECK_OK(paimon_read_builder_with_projection(rb, cols, 3, &err), &err);
-  CHECK_OK(paimon_read_builder_plan(rb, &plan, &err), &err);
-  CHECK_OK(paimon_read_plan(rb, plan, &st, &err), &err);
-  json_t *out = json_array();
-  for (;;) {
-    struct ArrowArray a;
-    if (!st.release || st.get_next(&st, &a) || !a.release) break;
-    const int32_t *ids = a.children[0]->buffers[1];
-    const int64_t *rid = a.children[1]->buffers[1], *seq = a.children[2]->buffers[1];
-    for (int64_t r = 0; r < a.length; r++) {
-      size_t id = (size_t)ids[a.children[0]->offset + r];
-      while (json_array_size(out) <= id) json_array_append_new(out, json_null());
-      json_array_set_new(out, id,
-                         json_pack("[I,I]", (json_int_t)rid[a.children[1]->offset + r],
-                                   (json_int_t)seq[a.children[2]->offset + r]));
-    }
-    a.release(&a);
-  }
-  if (st.release) st.release(&st);
-  paimon_plan_free(plan);
-  paimon_read_builder_free(rb);
-  return out;
-}
+typedef de_fixture fixture;
 
 static void verify_with(fixture *f, const json_t *model, const char *what, int oracle) {
   ct_check_rows(f->t, f->dir, model, oracle, what);
 }
 
 static void verify(fixture *f, const json_t *model, const char *what) { verify_with(f, model, what, 1); }
-
-/* Sets column col ("name" or "score") of the rows ids[0, n) to values tagged `tag`; into the model. */
-static void update(fixture *f, json_t *model, const char *col, const int64_t *row_ids_of, const int *ids, size_t n,
-                   int tag) {
-  int score = !strcmp(col, "score");
-  char fields[96];
-  snprintf(fields, sizeof fields, "_ROW_ID BIGINT NOT NULL, %s %s", col, score ? "INT" : "STRING");
-  char lines[4096];
-  size_t len = 0;
-  for (size_t i = 0; i < n; i++) {
-    json_t *row = json_array_get(model, (size_t)ids[i]);
-    json_t *v;
-    if (score) v = json_integer(tag * 1000 + ids[i]);
-    else {
-      char s[48];
-      snprintf(s, sizeof s, "u%d-%d", tag, ids[i]);
-      v = json_string(s);
-    }
-    json_object_set(row, col, v);
-    char *vs = json_dumps(v, JSON_ENCODE_ANY);
-    len += (size_t)snprintf(lines + len, sizeof lines - len, "{\"_ROW_ID\":%lld,\"%s\":%s}\n",
-                            (long long)row_ids_of[ids[i]], col, vs);
-    free(vs);
-    json_decref(v);
-  }
-  paimon_error err = {0};
-  const char *cols[1] = {col};
-  CHECK_OK(ru_update_commit(f->t, 0, 0, cols, 1, fields, lines, NULL, &err), &err);
-  refresh(f);
-}
-
-static int64_t *ids_to_row_ids(const json_t *ids) {
-  size_t n = json_array_size(ids);
-  int64_t *out = calloc(n + 1, sizeof *out);
-  for (size_t i = 0; i < n; i++) out[i] = json_integer_value(json_array_get(json_array_get(ids, i), 0));
-  return out;
-}
 
 static paimon_status compact(fixture *f, paimon_compact_result *r, paimon_error *err) {
   paimon_compact_options o;
@@ -268,37 +143,16 @@ static void compact_files(fixture *f, char *out, size_t cap) {
   free(text);
 }
 
-/* Row ids unchanged; sequence numbers: every row seq_all (>= 0), else not compared. */
-static void check_ids(const json_t *before, const json_t *after, int64_t seq_all, const char *what) {
-  CHECK_EQ_INT(json_array_size(after), json_array_size(before));
-  int bad = 0;
-  for (size_t i = 0; i < json_array_size(before); i++) {
-    json_t *b = json_array_get(before, i), *a = json_array_get(after, i);
-    json_int_t rb = json_integer_value(json_array_get(b, 0)), ra = json_integer_value(json_array_get(a, 0));
-    json_int_t sa = json_integer_value(json_array_get(a, 1)), sb = json_integer_value(json_array_get(b, 1));
-    if (ra != rb || (seq_all >= 0 && sa != seq_all)) {
-      if (!bad++)
-        CHECK_MSG(0, "%s: id %zu: _ROW_ID %lld -> %lld, _SEQUENCE_NUMBER %lld -> %lld (want %lld)", what, i,
-                  (long long)rb, (long long)ra, (long long)sb, (long long)sa, (long long)seq_all);
-    }
-  }
-}
-
-static const char *const DE_OPTS[] = {"row-tracking.enabled=true", "data-evolution.enabled=true"};
-
 static void test_unpartitioned(void) {
   fixture f;
-  if (!open_fixture(&f, "u", NULL, DE_OPTS, 2)) return;
   json_t *model = json_array();
-  for (int i = 0; i < 3; i++) append_rows(&f, model, 10, "x"); /* snapshots 1..3, rows 0..29 */
-  json_t *ids0 = row_ids(&f);
-  int64_t *rid = ids_to_row_ids(ids0);
-  int a[] = {1, 5, 12, 25}, b[] = {2, 13, 14}, c[] = {3, 22};
-  update(&f, model, "name", rid, a, 4, 1);  /* snapshot 4: files for [0,10) [10,20) [20,30) */
-  update(&f, model, "score", rid, b, 3, 2); /* snapshot 5: [0,10) [10,20) */
-  update(&f, model, "name", rid, c, 2, 3);  /* snapshot 6: [0,10) [20,30) */
+  int64_t *rid = NULL;
+  if (!de_build_u(&f, tmp_root, model, &rid)) {
+    json_decref(model);
+    return;
+  }
   verify(&f, model, "u: before compaction");
-  json_t *before = row_ids(&f);
+  json_t *before = de_row_ids(&f);
   ct_layout l = ct_files_in(f.dir, NULL, -1);
   CHECK_EQ_INT(l.files, 10);
   paimon_compact_result r;
@@ -309,67 +163,59 @@ static void test_unpartitioned(void) {
   CHECK_EQ_INT(r.metrics.files_removed, 10);
   CHECK_EQ_INT(r.metrics.files_added, 1);
   CHECK_EQ_INT(r.metrics.rows_written, 30);
-  refresh(&f);
+  de_refresh(&f);
   l = ct_files_in(f.dir, NULL, -1);
   CHECK_EQ_INT(l.files, 1);
   CHECK_EQ_INT(l.rows, 30);
   CHECK_EQ_INT(l.compact_source, 1);
   CHECK(!strcmp(l.latest_kind, "COMPACT"));
   verify(&f, model, "u: after compaction");
-  json_t *after = row_ids(&f);
-  check_ids(before, after, 6, "u: compaction");
+  json_t *after = de_row_ids(&f);
+  de_check_ids(before, after, 6, "u: compaction");
   /* an update of the compacted range covers the whole new file; then nothing to compact (2 files) */
   int d[] = {7, 29};
-  update(&f, model, "score", rid, d, 2, 4); /* snapshot 8 */
+  de_update(&f, model, "score", rid, d, 2, 4); /* snapshot 8 */
   verify_with(&f, model, "u: update after compaction", 0);
   CHECK_OK(compact(&f, &r, &err), &err);
   CHECK_EQ_INT(r.snapshot_id, -1);
   CHECK_EQ_INT(r.metrics.tasks, 0);
   /* three more appends make a continuous run of 5 files: one task over rows 0..59 */
-  for (int i = 0; i < 3; i++) append_rows(&f, model, 10, "x"); /* snapshots 9..11 */
-  json_t *ids1 = row_ids(&f);
+  for (int i = 0; i < 3; i++) de_append_rows(&f, model, 10, "x"); /* snapshots 9..11 */
+  json_t *ids1 = de_row_ids(&f);
   CHECK_OK(compact(&f, &r, &err), &err);
   CHECK_EQ_INT(r.snapshot_id, 12);
   CHECK_EQ_INT(r.metrics.tasks, 1);
   CHECK_EQ_INT(r.metrics.files_removed, 5);
   CHECK_EQ_INT(r.metrics.rows_written, 60);
-  refresh(&f);
+  de_refresh(&f);
   verify(&f, model, "u: second compaction");
-  json_t *ids2 = row_ids(&f);
-  check_ids(ids1, ids2, 11, "u: second compaction");
+  json_t *ids2 = de_row_ids(&f);
+  de_check_ids(ids1, ids2, 11, "u: second compaction");
   char files[512]; /* both compactions' files (manifests of every snapshot) */
   compact_files(&f, files, sizeof files);
   CHECK_MSG(strstr(files, "0+30:1-6:all;") && strstr(files, "0+60:1-11:all;") && strlen(files) == 27,
             "u: compact files %s", files);
   l = ct_files_in(f.dir, NULL, -1);
   CHECK_EQ_INT(l.files, 1);
-  json_decref(ids0);
   json_decref(ids1);
   json_decref(ids2);
   json_decref(before);
   json_decref(after);
   free(rid);
   json_decref(model);
-  close_fixture(&f);
+  de_close(&f);
 }
 
 static void test_partitioned(void) {
-  static const char *const opts[] = {"row-tracking.enabled=true", "data-evolution.enabled=true",
-                                     "compaction.min.file-num=2"};
   fixture f;
-  if (!open_fixture(&f, "p", "p", opts, 3)) return;
   json_t *model = json_array();
-  append_rows(&f, model, 8, "a"); /* rows 0..7 */
-  append_rows(&f, model, 6, "b"); /* 8..13 */
-  append_rows(&f, model, 5, "a"); /* 14..18: not continuous with 0..7 */
-  append_rows(&f, model, 4, "a"); /* 19..22: continuous with 14..18 */
-  json_t *ids0 = row_ids(&f);
-  int64_t *rid = ids_to_row_ids(ids0);
-  int a[] = {0, 9, 15}, b[] = {3, 20};
-  update(&f, model, "name", rid, a, 3, 1);
-  update(&f, model, "score", rid, b, 2, 2);
+  int64_t *rid = NULL;
+  if (!de_build_p(&f, tmp_root, model, &rid)) {
+    json_decref(model);
+    return;
+  }
   verify(&f, model, "p: before compaction");
-  json_t *before = row_ids(&f);
+  json_t *before = de_row_ids(&f);
   paimon_compact_result r;
   paimon_error err = {0};
   CHECK_OK(compact(&f, &r, &err), &err);
@@ -378,35 +224,34 @@ static void test_partitioned(void) {
   CHECK_EQ_INT(r.metrics.files_removed, 9);
   CHECK_EQ_INT(r.metrics.files_added, 3);
   CHECK_EQ_INT(r.metrics.rows_written, 23);
-  refresh(&f);
+  de_refresh(&f);
   verify(&f, model, "p: after compaction");
-  json_t *after = row_ids(&f);
-  check_ids(before, after, -1, "p: row ids");
+  json_t *after = de_row_ids(&f);
+  de_check_ids(before, after, -1, "p: row ids");
   char files[512];
   compact_files(&f, files, sizeof files);
   CHECK_MSG(strstr(files, "0+8:1-6:all;") && strstr(files, "8+6:2-5:all;") && strstr(files, "14+9:3-6:all;"),
             "p: compact files %s", files);
-  json_decref(ids0);
   json_decref(before);
   json_decref(after);
   free(rid);
   json_decref(model);
-  close_fixture(&f);
+  de_close(&f);
 }
 
 static void test_refused(void) {
   static const char *const opts[] = {"row-tracking.enabled=true"};
   fixture f;
-  if (!open_fixture(&f, "rt", NULL, opts, 1)) return;
+  if (!de_open(&f, tmp_root, "rt", NULL, opts, 1)) return;
   json_t *model = json_array();
-  for (int i = 0; i < 6; i++) append_rows(&f, model, 3, "x");
+  for (int i = 0; i < 6; i++) de_append_rows(&f, model, 3, "x");
   paimon_compact_result r;
   paimon_error err = {0};
   CHECK_EQ_INT(compact(&f, &r, &err), PAIMON_ERR_UNSUPPORTED);
   CHECK_MSG(strstr(err.message, "row-tracking.enabled") != NULL, "%s", err.message);
   CHECK_EQ_INT(ct_files_in(f.dir, NULL, -1).latest_id, 6);
   json_decref(model);
-  close_fixture(&f);
+  de_close(&f);
 }
 
 int main(void) {
