@@ -107,6 +107,17 @@ static int make_specs(const pm_table *t, const paimon_compact_options *o, pm_par
   return 0;
 }
 
+/* Deletes the new files of messages m known not to be committed (best effort: a failure is
+ * appended to err's message, whose status stays the commit's). */
+static void abort_new_files(paimon_table_commit *c, const paimon_commit_messages *m, paimon_error *err) {
+  paimon_error e2 = {0};
+  if (!paimon_table_commit_abort(c, m, &e2) || !err) return;
+  size_t len = strlen(err->message);
+  if (len + 1 < sizeof err->message)
+    snprintf(err->message + len, sizeof err->message - len, "; deleting the compaction's new files failed: %.400s",
+             e2.message);
+}
+
 paimon_status paimon_table_compact(const paimon_table *table, const paimon_compact_options *o,
                                    paimon_compact_result *out, paimon_error *err) {
   if (out) {
@@ -152,14 +163,18 @@ paimon_status paimon_table_compact(const paimon_table *table, const paimon_compa
     pm_compact_request req = {specs, o->n_partitions, filter, o->bucket, o->full != 0, on_units, &pc};
     rc = pm_table_write_compact_req(pm_api_table_write(w), &req, err);
   }
+  /* the commit first: once prepare_commit hands the results out, only an abort deletes them */
+  if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
   if (!rc) rc = paimon_table_write_prepare_commit(w, PAIMON_BATCH_COMMIT_IDENTIFIER, &m, err);
   if (!rc && o->progress) o->progress(o->ctx, "committing", 0, 1);
-  if (!rc) rc = paimon_write_builder_new_commit(wb, &c, err);
-  if (!rc) rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, &snap, err);
-  if (rc == PAIMON_ERR_CONFLICT && c && m) {
-    paimon_error e2 = {0};
-    paimon_table_commit_abort(c, m, &e2); /* nothing was published: the compaction's new files go */
+  int committed = 0;
+  if (!rc) {
+    committed = 1;
+    rc = paimon_table_commit_commit(c, m, PAIMON_BATCH_COMMIT_IDENTIFIER, &snap, err);
   }
+  /* A failed commit published nothing (CONFLICT, IO, ...: write.h) and the compaction's new
+   * files go; an UNKNOWN_OUTCOME snapshot may reference them: they stay. */
+  if (committed && rc && rc != PAIMON_ERR_UNKNOWN_OUTCOME) abort_new_files(c, m, err);
   if (!rc && o->progress) o->progress(o->ctx, "committing", 1, 1);
   if (out) {
     if (w) paimon_table_write_compact_metrics(w, &out->metrics);
