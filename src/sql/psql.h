@@ -93,6 +93,11 @@ typedef struct psql_conn {
   char *last_plan; /* paimon_plan_explain of the last read planned (paimon_last_plan()) */
 } psql_conn;
 
+/* Every paimon vtab has PSQL_N_OPTIONS hidden columns paimon_option1.. after the table's own:
+ * `SELECT * FROM db.t('scan.snapshot-id=3', ...)` passes 'key=value' read options for that scan
+ * (xBestIndex requires them as EQ constraints, xFilter applies them as dynamic options). */
+#define PSQL_N_OPTIONS 8
+
 /* The virtual table: one Paimon table (data, branch or system table). */
 typedef struct psql_vtab {
   sqlite3_vtab base;
@@ -148,6 +153,16 @@ int psql_tx_record(psql_vtab *vt, const psql_type *bt, const int *col_map, const
 int psql_tx_reads_all(psql_vtab *vt);
 
 /* Registers the catalog / maintenance functions (psql_functions.c). */
+/* Registers the eponymous paimon_scan('db.t', 'k=v', ...) table (psql_scan.c). */
+int psql_register_scan(sqlite3 *db, psql_conn *c);
+/* Resolves 'db.t' (SQLite schema or Paimon database, then the table) to its attach and the
+ * Paimon identifier (sqlite3_mprintf'd); NULL with *err set when unknown. */
+psql_attach *psql_resolve_table(psql_conn *c, const char *name, char **ident, char **err);
+/* Read builder of t with the attach's read options and then opts[0..n) ('key=value' texts,
+ * NULL entries skipped; a later key wins). Nonzero with *err (sqlite3_mprintf'd, naming `ident`)
+ * on a malformed option or one the table refuses. */
+int psql_read_builder(psql_attach *a, paimon_table *t, const char *ident, const char *const *opts, int n,
+                      paimon_read_builder **out, char **err);
 int psql_register_functions(sqlite3 *db, psql_conn *c);
 
 /* ------------------------------------------------------------------ writes (psql_update.c) */

@@ -20,6 +20,7 @@ typedef struct psql_cursor {
   int64_t rowid;
   int64_t dml_rowid; /* in a writing transaction: the current row's recorded rowid, -1 before xRowid */
   int64_t skip, left; /* pushed OFFSET still to skip, LIMIT rows still to return (-1: no limit) */
+  char *opts[PSQL_N_OPTIONS]; /* the scan's read options (the hidden paimon_optionN values) */
 } psql_cursor;
 
 static void cursor_reset(psql_cursor *c) {
@@ -32,6 +33,10 @@ static void cursor_reset(psql_cursor *c) {
   c->col_map = NULL;
   c->eof = 1;
   c->row = 0;
+  for (int i = 0; i < PSQL_N_OPTIONS; i++) {
+    sqlite3_free(c->opts[i]);
+    c->opts[i] = NULL;
+  }
 }
 
 int psql_open(sqlite3_vtab *vt, sqlite3_vtab_cursor **out) {
@@ -85,16 +90,27 @@ int psql_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int 
   cursor_reset(c);
   (void)idx_num;
   paimon_error e;
-  paimon_option *opts = calloc(vt->attach->n_read + 1, sizeof *opts);
-  if (!opts) return SQLITE_NOMEM;
-  for (size_t i = 0; i < vt->attach->n_read; i++)
-    opts[i].key = vt->attach->read_keys[i], opts[i].value = vt->attach->read_values[i];
+  /* the "opt:N" tokens of idxStr: the first argv are the scan's read options */
+  int m = 0;
+  for (const char *q = idx_str ? strstr(idx_str, ";opt:") : NULL; q && m < argc; q = strstr(q + 1, ";opt:")) {
+    int n = atoi(q + 5);
+    if (n >= 1 && n <= PSQL_N_OPTIONS && sqlite3_value_type(argv[m]) != SQLITE_NULL) {
+      c->opts[n - 1] = sqlite3_mprintf("%s", (const char *)sqlite3_value_text(argv[m]));
+      if (!c->opts[n - 1]) return SQLITE_NOMEM;
+    }
+    m++;
+  }
   paimon_read_builder *rb = NULL;
-  paimon_status st = paimon_read_builder_new(vt->table, opts, vt->attach->n_read, &rb, &e);
-  free(opts);
-  if (st) return psql_vtab_error(vt, "paimon: %s: %s", vt->ident, e.message);
+  char *err = NULL;
+  int rc = psql_read_builder(vt->attach, vt->table, vt->ident, (const char *const *)c->opts, PSQL_N_OPTIONS, &rb, &err);
+  if (rc) {
+    sqlite3_free(vt->base.zErrMsg);
+    vt->base.zErrMsg = err;
+    return rc;
+  }
+  paimon_status st;
   psql_pushed p;
-  int rc = psql_index_apply(vt, rb, idx_str, argc, argv, &p);
+  rc = psql_index_apply(vt, rb, idx_str, argc - m, argv + m, &p);
   if (rc) {
     paimon_read_builder_free(rb);
     return rc;
@@ -193,6 +209,13 @@ int psql_eof(sqlite3_vtab_cursor *cur) { return ((psql_cursor *)cur)->eof; }
 int psql_column(sqlite3_vtab_cursor *cur, sqlite3_context *ctx, int i) {
   psql_cursor *c = (psql_cursor *)cur;
   psql_vtab *vt = (psql_vtab *)cur->pVtab;
+  if (i >= vt->n_cols && i < vt->n_cols + PSQL_N_OPTIONS) {
+    /* the hidden option columns hold the scan's options */
+    const char *o = c->opts[i - vt->n_cols];
+    if (o) sqlite3_result_text(ctx, o, -1, SQLITE_TRANSIENT);
+    else sqlite3_result_null(ctx);
+    return SQLITE_OK;
+  }
   if (i < 0 || i >= vt->n_cols || !c->col_map || c->col_map[i] < 0 || !c->batch.release) {
     sqlite3_result_null(ctx);
     return SQLITE_OK;

@@ -67,6 +67,25 @@ int psql_best_index(sqlite3_vtab *v, sqlite3_index_info *info) {
   }
   double rows = 1e6;
   int argv_index = 0;
+  /* read options (the hidden paimon_optionN columns): required as EQ constraints, taken first
+   * (argv 1..m in column order), each an "opt:N" token */
+  for (int j = 0; j < PSQL_N_OPTIONS; j++) {
+    int found = -1, unusable = 0;
+    for (int i = 0; i < info->nConstraint && found < 0; i++) {
+      const struct sqlite3_index_constraint *c = &info->aConstraint[i];
+      if (c->iColumn != vt->n_cols + j || c->op != SQLITE_INDEX_CONSTRAINT_EQ) continue;
+      if (c->usable) found = i;
+      else unusable = 1;
+    }
+    if (found < 0 && unusable) {
+      psql_buf_free(&b);
+      return SQLITE_CONSTRAINT; /* a plan where the option's value is known */
+    }
+    if (found < 0) continue;
+    info->aConstraintUsage[found].argvIndex = ++argv_index;
+    info->aConstraintUsage[found].omit = 1;
+    psql_buf_printf(&b, ";opt:%d", j + 1);
+  }
   for (int i = 0; i < info->nConstraint; i++) {
     const struct sqlite3_index_constraint *c = &info->aConstraint[i];
     if (!c->usable) continue;
@@ -215,6 +234,8 @@ int psql_index_apply(psql_vtab *vt, paimon_read_builder *rb, const char *idx, in
         if (*q == ',') q++;
         else break;
       }
+    } else if (!strncmp(p, "opt:", 4)) {
+      /* a read option: consumed by the caller (psql_filter) before argv */
     } else if (!strncmp(p, "limit", 5) && len == 5) {
       if (k < argc) limit = sqlite3_value_int64(argv[k++]);
     } else if (!strncmp(p, "offset", 6) && len == 6) {

@@ -129,6 +129,7 @@ static int declare(sqlite3 *db, psql_vtab *vt, char **pzErr) {
     psql_buf_puts(&b, " ");
     psql_buf_puts(&b, psql_type_decl(&vt->col_types[i]));
   }
+  for (int i = 0; i < PSQL_N_OPTIONS; i++) psql_buf_printf(&b, "%spaimon_option%d HIDDEN", vt->n_cols || i ? ", " : "", i + 1);
   psql_buf_puts(&b, ")");
   if (b.oom) {
     psql_buf_free(&b);
@@ -641,6 +642,7 @@ PAIMON_SQLITE_EXPORT int sqlite3_paimonsqlite_init(sqlite3 *db, char **pzErrMsg,
   if (!rc) rc = sqlite3_create_function(db, "paimon_pushdown", 1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_pushdown, NULL, NULL);
   if (!rc) rc = sqlite3_create_function(db, "paimon_create_database", -1, SQLITE_UTF8 | SQLITE_DIRECTONLY, c, fn_create_database, NULL, NULL);
   if (!rc) rc = psql_register_functions(db, c);
+  if (!rc) rc = psql_register_scan(db, c);
   if (!rc) rc = sqlite3_create_function(db, "paimon_last_plan", 0, SQLITE_UTF8, c, fn_last_plan, NULL, NULL);
   if (rc && pzErrMsg) *pzErrMsg = sqlite3_mprintf("paimon: cannot register functions: %s", sqlite3_errmsg(db));
   return rc;

@@ -380,8 +380,8 @@ int psql_update(sqlite3_vtab *v, int argc, sqlite3_value **argv, sqlite3_int64 *
   int rc = dml_info(vt);
   if (rc) return rc;
   if (argc == 1) return do_delete(vt, sqlite3_value_int64(argv[0]));
-  if (argc - 2 != vt->n_cols)
-    return tx_fail(vt, "paimon: writing %s: %d values for %d columns", vt->ident, argc - 2, vt->n_cols);
+  if (argc - 2 != vt->n_cols + PSQL_N_OPTIONS)
+    return tx_fail(vt, "paimon: writing %s: %d values for %d columns", vt->ident, argc - 2 - PSQL_N_OPTIONS, vt->n_cols);
   if (sqlite3_value_type(argv[0]) == SQLITE_NULL) return do_insert(vt, argv + 2);
   if (sqlite3_value_type(argv[1]) != SQLITE_INTEGER || sqlite3_value_int64(argv[1]) != sqlite3_value_int64(argv[0]))
     return tx_fail(vt, "paimon: UPDATE %s: the rowid cannot be set", vt->ident);
