@@ -247,6 +247,10 @@ static const odef DEFS[PM_CO_N] = {
                                        NO_RANGE, {0}},
     [PM_CO_FILE_INDEX_IN_MANIFEST_THRESHOLD] = {"file-index.in-manifest-threshold", T_MEM, "500 B",
                                                 F(file_index_in_manifest_threshold), NULL, NO_RANGE, {0}},
+    [PM_CO_READ_COALESCE_MAX_GAP] = {"file-io.read-coalesce.max-gap", T_MEM, "1 mb", F(read_coalesce_max_gap), NULL,
+                                     NONNEG, {0}},
+    [PM_CO_READ_COALESCE_MAX_BLOCK] = {"file-io.read-coalesce.max-block", T_MEM, "8 mb", F(read_coalesce_max_block),
+                                       NULL, NONNEG, {0}},
 
     [PM_CO_MANIFEST_FORMAT] = {"manifest.format", T_STR, "avro", F(manifest_format), NULL, NO_RANGE, {0}},
     [PM_CO_MANIFEST_COMPRESSION] = {"manifest.compression", T_STR, "zstd", F(manifest_compression), NULL, NO_RANGE, {0}},

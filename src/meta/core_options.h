@@ -123,6 +123,8 @@ typedef enum pm_co_id {
   PM_CO_ROWKIND_FIELD,
   PM_CO_FILE_INDEX_READ_ENABLED,
   PM_CO_FILE_INDEX_IN_MANIFEST_THRESHOLD,
+  PM_CO_READ_COALESCE_MAX_GAP,
+  PM_CO_READ_COALESCE_MAX_BLOCK,
   /* manifests */
   PM_CO_MANIFEST_FORMAT,
   PM_CO_MANIFEST_COMPRESSION,
@@ -335,6 +337,8 @@ typedef struct pm_core_options {
   const char *rowkind_field;    /* rowkind.field or NULL */
   int file_index_read_enabled;
   int64_t file_index_in_manifest_threshold;
+  int64_t read_coalesce_max_gap;   /* file-io.read-coalesce.max-gap (1 MiB) */
+  int64_t read_coalesce_max_block; /* file-io.read-coalesce.max-block (8 MiB) */
 
   const char *manifest_format, *manifest_compression;
   int64_t manifest_target_file_size, manifest_full_compaction_size;
