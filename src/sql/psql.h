@@ -163,6 +163,13 @@ psql_attach *psql_resolve_table(psql_conn *c, const char *name, char **ident, ch
  * on a malformed option or one the table refuses. */
 int psql_read_builder(psql_attach *a, paimon_table *t, const char *ident, const char *const *opts, int n,
                       paimon_read_builder **out, char **err);
+/* Opens ident: a system table ('t$snapshots', 't$branch_b$snapshots') or a table / branch
+ * ('t', 't$branch_b'). *out owned by the caller. */
+paimon_status psql_open_table(paimon_catalog *catalog, const char *ident, int *is_system, paimon_table **out,
+                              paimon_error *e);
+/* Plans rb, keeps the plan's explain text as c->last_plan (paimon_last_plan()) and opens the
+ * read into *st. rb stays the caller's. */
+paimon_status psql_plan_read(psql_conn *c, paimon_read_builder *rb, struct ArrowArrayStream *st, paimon_error *e);
 int psql_register_functions(sqlite3 *db, psql_conn *c);
 
 /* ------------------------------------------------------------------ writes (psql_update.c) */

@@ -152,17 +152,7 @@ int psql_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_str, int 
   st = names ? paimon_read_builder_with_projection(rb, names, (size_t)p.n_cols, &e) : PAIMON_ERR_NOMEM;
   free(names);
   free(p.cols);
-  paimon_plan *plan = NULL;
-  if (!st) st = paimon_read_builder_plan(rb, &plan, &e);
-  if (!st) {
-    char *text = NULL;
-    if (paimon_plan_explain(plan, &text, &e) == PAIMON_OK) {
-      paimon_free_string(vt->conn->last_plan);
-      vt->conn->last_plan = text;
-    }
-    st = paimon_read_plan(rb, plan, &c->st, &e);
-  }
-  paimon_plan_free(plan);
+  if (!st) st = psql_plan_read(vt->conn, rb, &c->st, &e);
   paimon_read_builder_free(rb);
   if (st) return psql_vtab_error(vt, "paimon: reading %s: %s", vt->ident, e.message);
   struct ArrowSchema s;

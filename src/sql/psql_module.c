@@ -87,11 +87,7 @@ static void vtab_free(psql_vtab *vt) {
 /* Opens vt->ident and fills the column list. */
 static int vtab_open(psql_vtab *vt, char **pzErr) {
   paimon_error e;
-  const char *dollar = strchr(vt->ident, '$');
-  vt->system = dollar && strncmp(dollar, "$branch_", 8) != 0;
-  if (dollar && !vt->system && strchr(dollar + 1, '$')) vt->system = 1; /* t$branch_b$snapshots */
-  paimon_status st = vt->system ? paimon_catalog_get_system_table(vt->attach->catalog, vt->ident, &vt->table, &e)
-                                : paimon_catalog_get_table(vt->attach->catalog, vt->ident, &vt->table, &e);
+  paimon_status st = psql_open_table(vt->attach->catalog, vt->ident, &vt->system, &vt->table, &e);
   if (st) {
     *pzErr = sqlite3_mprintf("paimon: %s", e.message);
     return SQLITE_ERROR;

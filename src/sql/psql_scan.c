@@ -13,6 +13,31 @@
 
 #include "sql/psql.h"
 
+/* ------------------------------------------------------------ shared table / read helpers */
+
+paimon_status psql_open_table(paimon_catalog *catalog, const char *ident, int *is_system, paimon_table **out,
+                              paimon_error *e) {
+  const char *dollar = strchr(ident, '$');
+  int system = dollar && (strncmp(dollar, "$branch_", 8) != 0 || strchr(dollar + 1, '$'));
+  if (is_system) *is_system = system;
+  return system ? paimon_catalog_get_system_table(catalog, ident, out, e) : paimon_catalog_get_table(catalog, ident, out, e);
+}
+
+paimon_status psql_plan_read(psql_conn *c, paimon_read_builder *rb, struct ArrowArrayStream *st, paimon_error *e) {
+  paimon_plan *plan = NULL;
+  paimon_status rc = paimon_read_builder_plan(rb, &plan, e);
+  if (!rc) {
+    char *text = NULL;
+    if (paimon_plan_explain(plan, &text, e) == PAIMON_OK) {
+      paimon_free_string(c->last_plan);
+      c->last_plan = text;
+    }
+    rc = paimon_read_plan(rb, plan, st, e);
+  }
+  paimon_plan_free(plan);
+  return rc;
+}
+
 /* ------------------------------------------------------------ read builder with options */
 
 int psql_read_builder(psql_attach *a, paimon_table *t, const char *ident, const char *const *opts, int n,
@@ -238,10 +263,8 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_st
   psql_attach *a = psql_resolve_table(vt->conn, c->tbl, &ident, &err);
   if (!a) return scan_error(cur->pVtab, err);
   paimon_error e;
-  const char *dollar = strchr(ident, '$');
-  int system = dollar && (strncmp(dollar, "$branch_", 8) != 0 || strchr(dollar + 1, '$'));
-  paimon_status st = system ? paimon_catalog_get_system_table(a->catalog, ident, &c->table, &e)
-                            : paimon_catalog_get_table(a->catalog, ident, &c->table, &e);
+  int is_system = 0;
+  paimon_status st = psql_open_table(a->catalog, ident, &is_system, &c->table, &e);
   if (st) {
     sqlite3_free(ident);
     return scan_error(cur->pVtab, sqlite3_mprintf("paimon_scan: %s", e.message));
@@ -252,17 +275,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_st
     sqlite3_free(ident);
     return err ? scan_error(cur->pVtab, err) : rc;
   }
-  paimon_plan *plan = NULL;
-  st = paimon_read_builder_plan(rb, &plan, &e);
-  if (!st) {
-    char *text = NULL;
-    if (paimon_plan_explain(plan, &text, &e) == PAIMON_OK) {
-      paimon_free_string(vt->conn->last_plan);
-      vt->conn->last_plan = text;
-    }
-    st = paimon_read_plan(rb, plan, &c->st, &e);
-  }
-  paimon_plan_free(plan);
+  st = psql_plan_read(vt->conn, rb, &c->st, &e);
   paimon_read_builder_free(rb);
   if (st) {
     rc = scan_error(cur->pVtab, sqlite3_mprintf("paimon: reading %s: %s", ident, e.message));
@@ -287,7 +300,7 @@ static int scan_filter(sqlite3_vtab_cursor *cur, int idx_num, const char *idx_st
     }
   }
   if (s.release) s.release(&s);
-  for (int i = 0; !rc && !system && i < c->type.n_children; i++) {
+  for (int i = 0; !rc && !is_system && i < c->type.n_children; i++) {
     char *pt = NULL;
     if (paimon_table_column_type(c->table, (size_t)i, &pt, &e) == PAIMON_OK) {
       int d = psql_paimon_type_digits(pt);
