@@ -49,6 +49,7 @@ int pm_file_from_memory(const void *data, size_t len, const char *name, pm_file 
 void pm_file_close(pm_file *f) {
   if (!f) return;
   if (f->ops) f->ops->close(f);
+  free(f->win);
   free(f->path);
   free(f);
 }
@@ -56,6 +57,12 @@ void pm_file_close(pm_file *f) {
 uint64_t pm_file_size(const pm_file *f) { return f->size; }
 const char *pm_file_path(const pm_file *f) { return f->path; }
 const uint8_t *pm_file_memory(const pm_file *f) { return f->ops ? NULL : f->mem; }
+
+static int read_direct(pm_file *f, uint64_t off, void *dst, size_t len, pm_error *err);
+
+static int in_window(const pm_file *f, uint64_t off, size_t len) {
+  return f->win && off >= f->win_off && len <= f->win_len && off - f->win_off <= f->win_len - len;
+}
 
 int pm_file_read_at(pm_file *f, uint64_t off, void *dst, size_t len, pm_error *err) {
   if (off > f->size || len > f->size - off)
@@ -66,6 +73,14 @@ int pm_file_read_at(pm_file *f, uint64_t off, void *dst, size_t len, pm_error *e
     memcpy(dst, f->mem + off, len);
     return 0;
   }
+  if (in_window(f, off, len)) {
+    memcpy(dst, f->win + (off - f->win_off), len);
+    return 0;
+  }
+  return read_direct(f, off, dst, len, err);
+}
+
+static int read_direct(pm_file *f, uint64_t off, void *dst, size_t len, pm_error *err) {
   uint8_t *d = dst;
   while (len > 0) {
     size_t got = 0;
@@ -81,14 +96,52 @@ int pm_file_read_at(pm_file *f, uint64_t off, void *dst, size_t len, pm_error *e
   return 0;
 }
 
+/* A range read one by one: no vectored read, empty, out of bounds (for the message) or in the window. */
+static int plain_range(const pm_file *f, const pm_read_range *r) {
+  return !f->ops || !f->ops->read_ranges || r->off > f->size || r->len > f->size - r->off || r->len == 0 ||
+         in_window(f, r->off, r->len);
+}
+
 int pm_file_read_ranges(pm_file *f, const pm_read_range *ranges, size_t n, pm_error *err) {
   int direct = f->ops && f->ops->read_ranges;
+  size_t rest = 0; /* ranges left for the file system's vectored read */
   for (size_t i = 0; i < n; i++) {
     const pm_read_range *r = &ranges[i];
-    if (!direct || r->off > f->size || r->len > f->size - r->off || r->len == 0)
-      PM_TRY(pm_file_read_at(f, r->off, r->dst, r->len, err)); /* the plain path, or its bounds error */
+    if (plain_range(f, r))
+      PM_TRY(pm_file_read_at(f, r->off, r->dst, r->len, err)); /* or its bounds error */
+    else
+      rest++;
   }
-  return direct ? f->ops->read_ranges(f, ranges, n, err) : 0;
+  if (!direct || !rest) return 0;
+  if (rest == n) return f->ops->read_ranges(f, ranges, n, err);
+  pm_read_range *left = malloc(rest * sizeof *left);
+  if (!left) return PM_NOMEM(err);
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++)
+    if (!plain_range(f, &ranges[i])) left[k++] = ranges[i];
+  int rc = f->ops->read_ranges(f, left, k, err);
+  free(left);
+  return rc;
+}
+
+int pm_file_prefetch(pm_file *f, uint64_t off, size_t len, pm_error *err) {
+  if (!f->ops || off >= f->size) return 0;
+  if (len > f->size - off) len = (size_t)(f->size - off);
+  if (len == 0 || in_window(f, off, len)) return 0;
+  free(f->win);
+  f->win = NULL;
+  f->win_len = 0;
+  uint8_t *w = malloc(len);
+  if (!w) return PM_NOMEM(err);
+  int rc = read_direct(f, off, w, len, err);
+  if (rc) {
+    free(w);
+    return rc;
+  }
+  f->win = w;
+  f->win_off = off;
+  f->win_len = len;
+  return 0;
 }
 
 /* ---- the output sink ---- */

@@ -39,6 +39,12 @@ int pm_file_read_at(pm_file *f, uint64_t off, void *dst, size_t len, pm_error *e
 int pm_file_read_ranges(pm_file *f, const pm_read_range *ranges, size_t n, pm_error *err);
 /* For memory files: a pointer to the bytes (no copy), else NULL. */
 const uint8_t *pm_file_memory(const pm_file *f);
+/* Reads [off, off + len) (clipped to the file) in one read and keeps it: later reads that lie
+ * inside it are copied from memory instead of going to the file system. For small files and
+ * footers, where a reader would otherwise make several small reads of one region. Replaces an
+ * earlier prefetch; the memory (len bytes, so callers bound it) is freed by pm_file_close. No-op
+ * for memory files. Not concurrently with other calls on the same handle. */
+int pm_file_prefetch(pm_file *f, uint64_t off, size_t len, pm_error *err);
 
 /* ---- the output sink ---- */
 

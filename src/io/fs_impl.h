@@ -34,6 +34,9 @@ struct pm_file {
   const uint8_t *mem; /* memory files only */
   uint64_t size;      /* fixed at open */
   char *path;
+  uint8_t *win;       /* pm_file_prefetch's bytes [win_off, win_off + win_len), owned */
+  uint64_t win_off;
+  size_t win_len;
 };
 
 /* Wraps an implementation's open file: *out owns path (copied) and impl (released by ops->close,

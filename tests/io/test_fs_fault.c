@@ -11,6 +11,65 @@
 
 static char g_dir[64];
 
+/* pm_file_prefetch: one read of the region, reads inside it from memory (no file-system read),
+ * reads outside or across its edge still from the file, vectored reads split between the two,
+ * a failed prefetch reported and nothing kept. */
+static void test_prefetch(void) {
+  pm_error err;
+  pm_fs *fs;
+  CHECK_OK(pm_fault_fs_new(pm_fs_local(), &fs, &err), &err);
+  char p[128];
+  snprintf(p, sizeof p, "%s/pf.bin", g_dir);
+  uint8_t data[8192], got[8192];
+  for (size_t i = 0; i < sizeof data; i++) data[i] = (uint8_t)(i * 7 + 3);
+  CHECK_OK(pm_fs_write_file(fs, p, data, sizeof data, PM_OUT_CREATE_IF_ABSENT, &err), &err);
+  pm_fault_fs_disarm(fs);
+  pm_file *f;
+  CHECK_OK(pm_fs_open(fs, p, &f, &err), &err);
+  CHECK_OK(pm_file_prefetch(f, 4096, 1 << 20, &err), &err); /* clipped to the file's end */
+  CHECK_EQ_INT(pm_fault_fs_count(fs, PM_FAULT_OP_READ), 1);
+  CHECK_OK(pm_file_read_at(f, 4096, got, 4096, &err), &err);
+  CHECK(memcmp(got, data + 4096, 4096) == 0);
+  CHECK_OK(pm_file_read_at(f, 8190, got, 2, &err), &err);
+  CHECK(memcmp(got, data + 8190, 2) == 0);
+  CHECK_OK(pm_file_prefetch(f, 5000, 100, &err), &err); /* inside: nothing read */
+  CHECK_EQ_INT(pm_fault_fs_count(fs, PM_FAULT_OP_READ), 1);
+  CHECK_OK(pm_file_read_at(f, 4000, got, 200, &err), &err); /* across the edge: from the file */
+  CHECK(memcmp(got, data + 4000, 200) == 0);
+  CHECK_EQ_INT(pm_fault_fs_count(fs, PM_FAULT_OP_READ), 2);
+  pm_read_range rr[] = {{5000, 10, got}, {10, 20, got + 10}, {0, 0, got + 30}, {8000, 192, got + 30}};
+  CHECK_OK(pm_file_read_ranges(f, rr, 4, &err), &err);
+  CHECK(memcmp(got, data + 5000, 10) == 0 && memcmp(got + 10, data + 10, 20) == 0 &&
+        memcmp(got + 30, data + 8000, 192) == 0);
+  CHECK_EQ_INT(pm_fault_fs_count(fs, PM_FAULT_OP_READ), 3); /* only {10, 20} went to the file */
+  pm_read_range bad[] = {{8000, 193, got}};
+  CHECK_EQ_INT(pm_file_read_ranges(f, bad, 1, &err), PAIMON_ERR_CORRUPT);
+  CHECK(strstr(err.message, "pf.bin") && strstr(err.message, "past the end"));
+  /* a new region replaces the old one */
+  CHECK_OK(pm_file_prefetch(f, 0, 100, &err), &err);
+  CHECK_OK(pm_file_read_at(f, 20, got, 50, &err), &err);
+  CHECK(memcmp(got, data + 20, 50) == 0);
+  CHECK_EQ_INT(pm_fault_fs_count(fs, PM_FAULT_OP_READ), 4);
+  CHECK_OK(pm_file_read_at(f, 6000, got, 10, &err), &err);
+  CHECK(memcmp(got, data + 6000, 10) == 0);
+  CHECK_EQ_INT(pm_fault_fs_count(fs, PM_FAULT_OP_READ), 5);
+  /* an injected error fails the prefetch naming the file; reads still work afterwards */
+  pm_fault_rule r = {PM_FAULT_OP_READ, 1, 1, PM_FAULT_ERROR, 0};
+  pm_fault_fs_arm(fs, &r);
+  CHECK_EQ_INT(pm_file_prefetch(f, 1000, 3000, &err), PAIMON_ERR_IO);
+  CHECK(strstr(err.message, "pf.bin") != NULL);
+  CHECK_OK(pm_file_read_at(f, 1500, got, 100, &err), &err);
+  CHECK(memcmp(got, data + 1500, 100) == 0);
+  pm_file_close(f);
+  /* memory files: a no-op */
+  CHECK_OK(pm_file_from_memory(data, sizeof data, "mem", &f, &err), &err);
+  CHECK_OK(pm_file_prefetch(f, 0, 100, &err), &err);
+  CHECK_OK(pm_file_read_at(f, 10, got, 10, &err), &err);
+  CHECK(memcmp(got, data + 10, 10) == 0);
+  pm_file_close(f);
+  pm_fs_unref(fs);
+}
+
 static void test_count_then_fail_each_read(void) {
   pm_error err;
   pm_fs *fs;
@@ -183,6 +242,7 @@ int main(void) {
   snprintf(g_dir, sizeof g_dir, "/tmp/pm_fault_XXXXXX");
   if (!mkdtemp(g_dir)) return 1;
   RUN_TEST(test_count_then_fail_each_read);
+  RUN_TEST(test_prefetch);
   RUN_TEST(test_write_side);
   RUN_TEST(test_exit);
   RUN_TEST(test_parse);

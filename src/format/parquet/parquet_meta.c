@@ -475,6 +475,10 @@ int pm_pq_meta_read(pm_file *f, pm_pq_meta **out, pm_error *err) {
   if (size < 12) return pm_errorf(err, PAIMON_ERR_CORRUPT, "%s: file of %llu bytes is too small for Parquet", path,
                                   (unsigned long long)size);
   uint8_t tail[8], head[4];
+  /* One read for what follows: a small file whole (its chunks come from memory too), else a tail
+   * that holds most footers; the reads below that fall inside it are served from memory. */
+  size_t pre = size <= PM_PQ_PREFETCH_WHOLE ? (size_t)size : PM_PQ_PREFETCH_TAIL;
+  PM_TRY(pm_file_prefetch(f, size - pre, pre, err));
   PM_TRY(pm_file_read_at(f, 0, head, 4, err));
   PM_TRY(pm_file_read_at(f, size - 8, tail, 8, err));
   if (memcmp(head, "PAR1", 4) != 0)
