@@ -45,6 +45,9 @@ const uint8_t *pm_file_memory(const pm_file *f);
  * earlier prefetch; the memory (len bytes, so callers bound it) is freed by pm_file_close. No-op
  * for memory files. Not concurrently with other calls on the same handle. */
 int pm_file_prefetch(pm_file *f, uint64_t off, size_t len, pm_error *err);
+/* Format readers read files up to this size whole with pm_file_prefetch when they open them
+ * (footer, stripes or chunks then come from memory: one read per file). */
+#define PM_FILE_PREFETCH_WHOLE ((size_t)256 << 10)
 
 /* ---- the output sink ---- */
 

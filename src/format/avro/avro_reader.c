@@ -154,6 +154,8 @@ static const uint8_t *find_meta(const pm_avro_reader *r, const char *key, size_t
 }
 
 static int read_header(pm_avro_reader *r, pm_error *err) {
+  /* a small file in one read (the header and the blocks then come from memory) */
+  if (r->size <= PM_FILE_PREFETCH_WHOLE) PM_TRY(pm_file_prefetch(r->file, 0, (size_t)r->size, err));
   size_t want = 4096;
   pm_buf head;
   pm_buf_init(&head);

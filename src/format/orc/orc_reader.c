@@ -821,6 +821,8 @@ int pm_orc_reader_open(pm_file *file, const pm_orc_read_options *options, pm_orc
                    (unsigned long long)r->file_size);
     goto fail;
   }
+  /* a small file in one read (the reads below and the stripes then come from memory) */
+  if (r->file_size <= PM_FILE_PREFETCH_WHOLE && (rc = pm_file_prefetch(file, 0, (size_t)r->file_size, err))) goto fail;
   {
     uint8_t magic[3];
     if ((rc = pm_file_read_at(file, 0, magic, 3, err))) goto fail;

@@ -153,7 +153,7 @@ int pm_pq_meta_parse(const uint8_t *footer, size_t len, uint64_t base_offset, co
 /* Files up to this size are read whole by pm_pq_meta_read (pm_file_prefetch), so that opening one
  * and reading its column chunks is one read; larger files get one read of their last
  * PM_PQ_PREFETCH_TAIL bytes for the footer. */
-#define PM_PQ_PREFETCH_WHOLE ((size_t)256 << 10)
+#define PM_PQ_PREFETCH_WHOLE PM_FILE_PREFETCH_WHOLE
 #define PM_PQ_PREFETCH_TAIL ((size_t)64 << 10)
 
 /* Reads magic + footer of a file and parses it (prefetching as above: the bytes stay with f). */
